@@ -1,0 +1,64 @@
+"""Events and the one redaction function every reader goes through.
+
+An event has public ``data`` and optional ``secret`` data that only the seats in
+``secret_to`` may see (an empty ``secret_to`` means nobody: the deck order). A game marks
+an event as a ``barrier`` when it draws randomness or reveals hidden information; undo
+never crosses a barrier.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+#: ``viewer`` value for "every seat may see everything" (a finished game, the server itself).
+EVERYONE = "everyone"
+
+
+@dataclass(frozen=True)
+class Event:
+    type: str
+    data: dict[str, Any] = field(default_factory=dict)
+    secret: dict[str, Any] | None = None
+    secret_to: frozenset[int] = frozenset()
+    barrier: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "data": self.data}
+        if self.secret is not None:
+            out["secret"] = self.secret
+            out["secret_to"] = sorted(self.secret_to)
+        if self.barrier:
+            out["barrier"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Event:
+        return cls(
+            type=raw["type"],
+            data=raw.get("data") or {},
+            secret=raw.get("secret"),
+            secret_to=frozenset(raw.get("secret_to") or ()),
+            barrier=bool(raw.get("barrier", False)),
+        )
+
+    def visible_to(self, viewer: int | str | None) -> bool:
+        """May ``viewer`` (a seat, ``None`` for a spectator, or EVERYONE) see the secret?"""
+        if self.secret is None or viewer == EVERYONE:
+            return True
+        return viewer is not None and viewer in self.secret_to
+
+
+def redact(event: Event, viewer: int | str | None) -> dict[str, Any]:
+    """The event as ``viewer`` may see it, as JSON: secrets outside the audience are dropped.
+
+    The public shape says that something secret happened (``"redacted": true``) without
+    saying what, so a log can still read "seat 2 drew a card".
+    """
+    out: dict[str, Any] = {"type": event.type, "data": event.data}
+    if event.secret is not None:
+        if event.visible_to(viewer):
+            out["secret"] = event.secret
+        else:
+            out["redacted"] = True
+    return out

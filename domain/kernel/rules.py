@@ -1,0 +1,154 @@
+"""The protocol a game implements, and the fold that rebuilds state from events."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from domain.kernel.commands import Command
+from domain.kernel.errors import InvalidOptions
+from domain.kernel.events import Event
+from domain.kernel.rng import Rng
+
+S = TypeVar("S")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One game-creation option, as listed by ``GET /game-types``.
+
+    ``kind`` is ``int``, ``bool`` or ``choice``. For ``int`` a ``minimum``/``maximum`` may
+    apply (``nullable`` lets ``null`` mean "no limit"); for ``choice`` the ``choices``.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    description: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+    nullable: bool = False
+
+    def check(self, value: Any) -> Any:
+        if value is None and self.nullable:
+            return None
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                raise InvalidOptions(self.name, "must be true or false")
+            return value
+        if self.kind == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidOptions(self.name, f"must be an integer{self._range_text()}")
+            if (self.minimum is not None and value < self.minimum) or (
+                self.maximum is not None and value > self.maximum
+            ):
+                raise InvalidOptions(self.name, f"{value} is out of range; allowed{self._range_text()}")
+            return value
+        if self.kind == "choice":
+            if value not in self.choices:
+                raise InvalidOptions(self.name, f"must be one of {', '.join(self.choices)}")
+            return value
+        raise AssertionError(f"unknown option kind {self.kind}")
+
+    def _range_text(self) -> str:
+        parts = []
+        if self.minimum is not None:
+            parts.append(f">= {self.minimum}")
+        if self.maximum is not None:
+            parts.append(f"<= {self.maximum}")
+        if self.nullable:
+            parts.append("or null")
+        return (" " + " ".join(parts)) if parts else ""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "type": self.kind, "default": self.default,
+                               "description": self.description, "nullable": self.nullable}
+        if self.choices:
+            out["choices"] = list(self.choices)
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        return out
+
+
+def check_options(specs: Sequence[OptionSpec], given: Mapping[str, Any]) -> dict[str, Any]:
+    """Defaults filled in, every value checked; unknown names are refused by name."""
+    known = {spec.name: spec for spec in specs}
+    for name in given:
+        if name not in known:
+            raise InvalidOptions(name, f"unknown option; known options are {', '.join(sorted(known))}")
+    return {name: spec.check(given[name]) if name in given else spec.default for name, spec in known.items()}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: the winning seats and a score per seat (gold, points)."""
+
+    winners: tuple[int, ...]
+    scores: dict[int, int]
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"winners": list(self.winners), "scores": {str(k): v for k, v in self.scores.items()},
+                "details": self.details}
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """The shape of one command's args, for the API contract: ``{arg name: json type}``.
+
+    A json type is ``"card"`` (a card id string) or ``"cards"`` (a list of card ids).
+    """
+
+    type: str
+    args: dict[str, str]
+    description: str
+
+
+class GameRules(Protocol[S]):
+    """What every game provides. All functions are pure."""
+
+    kind: str
+    title: str
+    min_seats: int
+    max_seats: int
+    options: tuple[OptionSpec, ...]
+    commands: tuple[CommandSpec, ...]
+
+    def setup(self, seats: int, options: Mapping[str, Any], rng: Rng) -> list[Event]:
+        """The opening events (options recorded, shuffle, deal) and whatever runs automatically."""
+
+    def evolve(self, state: S | None, event: Event) -> S:
+        """Apply one event and return the state. Never validates, never draws.
+
+        It may change ``state`` in place: whoever must keep the old state takes ``copy`` first.
+        """
+
+    def decide(self, state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
+        """The events ``command`` by ``seat`` causes, or ``RuleViolation`` with the reason."""
+
+    def legal_commands(self, state: S, seat: int) -> list[Command]:
+        """Exactly the commands ``decide`` would accept from ``seat`` now."""
+
+    def to_move(self, state: S) -> list[int]:
+        """Seats the game is waiting for (empty once over)."""
+
+    def view(self, state: S, viewer: int | None) -> dict[str, Any]:
+        """What ``viewer`` (a seat; ``None`` for a spectator) may see, built from scratch."""
+
+    def outcome(self, state: S) -> Outcome | None:
+        """``None`` while running; the result once the game is over."""
+
+    def copy(self, state: S) -> S:
+        """An independent copy that ``evolve`` may change without touching ``state``."""
+
+
+def fold(rules: GameRules[S], events: Iterable[Event], state: S | None = None) -> S:
+    """State = evolve applied to every event in order."""
+    for event in events:
+        state = rules.evolve(state, event)
+    assert state is not None, "a game stream starts with its setup events"
+    return state

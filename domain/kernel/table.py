@@ -1,0 +1,95 @@
+"""The platform's own events around every game: creation, seats, start, undo.
+
+A game stream starts with platform events (``source: "platform"``) that say which game
+is played with which options by whom, then the game's own events. ``Table`` is their
+fold; it knows nothing of any game's rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.kernel.events import Event
+
+PLATFORM = "platform"
+
+GAME_CREATED = "GameCreated"
+SEAT_TAKEN = "SeatTaken"
+GAME_STARTED = "GameStarted"
+UNDONE = "MovesUndone"
+
+WAITING = "waiting"  # seats still open
+ACTIVE = "active"
+FINISHED = "finished"
+
+
+def game_created(kind: str, options: dict[str, Any], seats: int, created_by: str, seed: str) -> Event:
+    return Event(GAME_CREATED, {"game_type": kind, "options": options, "seats": seats, "created_by": created_by},
+                 secret={"seed": seed}, secret_to=frozenset())
+
+
+def seat_taken(seat: int, player_id: str, name: str) -> Event:
+    return Event(SEAT_TAKEN, {"seat": seat, "player_id": player_id, "name": name})
+
+
+def game_started(players: list[str]) -> Event:
+    """``players[s]`` sits at seat ``s`` for the rest of the game (after any random seating)."""
+    return Event(GAME_STARTED, {"players": players}, barrier=True)
+
+
+def moves_undone(seat: int, first: int, last: int) -> Event:
+    return Event(UNDONE, {"seat": seat, "first_version": first, "last_version": last})
+
+
+@dataclass
+class Table:
+    game_type: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+    seats: int = 0
+    created_by: str = ""
+    seed: str = ""
+    #: who sits where: seat -> player id (before the start: in the order they joined)
+    players: dict[int, str] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+    started: bool = False
+    finished: bool = False
+
+    @property
+    def status(self) -> str:
+        if self.finished:
+            return FINISHED
+        return ACTIVE if self.started else WAITING
+
+    def seat_of(self, player_id: str | None) -> int | None:
+        for seat, pid in self.players.items():
+            if pid == player_id:
+                return seat
+        return None
+
+    def open_seats(self) -> list[int]:
+        return [s for s in range(self.seats) if s not in self.players]
+
+    def apply(self, event: Event) -> None:
+        if event.type == GAME_CREATED:
+            self.game_type = event.data["game_type"]
+            self.options = dict(event.data["options"])
+            self.seats = event.data["seats"]
+            self.created_by = event.data["created_by"]
+            self.seed = (event.secret or {}).get("seed", "")
+        elif event.type == SEAT_TAKEN:
+            self.players[event.data["seat"]] = event.data["player_id"]
+            self.names[event.data["player_id"]] = event.data["name"]
+        elif event.type == GAME_STARTED:
+            self.players = dict(enumerate(event.data["players"]))
+            self.started = True
+
+
+def undone_versions(events: Iterable[tuple[int, dict[str, Any]]]) -> set[int]:
+    """Versions that a ``MovesUndone`` event (itself standing) has taken back."""
+    undone: set[int] = set()
+    for version, event in events:
+        if event.get("source") == PLATFORM and event["type"] == UNDONE and version not in undone:
+            undone.update(range(event["data"]["first_version"], event["data"]["last_version"] + 1))
+    return undone

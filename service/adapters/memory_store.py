@@ -1,0 +1,112 @@
+"""An in-memory store for fast unit and API tests. Same contract as the real ones."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from service.adapters.codec import dumps, loads
+from service.adapters.store import (
+    CheckpointMoved,
+    DuplicateRequest,
+    EventStore,
+    ProjectionRecord,
+    Recorded,
+    VersionConflict,
+)
+
+
+class MemoryStore(EventStore):
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._streams: dict[str, list[Recorded]] = {}
+        self._log: list[Recorded] = []
+        self._idempotency: dict[tuple[str, str], dict[str, Any]] = {}
+        self._players: dict[str, dict[str, Any]] = {}
+        self._snapshots: dict[tuple[str, str], dict[int, bytes]] = {}
+        self._projections: dict[str, bytes] = {}
+
+    def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
+               idempotency: tuple[str, dict[str, Any]] | None = None) -> int:
+        with self._lock:
+            if idempotency and (stream, idempotency[0]) in self._idempotency:
+                raise DuplicateRequest(idempotency[0], self._idempotency[(stream, idempotency[0])])
+            records = self._streams.setdefault(stream, [])
+            if len(records) != expected_version:
+                raise VersionConflict(stream, expected_version, len(records))
+            for event in events:
+                stored = Recorded(stream, len(records) + 1, loads(dumps(event)), 0, len(self._log) + 1)
+                records.append(stored)
+                self._log.append(stored)
+            if idempotency:
+                self._idempotency[(stream, idempotency[0])] = loads(dumps(idempotency[1]))
+            return len(records)
+
+    def read(self, stream: str, after: int = 0, until: int | None = None) -> list[Recorded]:
+        with self._lock:
+            return list(self._streams.get(stream, [])[after:until])
+
+    def version(self, stream: str) -> int:
+        with self._lock:
+            return len(self._streams.get(stream, []))
+
+    def read_log(self, partition: int, after: int, limit: int = 1000) -> list[Recorded]:
+        with self._lock:
+            return self._log[after:after + limit]
+
+    def log_head(self, partition: int) -> int:
+        return len(self._log)
+
+    def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
+        return self._idempotency.get((stream, key))
+
+    def add_player(self, player_id: str, name: str, token_hash: str) -> None:
+        with self._lock:
+            self._players[player_id] = {"id": player_id, "name": name, "token_hash": token_hash}
+
+    def player(self, player_id: str) -> dict[str, Any] | None:
+        found = self._players.get(player_id)
+        return {"id": found["id"], "name": found["name"]} if found else None
+
+    def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
+        for found in self._players.values():
+            if found["token_hash"] == token_hash:
+                return {"id": found["id"], "name": found["name"]}
+        return None
+
+    def save_snapshot(self, stream: str, version: int, schema: str, state: dict[str, Any]) -> None:
+        with self._lock:
+            self._snapshots.setdefault((stream, schema), {})[version] = dumps(state)
+
+    def load_snapshot(self, stream: str, schema: str, at_most: int | None = None):
+        with self._lock:
+            taken = self._snapshots.get((stream, schema), {})
+            versions = [v for v in taken if at_most is None or v <= at_most]
+            if not versions:
+                return None
+            best = max(versions)
+            return best, loads(taken[best])
+
+    def delete_snapshots(self) -> None:
+        with self._lock:
+            self._snapshots.clear()
+
+    def load_projection(self, name: str) -> ProjectionRecord | None:
+        with self._lock:
+            raw = self._projections.get(name)
+        if raw is None:
+            return None
+        data = loads(raw)
+        return ProjectionRecord({int(k): v for k, v in data["checkpoints"].items()}, data["model"])
+
+    def save_projection(self, name: str, record: ProjectionRecord, previous: dict[int, int] | None) -> None:
+        with self._lock:
+            current = self.load_projection(name)
+            if (current.checkpoints if current else None) != previous:
+                raise CheckpointMoved(name)
+            self._projections[name] = dumps({"checkpoints": record.checkpoints, "model": record.model})
+
+    def delete_projection(self, name: str) -> None:
+        with self._lock:
+            self._projections.pop(name, None)

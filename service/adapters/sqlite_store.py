@@ -1,0 +1,199 @@
+"""The embedded default store: one SQLite file in WAL mode, safe across threads and processes.
+
+``events`` holds every stream; its rowid is the global log position, and
+``UNIQUE(stream, version)`` makes a second appender of the same version fail even if two
+processes race past the version check. Appends run in ``BEGIN IMMEDIATE`` transactions,
+so the version check, the events and the idempotency record commit together.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from service.adapters.codec import dumps, loads
+from service.adapters.store import (
+    CheckpointMoved,
+    DuplicateRequest,
+    EventStore,
+    ProjectionRecord,
+    Recorded,
+    VersionConflict,
+)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream   TEXT    NOT NULL,
+    version  INTEGER NOT NULL,
+    body     BLOB    NOT NULL,
+    UNIQUE (stream, version)
+);
+CREATE TABLE IF NOT EXISTS idempotency (
+    stream TEXT NOT NULL, key TEXT NOT NULL, record BLOB NOT NULL, PRIMARY KEY (stream, key)
+);
+CREATE TABLE IF NOT EXISTS players (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, token_hash TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS snapshots (
+    stream TEXT NOT NULL, schema TEXT NOT NULL, version INTEGER NOT NULL, state BLOB NOT NULL,
+    PRIMARY KEY (stream, schema, version)
+);
+CREATE TABLE IF NOT EXISTS projections (
+    name TEXT PRIMARY KEY, checkpoints BLOB NOT NULL, model BLOB NOT NULL
+);
+"""
+
+
+class SqliteStore(EventStore):
+    def __init__(self, path: str):
+        self.path = path
+        directory = os.path.dirname(os.path.abspath(path))
+        os.makedirs(directory, exist_ok=True)
+        self._local = threading.local()
+        with self._connect() as db:
+            db.executescript(SCHEMA)
+
+    # one connection per thread: sqlite3 connections must not be shared across threads
+    def _connect(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA busy_timeout=30000")
+            self._local.db = db
+        return db
+
+    def close(self) -> None:
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+    def _write(self):
+        return _Immediate(self._connect())
+
+    def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
+               idempotency: tuple[str, dict[str, Any]] | None = None) -> int:
+        with self._write() as db:
+            if idempotency:
+                row = db.execute("SELECT record FROM idempotency WHERE stream = ? AND key = ?",
+                                 (stream, idempotency[0])).fetchone()
+                if row:
+                    raise DuplicateRequest(idempotency[0], loads(row[0]))
+            current = self._version(db, stream)
+            if current != expected_version:
+                raise VersionConflict(stream, expected_version, current)
+            try:
+                db.executemany(
+                    "INSERT INTO events (stream, version, body) VALUES (?, ?, ?)",
+                    [(stream, expected_version + i + 1, dumps(e)) for i, e in enumerate(events)],
+                )
+            except sqlite3.IntegrityError as exc:  # a racing process won this version
+                raise VersionConflict(stream, expected_version, self._version(db, stream)) from exc
+            if idempotency:
+                db.execute("INSERT INTO idempotency (stream, key, record) VALUES (?, ?, ?)",
+                           (stream, idempotency[0], dumps(idempotency[1])))
+            return expected_version + len(events)
+
+    @staticmethod
+    def _version(db: sqlite3.Connection, stream: str) -> int:
+        row = db.execute("SELECT MAX(version) FROM events WHERE stream = ?", (stream,)).fetchone()
+        return row[0] or 0
+
+    def read(self, stream: str, after: int = 0, until: int | None = None) -> list[Recorded]:
+        rows = self._connect().execute(
+            "SELECT version, body, position FROM events WHERE stream = ? AND version > ? AND version <= ?"
+            " ORDER BY version",
+            (stream, after, until if until is not None else 2**62),
+        ).fetchall()
+        return [Recorded(stream, v, loads(body), 0, pos) for v, body, pos in rows]
+
+    def version(self, stream: str) -> int:
+        return self._version(self._connect(), stream)
+
+    def read_log(self, partition: int, after: int, limit: int = 1000) -> list[Recorded]:
+        rows = self._connect().execute(
+            "SELECT stream, version, body, position FROM events WHERE position > ? ORDER BY position LIMIT ?",
+            (after, limit),
+        ).fetchall()
+        return [Recorded(s, v, loads(body), 0, pos) for s, v, body, pos in rows]
+
+    def log_head(self, partition: int) -> int:
+        row = self._connect().execute("SELECT MAX(position) FROM events").fetchone()
+        return row[0] or 0
+
+    def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
+        row = self._connect().execute(
+            "SELECT record FROM idempotency WHERE stream = ? AND key = ?", (stream, key)).fetchone()
+        return loads(row[0]) if row else None
+
+    def add_player(self, player_id: str, name: str, token_hash: str) -> None:
+        with self._write() as db:
+            db.execute("INSERT INTO players (id, name, token_hash) VALUES (?, ?, ?)", (player_id, name, token_hash))
+
+    def player(self, player_id: str) -> dict[str, Any] | None:
+        row = self._connect().execute("SELECT id, name FROM players WHERE id = ?", (player_id,)).fetchone()
+        return {"id": row[0], "name": row[1]} if row else None
+
+    def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
+        row = self._connect().execute(
+            "SELECT id, name FROM players WHERE token_hash = ?", (token_hash,)).fetchone()
+        return {"id": row[0], "name": row[1]} if row else None
+
+    def save_snapshot(self, stream: str, version: int, schema: str, state: dict[str, Any]) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO snapshots (stream, schema, version, state) VALUES (?, ?, ?, ?)",
+                       (stream, schema, version, dumps(state)))
+
+    def load_snapshot(self, stream: str, schema: str, at_most: int | None = None):
+        row = self._connect().execute(
+            "SELECT version, state FROM snapshots WHERE stream = ? AND schema = ? AND version <= ?"
+            " ORDER BY version DESC LIMIT 1",
+            (stream, schema, at_most if at_most is not None else 2**62),
+        ).fetchone()
+        return (row[0], loads(row[1])) if row else None
+
+    def delete_snapshots(self) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM snapshots")
+
+    def load_projection(self, name: str) -> ProjectionRecord | None:
+        return self._load_projection(self._connect(), name)
+
+    @staticmethod
+    def _load_projection(db: sqlite3.Connection, name: str) -> ProjectionRecord | None:
+        row = db.execute("SELECT checkpoints, model FROM projections WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return None
+        return ProjectionRecord({int(k): v for k, v in loads(row[0]).items()}, loads(row[1]))
+
+    def save_projection(self, name: str, record: ProjectionRecord, previous: dict[int, int] | None) -> None:
+        with self._write() as db:
+            current = self._load_projection(db, name)
+            if (current.checkpoints if current else None) != previous:
+                raise CheckpointMoved(name)
+            db.execute("INSERT OR REPLACE INTO projections (name, checkpoints, model) VALUES (?, ?, ?)",
+                       (name, dumps(record.checkpoints), dumps(record.model)))
+
+    def delete_projection(self, name: str) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM projections WHERE name = ?", (name,))
+
+
+class _Immediate:
+    """``with`` block running one ``BEGIN IMMEDIATE`` transaction (a write lock up front)."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.db.execute("BEGIN IMMEDIATE")
+        return self.db
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.db.execute("ROLLBACK" if exc_type else "COMMIT")

@@ -1,0 +1,146 @@
+"""The event store protocol: one contract, several backends (memory, SQLite, Redis).
+
+A store keeps, per game, an append-only stream of events numbered 1, 2, 3, ... (the
+version), and a global log that orders every appended event for the projections. The log
+is split into ``partitions`` (one for SQLite and memory; a fixed number for Redis, so a
+Redis Cluster can spread them); each partition has its own increasing positions.
+
+Events reach the store as JSON-able dicts and come back the same: the store never looks
+inside them. Beside the streams a store keeps small side tables that must live in the
+same backend: idempotency records (written atomically with the append they describe),
+players, snapshots (never the source of truth) and projection read models with their
+checkpoints (written together, so a crash cannot apply an event twice or skip one).
+"""
+
+from __future__ import annotations
+
+import zlib
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+class VersionConflict(Exception):
+    """The stream is not at the version the appender expected."""
+
+    def __init__(self, stream: str, expected: int, current: int):
+        super().__init__(f"stream {stream} is at version {current}, not {expected}")
+        self.stream = stream
+        self.expected = expected
+        self.current = current
+
+
+class DuplicateRequest(Exception):
+    """The idempotency key was already used; ``record`` is what the first request stored."""
+
+    def __init__(self, key: str, record: dict[str, Any]):
+        super().__init__(f"idempotency key {key} was already used")
+        self.key = key
+        self.record = record
+
+
+class CheckpointMoved(Exception):
+    """Another runner saved the projection since this one loaded it."""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One stored event: its stream, version in the stream, and position in its log partition."""
+
+    stream: str
+    version: int
+    event: dict[str, Any]
+    partition: int = 0
+    position: int = 0
+
+
+@dataclass(frozen=True)
+class ProjectionRecord:
+    checkpoints: dict[int, int]
+    model: dict[str, Any]
+
+
+def partition_of(stream: str, partitions: int) -> int:
+    """A stable partition for a stream (crc32, so every process agrees)."""
+    return zlib.crc32(stream.encode()) % partitions
+
+
+class EventStore(ABC):
+    partitions: int = 1
+
+    # -- streams ---------------------------------------------------------------------
+    @abstractmethod
+    def append(
+        self,
+        stream: str,
+        expected_version: int,
+        events: Sequence[dict[str, Any]],
+        idempotency: tuple[str, dict[str, Any]] | None = None,
+    ) -> int:
+        """Append ``events`` as versions ``expected_version + 1 ...`` and return the new version.
+
+        Atomic: either every event is appended, with its log entry and the idempotency
+        record, or nothing is. Raises ``VersionConflict`` if the stream is not at
+        ``expected_version`` and ``DuplicateRequest`` if the idempotency key (scoped to
+        ``stream``) exists; the key is checked before the version.
+        """
+
+    @abstractmethod
+    def read(self, stream: str, after: int = 0, until: int | None = None) -> list[Recorded]:
+        """Events with ``after < version <= until`` in version order."""
+
+    @abstractmethod
+    def version(self, stream: str) -> int:
+        """The stream's latest version (0 for a stream that does not exist)."""
+
+    # -- global log ------------------------------------------------------------------
+    @abstractmethod
+    def read_log(self, partition: int, after: int, limit: int = 1000) -> list[Recorded]:
+        """Log entries of ``partition`` with position > ``after``, oldest first."""
+
+    @abstractmethod
+    def log_head(self, partition: int) -> int:
+        """The newest position in ``partition`` (0 if empty)."""
+
+    # -- idempotency -----------------------------------------------------------------
+    @abstractmethod
+    def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
+        """What the append that used ``key`` on ``stream`` stored (keys are scoped per stream)."""
+
+    # -- players ---------------------------------------------------------------------
+    @abstractmethod
+    def add_player(self, player_id: str, name: str, token_hash: str) -> None: ...
+
+    @abstractmethod
+    def player(self, player_id: str) -> dict[str, Any] | None:
+        """``{id, name}`` or None."""
+
+    @abstractmethod
+    def player_by_token(self, token_hash: str) -> dict[str, Any] | None: ...
+
+    # -- snapshots (a cache: deleting them changes no answer) --------------------------
+    @abstractmethod
+    def save_snapshot(self, stream: str, version: int, schema: str, state: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def load_snapshot(self, stream: str, schema: str, at_most: int | None = None) -> tuple[int, dict[str, Any]] | None:
+        """The newest snapshot of ``stream`` taken with ``schema`` at a version <= ``at_most``."""
+
+    @abstractmethod
+    def delete_snapshots(self) -> None: ...
+
+    # -- projections -----------------------------------------------------------------
+    @abstractmethod
+    def load_projection(self, name: str) -> ProjectionRecord | None: ...
+
+    @abstractmethod
+    def save_projection(self, name: str, record: ProjectionRecord, previous: dict[int, int] | None) -> None:
+        """Store model and checkpoints together, only if the checkpoints still equal
+        ``previous`` (None: the projection did not exist); else ``CheckpointMoved``."""
+
+    @abstractmethod
+    def delete_projection(self, name: str) -> None: ...
+
+    def close(self) -> None:  # pragma: no cover - trivial
+        pass

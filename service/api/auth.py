@@ -1,0 +1,33 @@
+"""Who is calling: a player from the bearer token, or a spectator without one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app, request
+
+from service.errors import Unauthorized
+
+
+def current_player(required: bool = False) -> dict[str, Any] | None:
+    header = request.headers.get("Authorization")
+    if not header:
+        if required:
+            raise Unauthorized("send your player token as 'Authorization: Bearer <token>'")
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("the Authorization header must be 'Bearer <token>'")
+    return current_app.extensions["games"].authenticate(token.strip())
+
+
+def idempotency_key() -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    key = key.strip()
+    if not key or len(key) > 200:
+        from service.errors import Unprocessable
+
+        raise Unprocessable("Idempotency-Key must be 1 to 200 characters", code="invalid_input")
+    return key

@@ -1,0 +1,151 @@
+"""The REST resources. Each route parses its input, calls one use case, shapes the answer."""
+
+from __future__ import annotations
+
+from flask import current_app, request
+from flask_smorest import Blueprint
+
+from service.api import schemas as s
+from service.api.auth import current_player, idempotency_key
+from service.api.commands import parse_command
+
+players = Blueprint("players", __name__, url_prefix="/players", description="Players and their tokens")
+game_types = Blueprint("game_types", __name__, url_prefix="/game-types", description="The games this server hosts")
+games = Blueprint("games", __name__, url_prefix="/games", description="Games: create, join, play, read")
+
+BEARER = [{"bearerAuth": []}]
+BEARER_OR_SPECTATOR = [{"bearerAuth": []}, {}]
+IDEMPOTENCY = {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+               "description": "a retried POST with the same key returns the first answer and acts once"}
+
+
+COMMAND_BODY = {"required": True,
+                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/GameCommand"}}}}
+
+
+def service():
+    return current_app.extensions["games"]
+
+
+def _errors(*codes):
+    def decorate(fn):
+        for code in codes:
+            fn = games.alt_response(code, schema=s.ProblemSchema, content_type="application/problem+json")(fn)
+        return fn
+    return decorate
+
+
+@players.route("", methods=["POST"])
+@players.arguments(s.NewPlayerSchema)
+@players.response(201, s.PlayerWithTokenSchema)
+@players.alt_response(422, schema=s.ProblemSchema, content_type="application/problem+json")
+def create_player(body):
+    """Register a player; keep the token secret: it is the player's key to its seats."""
+    return service().create_player(body["name"])
+
+
+@players.route("/<string:player_id>", methods=["GET"])
+@players.response(200, s.PlayerSchema)
+@players.alt_response(404, schema=s.ProblemSchema, content_type="application/problem+json")
+def get_player(player_id):
+    """A player's public profile."""
+    return service().get_player(player_id)
+
+
+@game_types.route("", methods=["GET"])
+@game_types.response(200, s.GameTypeSchema(many=True))
+def list_game_types():
+    """Each game type with its seat range, its options (defaults and limits) and its commands."""
+    return service().game_types()
+
+
+@games.route("", methods=["POST"])
+@games.arguments(s.NewGameSchema)
+@games.response(201, s.GameSchema)
+@games.doc(security=BEARER, parameters=[IDEMPOTENCY])
+@_errors(401, 422)
+def create_game(body):
+    """Create a game with open seats. The creator does not take a seat until it joins."""
+    game = service().create_game(current_player(required=True), body["type"], body["options"], body["seats"],
+                                 idempotency_key())
+    return game.summary()
+
+
+@games.route("", methods=["GET"])
+@games.arguments(s.GameQuerySchema, location="query")
+@games.response(200, s.GameListSchema)
+@_errors(422)
+def list_games(query):
+    """Games by type and status, newest activity first."""
+    return {"games": service().list_games(query.get("type"), query.get("status"))}
+
+
+@games.route("/<string:game_id>", methods=["GET"])
+@games.response(200, s.GameSchema)
+@_errors(404)
+def get_game(game_id):
+    """A game's summary: type, status, seats, whose move, version, outcome."""
+    return service().load(game_id).summary()
+
+
+@games.route("/<string:game_id>/join", methods=["POST"])
+@games.arguments(s.JoinSchema)
+@games.response(200, s.JoinedSchema)
+@games.doc(security=BEARER)
+@_errors(401, 404, 409, 422)
+def join_game(body, game_id):
+    """Take a seat (a given one, or the first open). The game starts when every seat is filled."""
+    game, seat = service().join_game(game_id, current_player(required=True), body.get("seat"))
+    return {"seat": seat, "game": game.summary()}
+
+
+@games.route("/<string:game_id>/state", methods=["GET"])
+@games.arguments(s.StateQuerySchema, location="query")
+@games.response(200, s.StateSchema)
+@games.doc(security=BEARER_OR_SPECTATOR)
+@_errors(401, 404, 422)
+def get_state(query, game_id):
+    """The game as the caller's seat sees it (the spectator view without a token); `at` travels back."""
+    return service().state(game_id, current_player(), query.get("at"))
+
+
+@games.route("/<string:game_id>/legal-commands", methods=["GET"])
+@games.response(200, s.LegalCommandsSchema)
+@games.doc(security=BEARER)
+@_errors(401, 403, 404, 409)
+def get_legal_commands(game_id):
+    """Every command the caller's seat may post now; each is accepted verbatim."""
+    return service().legal_commands(game_id, current_player(required=True))
+
+
+@games.route("/<string:game_id>/commands", methods=["POST"])
+@games.response(201, s.CommandResultSchema)
+@games.doc(security=BEARER, parameters=[IDEMPOTENCY], requestBody=COMMAND_BODY)
+@_errors(401, 403, 404, 409, 422)
+def post_command(game_id):
+    """Play a move. 422: the rules refuse it (the reason is in `detail`); 409: the game moved on."""
+    svc = service()
+    player = current_player(required=True)
+    game = svc.load(game_id)
+    command, expected = parse_command(request.get_json(silent=True), game.rules,
+                                      current_app.extensions["command_schemas"])
+    return svc.submit_command(game_id, player, command, expected, idempotency_key())
+
+
+@games.route("/<string:game_id>/undo", methods=["POST"])
+@games.response(201, s.CommandResultSchema)
+@games.doc(security=BEARER, parameters=[IDEMPOTENCY])
+@_errors(401, 403, 404, 409, 422)
+def post_undo(game_id):
+    """Take back your latest move, while no other seat has acted and nothing hidden was revealed."""
+    return service().undo(game_id, current_player(required=True), idempotency_key())
+
+
+@games.route("/<string:game_id>/events", methods=["GET"])
+@games.arguments(s.EventPageQuerySchema, location="query")
+@games.response(200, s.EventPageSchema)
+@games.doc(security=BEARER_OR_SPECTATOR)
+@_errors(401, 404, 422)
+def list_events(query, game_id):
+    """The game's events in order, paged, each as the caller may see it."""
+    return service().events(game_id, current_player(), query["after"], query["limit"])

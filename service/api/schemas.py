@@ -1,0 +1,170 @@
+"""Request and response schemas: the API contract, written once, served as openapi.yaml."""
+
+from __future__ import annotations
+
+from marshmallow import RAISE, Schema, fields, validate
+
+ID = validate.Regexp(r"^[0-9a-f]{16}$", error="ids are 16 lowercase hex digits")
+
+
+class StrictSchema(Schema):
+    class Meta:
+        unknown = RAISE
+        ordered = True
+
+
+class ProblemSchema(Schema):
+    """An error, as application/problem+json (RFC 9457)."""
+
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    code = fields.String(required=True, metadata={"description": "stable machine-readable error code"})
+    current_version = fields.Integer(metadata={"description": "on a version conflict: the game's version"})
+    option = fields.String(metadata={"description": "on an invalid option: its name"})
+    errors = fields.Dict(metadata={"description": "on invalid input: the message per field"})
+
+
+# -- players ---------------------------------------------------------------------------
+class NewPlayerSchema(StrictSchema):
+    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
+class PlayerSchema(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+
+
+class PlayerWithTokenSchema(PlayerSchema):
+    token = fields.String(required=True, metadata={"description": "send as 'Authorization: Bearer <token>'"})
+
+
+# -- game types --------------------------------------------------------------------------
+class OptionSchema(Schema):
+    name = fields.String(required=True)
+    type = fields.String(required=True, metadata={"description": "int, bool or choice"})
+    default = fields.Raw(required=True, allow_none=True)
+    description = fields.String(required=True)
+    nullable = fields.Boolean(required=True)
+    choices = fields.List(fields.String())
+    minimum = fields.Integer()
+    maximum = fields.Integer()
+
+
+class CommandInfoSchema(Schema):
+    type = fields.String(required=True)
+    args = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+    description = fields.String(required=True)
+
+
+class GameTypeSchema(Schema):
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    min_seats = fields.Integer(required=True)
+    max_seats = fields.Integer(required=True)
+    options = fields.List(fields.Nested(OptionSchema), required=True)
+    commands = fields.List(fields.Nested(CommandInfoSchema), required=True)
+
+
+# -- games -----------------------------------------------------------------------------
+class NewGameSchema(StrictSchema):
+    type = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    seats = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=64))
+    options = fields.Dict(keys=fields.String(), load_default=dict)
+
+
+class JoinSchema(StrictSchema):
+    seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=63), allow_none=True)
+
+
+class SeatSchema(Schema):
+    seat = fields.Integer(required=True)
+    player_id = fields.String(required=True, allow_none=True)
+    name = fields.String(required=True, allow_none=True)
+
+
+class OutcomeSchema(Schema):
+    winners = fields.List(fields.Integer(), required=True)
+    scores = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    details = fields.Dict(required=True)
+
+
+class GameSchema(Schema):
+    id = fields.String(required=True)
+    type = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["waiting", "active", "finished"]))
+    options = fields.Dict(required=True)
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    to_move = fields.List(fields.Integer(), required=True)
+    version = fields.Integer(required=True)
+    outcome = fields.Nested(OutcomeSchema, allow_none=True, required=True)
+
+
+class JoinedSchema(Schema):
+    seat = fields.Integer(required=True)
+    game = fields.Nested(GameSchema, required=True)
+
+
+class GameListSchema(Schema):
+    games = fields.List(fields.Nested(GameSchema), required=True)
+
+
+class GameQuerySchema(StrictSchema):
+    type = fields.String()
+    status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
+
+
+class StateQuerySchema(StrictSchema):
+    at = fields.Integer(validate=validate.Range(min=1), metadata={"description": "the version to view"})
+
+
+class StateSchema(Schema):
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True, allow_none=True, metadata={"description": "the caller's seat; null: spectator"})
+    status = fields.String(required=True)
+    view = fields.Dict(required=True, allow_none=True, metadata={"description": "the game's view for this seat"})
+
+
+class LegalCommandSchema(Schema):
+    type = fields.String(required=True)
+    args = fields.Dict(required=True)
+
+
+class LegalCommandsSchema(Schema):
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    commands = fields.List(fields.Nested(LegalCommandSchema), required=True)
+
+
+class EventSchema(Schema):
+    version = fields.Integer(required=True)
+    type = fields.String(required=True)
+    source = fields.String(required=True, metadata={"description": "platform or game"})
+    actor = fields.Integer(required=True, allow_none=True)
+    at = fields.String(required=True, allow_none=True)
+    data = fields.Dict(required=True)
+    secret = fields.Dict(metadata={"description": "hidden facts, present only for a seat allowed to see them"})
+    redacted = fields.Boolean(metadata={"description": "true when hidden facts were withheld"})
+
+
+class EventPageQuerySchema(StrictSchema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+
+
+class EventPageSchema(Schema):
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+    next_after = fields.Integer(required=True, allow_none=True,
+                                metadata={"description": "pass as `after` for the next page; null at the end"})
+
+
+class CommandResultSchema(Schema):
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Nested(EventSchema), required=True)
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)
+    store = fields.String(required=True)

@@ -1,0 +1,64 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import yaml
+from flask import Flask
+from flask_smorest import Api
+
+from domain.kernel import GameRules
+from service.adapters.store import EventStore
+from service.api import commands, meta, routes
+from service.api.errors import register_error_handlers
+from service.bootstrap import build_service
+from service.config import Config
+from service.services import GameService
+
+API_VERSION = "1.0.0"
+DESCRIPTION = """\
+An event-sourced server for turn-based games with hidden information.
+
+Register a player (`POST /players`) and keep its token; send it as
+`Authorization: Bearer <token>`. Create a game, join it, then read
+`/games/{id}/legal-commands` and post one of them to `/games/{id}/commands`.
+Every error is `application/problem+json` with a stable `code` and a readable `detail`.
+"""
+
+
+def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules] | None = None,
+               store: EventStore | None = None, service: GameService | None = None) -> Flask:
+    config = config or Config.from_env()
+    app = Flask(__name__)
+    app.config.update(
+        API_TITLE="Game service",
+        API_VERSION=API_VERSION,
+        OPENAPI_VERSION="3.0.3",
+        API_SPEC_OPTIONS={
+            "info": {"description": DESCRIPTION, "license": {"name": "MIT"}},
+            "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
+        },
+        JSON_SORT_KEYS=False,
+    )
+    games = service or build_service(config, registry, store)
+    app.extensions["games"] = games
+    api = Api(app)
+    schemas = commands.command_schemas(games.registry)
+    app.extensions["command_schemas"] = schemas
+    commands.register_in_spec(api.spec, schemas)
+    for blueprint in (routes.players, routes.game_types, routes.games, meta.blp):
+        api.register_blueprint(blueprint)
+    register_error_handlers(app)
+    app.extensions["api"] = api
+    return app
+
+
+def spec_yaml(app: Flask) -> str:
+    """The contract as the app generates it (openapi.yaml at the root must equal it)."""
+    return yaml.safe_dump(app.extensions["api"].spec.to_dict(), sort_keys=False, allow_unicode=True)
+
+
+def committed_spec_path() -> Path:
+    return Path(__file__).resolve().parent.parent / "openapi.yaml"

@@ -1,0 +1,40 @@
+"""Wires the service from a Config: the store for its URL, the games, the projections."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import urlparse
+
+from domain.kernel import GameRules
+from service.adapters.store import EventStore
+from service.config import Config
+from service.services import GameService
+
+
+def open_store(config: Config) -> EventStore:
+    url = config.store_url
+    scheme = urlparse(url).scheme
+    if scheme == "sqlite":
+        from service.adapters.sqlite_store import SqliteStore
+
+        path = url.removeprefix("sqlite:///")
+        return SqliteStore(path or "./data/events.db")
+    if scheme in ("redis", "rediss"):
+        from service.adapters.redis_store import RedisStore
+
+        return RedisStore(url, partitions=config.redis_partitions, prefix=config.redis_prefix)
+    if scheme == "memory":
+        from service.adapters.memory_store import MemoryStore
+
+        return MemoryStore()
+    raise ValueError(f"unknown store URL {url!r}: use sqlite:///PATH, redis://HOST:PORT/DB or memory://")
+
+
+def build_service(config: Config, registry: Mapping[str, GameRules] | None = None,
+                  store: EventStore | None = None) -> GameService:
+    if registry is None:
+        from domain.games import default_registry
+
+        registry = default_registry()
+    store = store or open_store(config)
+    return GameService(store, registry, snapshot_every=config.snapshot_every)

@@ -1,0 +1,32 @@
+"""Errors of the use cases. ``service.api.errors`` maps them (and the domain's) to HTTP."""
+
+
+class ServiceError(Exception):
+    status = 400
+    code = "bad_request"
+    title = "Bad request"
+
+    def __init__(self, detail: str, **extra):
+        super().__init__(detail)
+        self.detail = detail
+        self.extra = extra
+
+
+class NotFound(ServiceError):
+    status, code, title = 404, "not_found", "Not found"
+
+
+class Unauthorized(ServiceError):
+    status, code, title = 401, "unauthorized", "Unauthorized"
+
+
+class Forbidden(ServiceError):
+    status, code, title = 403, "forbidden", "Forbidden"
+
+
+class Conflict(ServiceError):
+    status, code, title = 409, "conflict", "Conflict"
+
+
+class Unprocessable(ServiceError):
+    status, code, title = 422, "unprocessable", "Unprocessable request"
