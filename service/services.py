@@ -7,7 +7,9 @@ reads goes through ``domain.kernel.events.redact`` with the caller's seat.
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import pickle
 import secrets
 import threading
 import uuid
@@ -19,6 +21,7 @@ from typing import Any
 
 from domain.kernel import Command, Event, GameRules, Rng, RuleViolation, redact
 from domain.kernel.events import EVERYONE
+from domain.kernel.upcasting import current_version
 from domain.kernel.table import (
     PLATFORM,
     UNDONE,
@@ -29,6 +32,7 @@ from domain.kernel.table import (
     seat_taken,
     undone_versions,
 )
+from service.adapters.codec import dumps, loads
 from service.adapters.store import DuplicateRequest, EventStore, Recorded, VersionConflict
 from service.errors import Conflict, Forbidden, NotFound, Unauthorized, Unprocessable
 
@@ -162,10 +166,9 @@ class GameService:
             game_id = uuid.uuid4().hex[:16]
         events = [Pending(game_created(kind, checked, seats, player["id"], secrets.token_hex(16)))]
         try:
-            self._append(game_id, 0, events)
-        except (VersionConflict, DuplicateRequest):
-            pass  # the same idempotent request made it first: answer with that game
-        return self.load(game_id)
+            return self._append(Game(game_id, 0, Table(), rules), events)
+        except VersionConflict:  # the same idempotent request made it first: answer with that game
+            return self.load(game_id)
 
     def join_game(self, game_id: str, player: Mapping[str, Any], seat: int | None = None) -> tuple[Game, int]:
         for _ in range(CONFLICT_RETRIES):
@@ -186,8 +189,7 @@ class GameService:
             if len(open_seats) == 1:
                 events += self._start_events(game, {**table.players, seat: player["id"]})
             try:
-                self._append(game_id, game.version, events)
-                return self.load(game_id), seat
+                return self._append(game, events), seat
             except VersionConflict:
                 continue
         raise Conflict("the game is too busy; try again")
@@ -204,25 +206,35 @@ class GameService:
 
     # -- loading ---------------------------------------------------------------------
     def load(self, game_id: str, at: int | None = None) -> Game:
-        stream = stream_of(game_id)
-        if at is not None:
-            game = self._fold(game_id, self.store.read(stream, 0, at))
-            if game.version < at:
-                raise NotFound(f"game {game_id} has only {game.version} events; there is no version {at}")
-            return game
-        with self._lock:
-            cached = self._cache.get(game_id)
-        if cached is not None:
-            tail = self.store.read(stream, cached.version)
-            if not tail:
-                return cached
-            if not any(_is_undo(r.event) for r in tail):
-                game = self._apply_tail(cached, tail)
-                self._remember(game)
-                return game
-        game = self._fold(game_id, self.store.read(stream))
-        self._remember(game)
+        """The game folded to its latest version, or to version ``at`` (time travel)."""
+        if at is None:
+            with self._lock:
+                cached = self._cache.get(game_id)
+            if cached is not None:
+                game = self._extend(cached, self.store.read(stream_of(game_id), cached.version))
+                if game is not None:
+                    self._remember(game)
+                    return game
+        game = self._load_fresh(game_id, at)
+        if at is None:
+            self._remember(game)
+        elif game.version < at:
+            raise NotFound(f"game {game_id} has only {game.version} events; there is no version {at}")
         return game
+
+    def _load_fresh(self, game_id: str, at: int | None) -> Game:
+        """From the newest usable snapshot plus the tail, else from the first event."""
+        stream = stream_of(game_id)
+        limit = at
+        while self.snapshot_every:
+            snapshot = self._load_snapshot(game_id, limit)
+            if snapshot is None:
+                break
+            game = self._extend(snapshot, self.store.read(stream, snapshot.version, at))
+            if game is not None:
+                return game
+            limit = snapshot.version - 1  # an undo reached behind this snapshot: try an older one
+        return self._fold(game_id, self.store.read(stream, 0, at))
 
     def _remember(self, game: Game) -> None:
         with self._lock:
@@ -238,24 +250,54 @@ class GameService:
             raise NotFound(f"no game with id {game_id!r}")
         table = Table()
         table.apply(Event.from_json(records[0].event))
-        game = Game(game_id, 0, table, self._rules(table.game_type))
-        game.undone = frozenset(undone_versions((r.version, r.event) for r in records))
-        return self._apply_tail(game, records[1:], fresh=True, first_version=records[0].version)
+        empty = Game(game_id, records[0].version, table, self._rules(table.game_type))
+        game = self._extend(empty, records[1:], fresh=True)
+        assert game is not None, "an undo cannot reach behind the first event"
+        return game
 
-    def _apply_tail(self, base: Game, tail: list[Recorded], fresh: bool = False, first_version: int = 0) -> Game:
+    def _extend(self, base: Game, tail: list[Recorded], fresh: bool = False) -> Game | None:
+        """``base`` with ``tail`` applied; None if an undo in the tail takes back a version
+        that ``base`` already contains (the caller must fold from further back)."""
+        if not tail:
+            return base
+        undone = undone_versions((r.version, r.event) for r in tail)
+        if undone and min(undone) <= base.version:
+            return None
         table = base.table if fresh else _copy_table(base.table)
         state = base.state if (fresh or base.state is None) else base.rules.copy(base.state)
         for record in tail:
-            if record.version in base.undone:
+            if record.version in undone:
                 continue
             event = Event.from_json(record.event)
             if record.event.get("source") == PLATFORM:
                 table.apply(event)
             else:
                 state = base.rules.evolve(state, event)
-        version = tail[-1].version if tail else (first_version or base.version)
         table.finished = state is not None and base.rules.outcome(state) is not None
-        return Game(base.id, version, table, base.rules, state, base.undone)
+        return Game(base.id, tail[-1].version, table, base.rules, state, base.undone | undone)
+
+    # -- snapshots: a cache of folded games, never the source of truth ---------------
+    def _snapshot_schema(self, rules: GameRules) -> str:
+        return f"{rules.kind}:{getattr(rules, 'rules_version', '1')}:pickle{pickle.DEFAULT_PROTOCOL}"
+
+    def _maybe_snapshot(self, before: int, after: Game) -> None:
+        every = self.snapshot_every
+        if every and after.state is not None and after.version // every > before // every:
+            blob = pickle.dumps((after.table, after.state, sorted(after.undone)))
+            self.store.save_snapshot(stream_of(after.id), after.version, self._snapshot_schema(after.rules),
+                                     {"pickle": base64.b64encode(blob).decode()})
+
+    def _load_snapshot(self, game_id: str, at_most: int | None) -> Game | None:
+        first = self.store.read(stream_of(game_id), 0, 1)
+        if not first:
+            raise NotFound(f"no game with id {game_id!r}")
+        rules = self._rules(first[0].event["data"]["game_type"])
+        found = self.store.load_snapshot(stream_of(game_id), self._snapshot_schema(rules), at_most)
+        if found is None:
+            return None
+        version, body = found
+        table, state, undone = pickle.loads(base64.b64decode(body["pickle"]))
+        return Game(game_id, version, table, rules, state, frozenset(undone))
 
     # -- commands --------------------------------------------------------------------
     def submit_command(self, game_id: str, player: Mapping[str, Any], command: Command,
@@ -332,33 +374,52 @@ class GameService:
             raise Conflict("the game has not started: seats are still open", code="not_started")
         return seat
 
-    def _append(self, game_id: str, expected: int, events: list[Pending],
-                idempotency: tuple[str, dict[str, Any]] | None = None) -> int:
-        stream = stream_of(game_id)
+    def _append(self, game: Game, events: list[Pending],
+                idempotency: tuple[str, dict[str, Any]] | None = None) -> Game:
+        """Append ``events`` at ``game.version``; returns the game after them.
+
+        The last event of the batch carries the public facts that follow from it (whose
+        move it is, the status, the outcome) so that read models never fold hidden state.
+        """
+        after = self._advance(game, events)
         at = self.clock.iso()
-        batch = expected + 1
         envelopes = []
         for pending in events:
-            body = pending.event.to_json()
-            body.update(source=pending.source, actor=pending.actor, at=at, batch=batch)
+            body = _body(pending)
+            body.update(at=at, batch=game.version + 1)
             envelopes.append(body)
-        version = self.store.append(stream, expected, envelopes, idempotency)
-        self.after_append(stream)
-        self._maybe_snapshot(game_id, version)
-        return version
+        summary = after.summary()
+        envelopes[-1]["after"] = {"status": summary["status"], "to_move": summary["to_move"],
+                                  "outcome": summary["outcome"]}
+        self.store.append(stream_of(game.id), game.version, envelopes, idempotency)
+        self._remember(after)
+        self.after_append(stream_of(game.id))
+        self._maybe_snapshot(game.version, after)
+        return after
+
+    def _advance(self, game: Game, events: list[Pending]) -> Game:
+        """The game as it will be once ``events`` are stored (nothing is written)."""
+        records = [Recorded(stream_of(game.id), game.version + i + 1, _body(p)) for i, p in enumerate(events)]
+        if any(_is_undo(r.event) for r in records):
+            return self._fold(game.id, self.store.read(stream_of(game.id), 0, game.version) + records)
+        if game.version == 0:
+            return self._fold(game.id, records)
+        advanced = self._extend(game, records)
+        assert advanced is not None
+        return advanced
 
     def _append_and_answer(self, game: Game, stream: str, seat: int, events: list[Pending],
                            player: Mapping[str, Any], idempotency_key: str | None, fingerprint: str) -> dict[str, Any]:
         record = {"fingerprint": fingerprint, "first": game.version + 1, "last": game.version + len(events),
                   "seat": seat}
         idem = (f"{player['id']}:{idempotency_key}", record) if idempotency_key else None
-        self._append(game.id, game.version, events, idem)
-        return self._answer(stream, record)
+        after = self._append(game, events, idem)
+        return self._answer(stream, record, after)
 
-    def _answer(self, stream: str, record: dict[str, Any]) -> dict[str, Any]:
-        game_id = stream.removeprefix("game-")
+    def _answer(self, stream: str, record: dict[str, Any], game: Game | None = None) -> dict[str, Any]:
+        game = game or self.load(stream.removeprefix("game-"))
         events = self.store.read(stream, record["first"] - 1, record["last"])
-        viewer = EVERYONE if self.load(game_id).over else record["seat"]
+        viewer = EVERYONE if game.over else record["seat"]
         return {"version": record["last"], "events": [public_event(r, viewer) for r in events]}
 
     def _replayed(self, stream: str, player: Mapping[str, Any] | None, key: str | None,
@@ -374,16 +435,15 @@ class GameService:
                                 code="idempotency_key_reused")
         return self._answer(stream, record)
 
-    def _maybe_snapshot(self, game_id: str, version: int) -> None:
-        pass  # snapshots: see service.snapshots (issue 5)
-
     # -- reading ---------------------------------------------------------------------
     def state(self, game_id: str, player: Mapping[str, Any] | None, at: int | None = None) -> dict[str, Any]:
         current = self.load(game_id)
-        viewer = current.viewer_for(player)
+        seat = current.viewer_for(player)
         game = current if at is None else self.load(game_id, at)
+        # looking back at a finished game, everything is revealed; during play, only what the seat saw then
+        viewer = EVERYONE if current.over and at is not None else seat
         view = game.rules.view(game.state, viewer) if game.state is not None else None
-        return {"version": game.version, "seat": viewer, "status": game.summary()["status"], "view": view}
+        return {"version": game.version, "seat": seat, "status": game.summary()["status"], "view": view}
 
     def legal_commands(self, game_id: str, player: Mapping[str, Any] | None) -> dict[str, Any]:
         game = self.load(game_id)
@@ -399,6 +459,94 @@ class GameService:
         return {"version": game.version, "events": [public_event(r, viewer) for r in records],
                 "next_after": records[-1].version if records and records[-1].version < game.version else None}
 
+    def replay(self, game_id: str, player: Mapping[str, Any] | None, after: int = 0,
+               limit: int = 50) -> dict[str, Any]:
+        """The game step by step: each standing event with the view right after it.
+
+        During play each step shows what the caller could see then; once the game is
+        over, everything is revealed to anyone.
+        """
+        current = self.load(game_id)
+        viewer = EVERYONE if current.over else current.viewer_for(player)
+        records = self.store.read(stream_of(game_id), 0, current.version)
+        table, rules, state = Table(), current.rules, None
+        steps = []
+        for record in records:
+            if record.version in current.undone or _is_undo(record.event):
+                continue
+            event = Event.from_json(record.event)
+            if record.event.get("source") == PLATFORM:
+                table.apply(event)
+            else:
+                state = rules.evolve(state, event)
+            if record.version > after:
+                view = rules.view(state, viewer) if state is not None else None
+                steps.append({"event": public_event(record, viewer), "view": view})
+                if len(steps) == limit:
+                    break
+        last = steps[-1]["event"]["version"] if steps else None
+        return {"version": current.version, "steps": steps,
+                "next_after": last if last is not None and last < current.version else None}
+
+    # -- portable logs ---------------------------------------------------------------
+    def export(self, game_id: str) -> str:
+        """A finished game as JSON Lines: a header, then every stored event in order."""
+        game = self.load(game_id)
+        if not game.over:
+            raise Conflict("only a finished game can be exported", code="game_not_finished")
+        records = self.store.read(stream_of(game_id), 0, game.version)
+        header = {
+            "format": LOG_FORMAT, "format_version": 1, "game_type": game.table.game_type,
+            "rules_version": getattr(game.rules, "rules_version", "1"), "options": game.table.options,
+            "seats": game.summary()["seats"], "events": len(records),
+            "digest": _digest(game, [r.event for r in records]),
+        }
+        lines = [header] + [{"version": r.version, **r.event} for r in records]
+        return "".join(dumps(line).decode() + "\n" for line in lines)
+
+    def import_game(self, text: str) -> Game:
+        """A game from an exported log, into a new stream; refused whole if anything is off."""
+        lines = [line for line in text.splitlines() if line.strip()]
+        if not lines:
+            raise Unprocessable("the log is empty", code="invalid_log")
+        try:
+            parsed = [loads(line) for line in lines]
+        except ValueError as exc:
+            raise Unprocessable(f"the log is not JSON Lines: {exc}", code="invalid_log") from None
+        header, bodies = parsed[0], parsed[1:]
+        if not isinstance(header, dict) or header.get("format") != LOG_FORMAT:
+            raise Unprocessable(f"the first line must be a {LOG_FORMAT!r} header", code="invalid_log")
+        if header.get("events") != len(bodies):
+            raise Unprocessable(f"the header announces {header.get('events')} events but the log has "
+                                f"{len(bodies)}: it is truncated or padded", code="invalid_log")
+        for number, body in enumerate(bodies, start=1):
+            if not isinstance(body, dict) or body.get("version") != number or "type" not in body:
+                raise Unprocessable(f"line {number + 1} is not event version {number}", code="invalid_log")
+        if header.get("game_type") not in self.registry:
+            raise Unprocessable(f"unknown game type {header.get('game_type')!r}", code="invalid_log")
+        game_id = uuid.uuid4().hex[:16]
+        envelopes = [{k: v for k, v in body.items() if k != "version"} for body in bodies]
+        records = [Recorded(stream_of(game_id), i + 1, body) for i, body in enumerate(envelopes)]
+        try:
+            game = self._fold(game_id, records)
+        except Exception as exc:  # a tampered log may break the fold in any way
+            raise Unprocessable(f"the events do not fold into a game: {exc!r}", code="invalid_log") from None
+        if not game.over:
+            raise Unprocessable("the log does not end with a finished game", code="invalid_log")
+        if _digest(game, envelopes) != header.get("digest"):
+            raise Unprocessable("the events or the final state they fold to differ from the header's digest: "
+                                "the log was altered", code="invalid_log")
+        self.store.append(stream_of(game_id), 0, envelopes)
+        self.after_append(stream_of(game_id))
+        return self.load(game_id)
+
+
+def _body(pending: Pending) -> dict[str, Any]:
+    """The stored shape of an event: the event, where it came from, its schema version."""
+    event = pending.event
+    return {**event.to_json(), "source": pending.source, "actor": pending.actor,
+            "v": current_version(pending.source, event.type)}
+
 
 def _is_undo(event: Mapping[str, Any]) -> bool:
     return event.get("source") == PLATFORM and event["type"] == UNDONE
@@ -411,9 +559,18 @@ def _copy_table(table: Table) -> Table:
     return copy
 
 
-def _fingerprint(kind: str, body: Any, expected: int | None) -> str:
-    from service.adapters.codec import dumps
+LOG_FORMAT = "game-log"
 
+
+def _digest(game: Game, envelopes: list[dict[str, Any]]) -> str:
+    """A fingerprint of a log: every stored event, and what the game folds to (the
+    everything-revealed view and the outcome). Any edit to an event line changes it."""
+    outcome = game.rules.outcome(game.state)
+    final = {"view": game.rules.view(game.state, EVERYONE), "outcome": outcome.to_json() if outcome else None}
+    return hashlib.sha256(dumps({"events": envelopes, "final": final}, sort=True)).hexdigest()
+
+
+def _fingerprint(kind: str, body: Any, expected: int | None) -> str:
     return hashlib.sha256(dumps([kind, body, expected])).hexdigest()
 
 

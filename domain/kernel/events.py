@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.kernel.upcasting import upcast
+
 #: ``viewer`` value for "every seat may see everything" (a finished game, the server itself).
 EVERYONE = "everyone"
 
@@ -34,6 +36,8 @@ class Event:
 
     @classmethod
     def from_json(cls, raw: dict[str, Any]) -> Event:
+        """A stored event, upcast to its type's current schema version first."""
+        raw = upcast(raw)
         return cls(
             type=raw["type"],
             data=raw.get("data") or {},

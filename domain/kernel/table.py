@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.kernel.events import Event
+from domain.kernel.upcasting import upcaster
 
 PLATFORM = "platform"
 
@@ -32,6 +33,16 @@ def game_created(kind: str, options: dict[str, Any], seats: int, created_by: str
 
 def seat_taken(seat: int, player_id: str, name: str) -> Event:
     return Event(SEAT_TAKEN, {"seat": seat, "player_id": player_id, "name": name})
+
+
+@upcaster(PLATFORM, SEAT_TAKEN, from_version=1)
+def _seat_taken_v1_to_v2(body: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 (before names were shown) stored ``{seat, player}``; version 2 stores
+    ``{seat, player_id, name}``. A v1 seat had no name on record, so it shows the id."""
+    data = dict(body["data"])
+    player_id = data.pop("player")
+    body["data"] = {**data, "player_id": player_id, "name": player_id}
+    return body
 
 
 def game_started(players: list[str]) -> Event:

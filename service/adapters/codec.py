@@ -7,8 +7,9 @@ from typing import Any
 import orjson
 
 
-def dumps(value: Any) -> bytes:
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+def dumps(value: Any, sort: bool = False) -> bytes:
+    option = orjson.OPT_NON_STR_KEYS | (orjson.OPT_SORT_KEYS if sort else 0)
+    return orjson.dumps(value, option=option)
 
 
 def loads(raw: bytes | str) -> Any:

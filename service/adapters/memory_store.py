@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from service.adapters.codec import dumps, loads
@@ -31,7 +32,7 @@ class MemoryStore(EventStore):
                idempotency: tuple[str, dict[str, Any]] | None = None) -> int:
         with self._lock:
             if idempotency and (stream, idempotency[0]) in self._idempotency:
-                raise DuplicateRequest(idempotency[0], self._idempotency[(stream, idempotency[0])])
+                raise DuplicateRequest(idempotency[0], _copy(self._idempotency[(stream, idempotency[0])]))
             records = self._streams.setdefault(stream, [])
             if len(records) != expected_version:
                 raise VersionConflict(stream, expected_version, len(records))
@@ -45,7 +46,7 @@ class MemoryStore(EventStore):
 
     def read(self, stream: str, after: int = 0, until: int | None = None) -> list[Recorded]:
         with self._lock:
-            return list(self._streams.get(stream, [])[after:until])
+            return [_detached(r) for r in self._streams.get(stream, [])[after:until]]
 
     def version(self, stream: str) -> int:
         with self._lock:
@@ -53,13 +54,14 @@ class MemoryStore(EventStore):
 
     def read_log(self, partition: int, after: int, limit: int = 1000) -> list[Recorded]:
         with self._lock:
-            return self._log[after:after + limit]
+            return [_detached(r) for r in self._log[after:after + limit]]
 
     def log_head(self, partition: int) -> int:
         return len(self._log)
 
     def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
-        return self._idempotency.get((stream, key))
+        found = self._idempotency.get((stream, key))
+        return _copy(found) if found is not None else None
 
     def add_player(self, player_id: str, name: str, token_hash: str) -> None:
         with self._lock:
@@ -70,9 +72,10 @@ class MemoryStore(EventStore):
         return {"id": found["id"], "name": found["name"]} if found else None
 
     def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
-        for found in self._players.values():
-            if found["token_hash"] == token_hash:
-                return {"id": found["id"], "name": found["name"]}
+        with self._lock:  # add_player may grow the dict while we iterate
+            for found in self._players.values():
+                if found["token_hash"] == token_hash:
+                    return {"id": found["id"], "name": found["name"]}
         return None
 
     def save_snapshot(self, stream: str, version: int, schema: str, state: dict[str, Any]) -> None:
@@ -110,3 +113,12 @@ class MemoryStore(EventStore):
     def delete_projection(self, name: str) -> None:
         with self._lock:
             self._projections.pop(name, None)
+
+
+def _copy(value: dict[str, Any]) -> dict[str, Any]:
+    return loads(dumps(value))
+
+
+def _detached(record: Recorded) -> Recorded:
+    """A copy the caller may mutate without changing the history (the real stores decode anew)."""
+    return replace(record, event=_copy(record.event))

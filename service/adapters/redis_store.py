@@ -19,8 +19,11 @@ partition ``partition_of(stream, partitions)``)::
     P:proj:<name>            Hash, ``c`` (checkpoints JSON, canonical) and ``m`` (model JSON)
 
 Every key an append touches carries the partition's hash tag, so the append script is
-single-slot and the layout runs unchanged on a Redis Cluster (the prefix stays outside the
-braces; it must not contain braces itself).
+single-slot; every other multi-key operation stays in one slot too (snapshots: the
+partition's tag; players: ``{players}``). The layout is thus ready for Redis Cluster
+(connecting through a cluster client is the only change; this class uses
+``redis.Redis.from_url``, one node). The prefix stays outside the braces and must not
+contain braces itself.
 
 Appends: one Lua script (``APPEND``) checks the idempotency key, then the version (the
 game stream's length: entries are never deleted or trimmed), XADDs every event to the game
@@ -28,7 +31,9 @@ stream and to the partition log with ids derived from the version and from an IN
 the partition's position counter, and stores the idempotency record. A script runs
 atomically, and it does every check before its first write, so it never stops half way.
 Refusals come back as ``["dup", record]`` / ``["conflict", current]`` replies, which the
-Python side maps to ``DuplicateRequest`` / ``VersionConflict``.
+Python side maps to ``DuplicateRequest`` / ``VersionConflict``. As the counter and the log
+move together inside the script, no reader sees position ``n + 1`` before ``n``: a
+projection's checkpoint never skips an event that commits later.
 
 The log entries carry a copy of the event body rather than a reference to the game stream:
 ``read_log`` is then a single XRANGE on one key, and a projection rebuild never touches
@@ -36,18 +41,18 @@ the per-game streams (a reference would need one more lookup per event). The pri
 memory of a second copy of each body; events are small, and the game stream stays the
 source of truth for ``read``.
 
-Durability. Redis acknowledges an append once it is in memory; what survives a crash is
-what the persistence settings wrote to disk:
+Durability. What survives a crash is what Redis's persistence settings put on disk:
 
 * ``appendonly yes`` + ``appendfsync always``: the AOF is fsynced before the reply is
-  sent, so an acknowledged append is never lost (recommended in production).
-* ``appendfsync everysec`` (Redis's default with AOF): a crash of the Redis process
-  loses nothing acknowledged, a crash of the machine loses up to about a second.
-* RDB snapshots only: everything since the last snapshot can be lost.
+  sent, so an acknowledged append is never lost. Recommended in production.
+* ``appendfsync everysec`` (the AOF default): about one second (two at worst) of
+  acknowledged appends can be lost when the machine or the Redis process dies.
+* RDB snapshots only (``appendonly no``): everything since the last snapshot can be lost.
 
-A script's writes reach the AOF and replicas as one MULTI/EXEC block, so a recovered
-store never holds half an append. Replication is asynchronous: a failover to a replica
-can lose the last acknowledged appends unless the application waits for them (WAIT).
+A script's writes reach the AOF and the replicas as one MULTI/EXEC block, and Redis drops
+an unfinished block at the tail of the AOF when it loads it, so a recovered store never
+holds half an append. Replication is asynchronous: a failover to a replica can lose the
+last acknowledged appends (WAIT / WAITAOF narrow that window but do not close it).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import current_app, request
+from flask import Response, current_app, request
 from flask_smorest import Blueprint
 
 from service.api import schemas as s
@@ -139,6 +139,37 @@ def post_command(game_id):
 def post_undo(game_id):
     """Take back your latest move, while no other seat has acted and nothing hidden was revealed."""
     return service().undo(game_id, current_player(required=True), idempotency_key())
+
+
+@games.route("/<string:game_id>/replay", methods=["GET"])
+@games.arguments(s.ReplayQuerySchema, location="query")
+@games.response(200, s.ReplaySchema)
+@games.doc(security=BEARER_OR_SPECTATOR)
+@_errors(401, 404, 422)
+def get_replay(query, game_id):
+    """The game step by step for a replay viewer: each event with the view right after it, paged."""
+    return service().replay(game_id, current_player(), query["after"], query["limit"])
+
+
+@games.route("/<string:game_id>/export", methods=["GET"])
+@games.doc(responses={"200": {"description": "the game log: a header line, then one event per line",
+                              "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}})
+@_errors(404, 409)
+def export_game(game_id):
+    """A finished game as JSON Lines, to replay or import elsewhere."""
+    return Response(service().export(game_id), mimetype="application/x-ndjson")
+
+
+@games.route("/import", methods=["POST"])
+@games.doc(security=BEARER, requestBody={
+    "required": True, "description": "a log as returned by GET /games/{id}/export",
+    "content": {"application/x-ndjson": {"schema": {"type": "string"}}}})
+@games.response(201, s.GameSchema)
+@_errors(401, 422)
+def import_game():
+    """Replay an exported log into a new game; a tampered or truncated log is refused whole."""
+    current_player(required=True)
+    return service().import_game(request.get_data(as_text=True)).summary()
 
 
 @games.route("/<string:game_id>/events", methods=["GET"])

@@ -160,6 +160,22 @@ class EventPageSchema(Schema):
                                 metadata={"description": "pass as `after` for the next page; null at the end"})
 
 
+class ReplayQuerySchema(StrictSchema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+
+
+class ReplayStepSchema(Schema):
+    event = fields.Nested(EventSchema, required=True)
+    view = fields.Dict(required=True, allow_none=True)
+
+
+class ReplaySchema(Schema):
+    version = fields.Integer(required=True)
+    steps = fields.List(fields.Nested(ReplayStepSchema), required=True)
+    next_after = fields.Integer(required=True, allow_none=True)
+
+
 class CommandResultSchema(Schema):
     version = fields.Integer(required=True)
     events = fields.List(fields.Nested(EventSchema), required=True)

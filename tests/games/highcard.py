@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from domain.kernel import Command, Event, OptionSpec, Outcome, RuleViolation
 from domain.kernel.engine import Turn
+from domain.kernel.events import EVERYONE
 from domain.kernel.rules import CommandSpec, check_options
 
 TRICKS = 3
@@ -103,9 +104,9 @@ class HighCard:
     def view(self, s, viewer):
         out = {"points": s.points, "trick": [list(x) for x in s.trick], "next_seat": s.next_seat,
                "hand_counts": {seat: len(h) for seat, h in s.hands.items()}}
-        if viewer is not None and viewer in s.hands:
+        if viewer in s.hands:
             out["hand"] = sorted(s.hands[viewer])
-        if s.over:
+        if s.over or viewer == EVERYONE:
             out["hands"] = {seat: sorted(h) for seat, h in s.hands.items()}
         return out
 

@@ -1,0 +1,57 @@
+"""The Noble Deck (R1, R2): four lineages of thirteen Nobles, one copy of each.
+
+A card id is ``<lineage>-<value two digits>``, for example ``coppe-01``. The 1 of each
+lineage is its Coronation card; the 13 is its King. Values 11 and 12 (Fante, Cavallo)
+are names only.
+"""
+
+from __future__ import annotations
+
+#: The four lineages, in display order.
+COPPE, DENARI, SPADE, BASTONI = "coppe", "denari", "spade", "bastoni"
+LINEAGES: tuple[str, ...] = (COPPE, DENARI, SPADE, BASTONI)
+
+#: The Coronation card "plays as a 1 for all purposes" (R2, R30).
+CORONATION = 1
+#: Kings are the 13s; an activated Coronation removes them from every Family (R31).
+KING = 13
+VALUES: tuple[int, ...] = tuple(range(CORONATION, KING + 1))
+
+
+def card_id(lineage: str, value: int) -> str:
+    return f"{lineage}-{value:02d}"
+
+
+#: Every card, in display order: Coppe 1..13, Denari 1..13, Spade 1..13, Bastoni 1..13.
+DECK: tuple[str, ...] = tuple(card_id(lineage, value) for lineage in LINEAGES for value in VALUES)
+DECK_SIZE = len(DECK)
+
+_VALUE: dict[str, int] = {card: int(card.rsplit("-", 1)[1]) for card in DECK}
+_LINEAGE: dict[str, str] = {card: card.rsplit("-", 1)[0] for card in DECK}
+_DISPLAY_RANK: dict[str, int] = {card: rank for rank, card in enumerate(DECK)}
+
+
+def is_card(card: object) -> bool:
+    return isinstance(card, str) and card in _VALUE
+
+
+def value_of(card: str) -> int:
+    """Face value, 1-13. A Coronation is 1 for every purpose but the tally (R30)."""
+    return _VALUE[card]
+
+
+def lineage_of(card: str) -> str:
+    return _LINEAGE[card]
+
+
+def is_coronation(card: str) -> bool:
+    return _VALUE[card] == CORONATION
+
+
+def is_king(card: str) -> bool:
+    return _VALUE[card] == KING
+
+
+def in_display_order(cards: list[str] | tuple[str, ...] | set[str]) -> list[str]:
+    """Cards sorted by lineage (display order), then value: how a hand is shown."""
+    return sorted(cards, key=_DISPLAY_RANK.__getitem__)

@@ -1,0 +1,336 @@
+"""``evolve``: one small function per event type. It only records what happened: it never
+validates and never draws randomness (the card drawn is in the event)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from domain.games.dynasties.state import (
+    CONCLAVE_CHOICE,
+    ENQUIRE,
+    OVER,
+    RAISING,
+    RETIREMENT,
+    DynastiesState,
+    Pending,
+    Placement,
+)
+from domain.kernel.events import Event
+
+
+def _game_started(_: DynastiesState | None, e: Event) -> DynastiesState:
+    seats = e.data["seats"]
+    gold = e.data["starting_gold"]
+    return DynastiesState(
+        options=dict(e.data["options"]), seats=seats, starting_gold=gold,
+        legacy_at_start=e.data["legacy"], legacy=e.data["legacy"],
+        treasury=[gold] * seats, debt=[0] * seats, hands=[[] for _ in range(seats)],
+        families=[[] for _ in range(seats)], tribute_commit=[None] * seats,
+        rewarded=[set() for _ in range(seats)],
+    )
+
+
+def _deck_shuffled(s: DynastiesState, e: Event) -> None:
+    s.deck = list(e.secret["order"])
+
+
+def _card_drawn(s: DynastiesState, e: Event) -> None:
+    card = e.secret["card"]
+    s.deck.remove(card)  # the top card, index 0
+    s.hands[e.data["seat"]].append(card)
+
+
+def _graveyard_reshuffled(s: DynastiesState, e: Event) -> None:
+    s.deck = s.deck + list(e.secret["order"])
+    s.graveyard = []
+
+
+def _draw_failed(s: DynastiesState, e: Event) -> None:
+    if e.data["purpose"] == "enquire" and s.phase == RAISING:
+        s.placer_enquired = True
+
+
+def _round_started(s: DynastiesState, e: Event) -> None:
+    s.round = e.data["round"]
+    s.anchor = e.data["anchor"]
+    s.phase = ENQUIRE
+    s.rewarded = [set() for _ in range(s.seats)]
+    s.turn = 0
+    s.tie_break = False
+    s.turn_leader = None
+    s.turn_order = []
+    s.turn_cursor = 0
+    s.turn_placements = []
+    s.next_leader = None
+    s.first_player = None
+    s.tributes = []
+    s.stakes_emptied = False
+    s.last_stakes_winner = None
+    s.draw_queue = []
+    s.draw_starter = None
+    s.enquiries = []
+
+
+def _phase_started(s: DynastiesState, e: Event) -> None:
+    s.phase = e.data["phase"]
+
+
+def _prospects_enquired(s: DynastiesState, e: Event) -> None:
+    seat, card, paid = e.data["seat"], e.data["revealed_card"], e.data["paid"]
+    s.treasury[seat] -= paid
+    s.stakes += paid
+    s.enquiries.append({"seat": seat, "card": card, "price": e.data["price"], "paid": paid})
+    if not e.data["kept_revealed"]:
+        s.deck.remove(card)
+        s.graveyard.append(card)
+    if s.phase == RAISING:
+        s.placer_enquired = True
+
+
+def _tribute_committed(s: DynastiesState, e: Event) -> None:
+    seat, card = e.data["seat"], e.secret["card"]
+    s.hands[seat].remove(card)
+    s.tribute_commit[seat] = card
+
+
+def _tributes_revealed(s: DynastiesState, e: Event) -> None:
+    for row in e.data["tributes"]:
+        s.tribute_zone.append(row["card"])
+        s.tributes.append(row["card"])
+        s.tribute_commit[row["seat"]] = None
+
+
+def _tribute_stalemate(s: DynastiesState, e: Event) -> None:
+    for card in e.data["cards"]:
+        s.tribute_zone.remove(card)
+        s.graveyard.append(card)
+    s.tributes = []
+
+
+def _first_player_chosen(s: DynastiesState, e: Event) -> None:
+    s.first_player = e.data["seat"]
+
+
+def _stakes_paid(s: DynastiesState, e: Event) -> None:
+    s.treasury[e.data["seat"]] -= e.data["paid"]
+    s.stakes += e.data["paid"]
+
+
+def _debt_recorded(s: DynastiesState, e: Event) -> None:
+    s.debt[e.data["seat"]] += e.data["amount"]
+
+
+def _turn_started(s: DynastiesState, e: Event) -> None:
+    s.phase = RAISING
+    s.turn = e.data["turn"]
+    s.tie_break = e.data["tie_break"]
+    s.turn_leader = e.data["leader"]
+    s.turn_order = list(e.data["order"])
+    s.turn_cursor = 0
+    s.turn_placements = []
+    s.placer_enquired = False
+    s.next_leader = None
+
+
+def _noble_placed(s: DynastiesState, e: Event) -> None:
+    seat, card = e.data["seat"], e.data["card"]
+    s.hands[seat].remove(card)
+    s.families[seat].append(card)
+    s.turn_placements.append(Placement(seat, card, e.data["activated"]))
+    s.turn_cursor += 1
+    s.placer_enquired = False
+
+
+def _placement_skipped(s: DynastiesState, e: Event) -> None:
+    s.turn_cursor += 1
+    s.placer_enquired = False
+
+
+def _kings_deposed(s: DynastiesState, e: Event) -> None:
+    for row in e.data["removed"]:
+        s.families[row["seat"]].remove(row["card"])
+        s.graveyard.append(row["card"])
+
+
+def _dynasty_changed(s: DynastiesState, e: Event) -> None:
+    s.current_dynasty = e.data["lineage"]
+    s.crowned_card = e.data["crowned_card"]
+
+
+def _conclave_formed(s: DynastiesState, e: Event) -> None:
+    seat, gold = e.data["seat"], e.data["gold_taken"]
+    s.treasury[seat] += gold
+    s.stakes -= gold
+    s.rewarded[seat].add(f"conclave:{e.data['value']}")
+    if e.data["may_take"]:
+        s.pending = Pending(CONCLAVE_CHOICE, seat, e.data["may_take"])
+
+
+def _stakes_emptied(s: DynastiesState, e: Event) -> None:
+    s.stakes_emptied = True
+
+
+def _conclave_cards_taken(s: DynastiesState, e: Event) -> None:
+    seat = e.data["seat"]
+    for card in e.data["cards"]:
+        s.tribute_zone.remove(card)
+        s.hands[seat].append(card)
+        if card in s.tributes:
+            s.tributes.remove(card)
+        if card == s.enshrined:
+            s.enshrined = None
+    s.pending = None
+
+
+def _pureblood_formed(s: DynastiesState, e: Event) -> None:
+    s.rewarded[e.data["seat"]].add(f"pureblood:{e.data['lineage']}")
+
+
+def _pureblood_paid(s: DynastiesState, e: Event) -> None:
+    s.treasury[e.data["from"]] -= e.data["paid"]
+    s.treasury[e.data["to"]] += e.data["paid"]
+
+
+def _turn_ended(s: DynastiesState, e: Event) -> None:
+    s.next_leader = e.data["next_leader"]
+
+
+def _nothing(s: DynastiesState, e: Event) -> None:
+    """A fact for the log (a tally, a Broke seat) that changes no state of its own."""
+
+
+def _conclusion_tied(s: DynastiesState, e: Event) -> None:
+    s.tied_seats = list(e.data["seats"])
+
+
+def _stakes_won(s: DynastiesState, e: Event) -> None:
+    s.treasury[e.data["seat"]] += e.data["amount"]
+    s.stakes -= e.data["amount"]
+    s.last_stakes_winner = e.data["seat"]
+    s.stakes_carried = False
+    s.tied_seats = []
+
+
+def _stakes_carried(s: DynastiesState, e: Event) -> None:
+    s.stakes_carried = True
+    s.last_stakes_winner = None
+
+
+def _stakes_split(s: DynastiesState, e: Event) -> None:
+    for share in e.data["shares"]:
+        s.treasury[share["seat"]] += share["amount"]
+        s.stakes -= share["amount"]
+    s.stakes_carried = False
+    s.last_stakes_winner = None
+
+
+def _debt_settled(s: DynastiesState, e: Event) -> None:
+    seat = e.data["seat"]
+    s.treasury[seat] -= e.data["paid"]
+    s.legacy += e.data["paid"]
+    s.debt[seat] = 0
+
+
+def _game_ended(s: DynastiesState, e: Event) -> None:
+    s.phase = OVER
+    s.pending = None
+    s.outcome = dict(e.data)
+
+
+def _coronation_buried(s: DynastiesState, e: Event) -> None:
+    s.tribute_zone.remove(e.data["card"])
+    s.graveyard.append(e.data["card"])
+    s.enshrined = None
+
+
+def _coronation_enshrined(s: DynastiesState, e: Event) -> None:
+    card = e.data["card"]
+    for family in s.families:
+        if card in family:
+            family.remove(card)
+    s.tribute_zone.append(card)
+    s.enshrined = card
+
+
+def _families_buried(s: DynastiesState, e: Event) -> None:
+    """R51: Families in seat order, then the TZ; the enshrined Coronation stays (R34)."""
+    for family in s.families:
+        s.graveyard.extend(family)
+        family.clear()
+    s.graveyard.extend(card for card in s.tribute_zone if card != s.enshrined)
+    s.tribute_zone = [s.enshrined] if s.enshrined is not None else []
+    s.tributes = []
+
+
+def _draw_order_chosen(s: DynastiesState, e: Event) -> None:
+    s.draw_queue = list(e.data["order"])
+    s.draw_starter = e.data["starter"]
+
+
+def _hand_limit_checked(s: DynastiesState, e: Event) -> None:
+    s.draw_queue.pop(0)
+    if e.data["must_retire"]:
+        s.pending = Pending(RETIREMENT, e.data["seat"], e.data["must_retire"])
+
+
+def _nobles_retired(s: DynastiesState, e: Event) -> None:
+    seat = e.data["seat"]
+    for card in e.secret["cards"]:
+        s.hands[seat].remove(card)
+        s.graveyard.append(card)
+    s.pending = None
+
+
+EVOLVERS: dict[str, Callable[[DynastiesState, Event], None]] = {
+    "DeckShuffled": _deck_shuffled,
+    "CardDrawn": _card_drawn,
+    "GraveyardReshuffled": _graveyard_reshuffled,
+    "DrawFailed": _draw_failed,
+    "RoundStarted": _round_started,
+    "PhaseStarted": _phase_started,
+    "ProspectsEnquired": _prospects_enquired,
+    "TributeCommitted": _tribute_committed,
+    "TributesRevealed": _tributes_revealed,
+    "TributeStalemate": _tribute_stalemate,
+    "FirstPlayerChosen": _first_player_chosen,
+    "StakesPaid": _stakes_paid,
+    "DebtRecorded": _debt_recorded,
+    "TurnStarted": _turn_started,
+    "NoblePlaced": _noble_placed,
+    "PlacementSkipped": _placement_skipped,
+    "KingsDeposed": _kings_deposed,
+    "DynastyChanged": _dynasty_changed,
+    "ConclaveFormed": _conclave_formed,
+    "StakesEmptied": _stakes_emptied,
+    "ConclaveCardsTaken": _conclave_cards_taken,
+    "PurebloodFormed": _pureblood_formed,
+    "PurebloodPaid": _pureblood_paid,
+    "TurnEnded": _turn_ended,
+    "FamiliesTallied": _nothing,
+    "ConclusionTied": _conclusion_tied,
+    "StakesWon": _stakes_won,
+    "StakesCarried": _stakes_carried,
+    "StakesSplit": _stakes_split,
+    "DebtSettled": _debt_settled,
+    "PlayerBroke": _nothing,
+    "GameEnded": _game_ended,
+    "CoronationBuried": _coronation_buried,
+    "CoronationEnshrined": _coronation_enshrined,
+    "FamiliesBuried": _families_buried,
+    "DrawOrderChosen": _draw_order_chosen,
+    "HandLimitChecked": _hand_limit_checked,
+    "NoblesRetired": _nobles_retired,
+}
+
+EVENT_TYPES: tuple[str, ...] = ("GameStarted", *EVOLVERS)
+
+
+def evolve(state: DynastiesState | None, event: Event) -> DynastiesState:
+    if event.type == "GameStarted":
+        return _game_started(state, event)
+    assert state is not None, "a Dynasties stream starts with GameStarted"
+    apply = EVOLVERS.get(event.type)
+    if apply is None:
+        raise ValueError(f"Dynasties has no event type {event.type!r}")
+    apply(state, event)
+    return state

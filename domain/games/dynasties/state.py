@@ -1,0 +1,109 @@
+"""What ``evolve`` keeps (rulings §1.1). Plain lists and dicts; ``copy_state`` is hand-rolled."""
+
+from __future__ import annotations
+
+import copy as _copy
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+# Phases of a round (§1.3); "over" once the game has ended.
+SETUP = "setup"
+ENQUIRE = "enquire_prospects"
+TRIBUTE = "tribute"
+RAISING = "raising_the_family"
+CONCLUSION = "conclusion"
+GRAVE = "into_the_grave"
+DRAW = "draw_and_retirement"
+OVER = "game_over"
+
+#: Blocking decisions (``pending``).
+CONCLAVE_CHOICE = "conclave_choice"
+RETIREMENT = "retirement"
+
+
+class Pending(NamedTuple):
+    """The one blocking decision: ``conclave_choice(seat)`` up to ``count`` cards, or
+    ``retirement(seat, count)``."""
+
+    kind: str
+    seat: int
+    count: int
+
+
+class Placement(NamedTuple):
+    seat: int
+    card: str
+    activated: bool
+
+
+@dataclass(eq=True)
+class DynastiesState:
+    options: dict[str, Any]
+    seats: int
+    starting_gold: int
+    legacy_at_start: int
+    legacy: int
+    treasury: list[int]
+    debt: list[int]
+    hands: list[list[str]]
+    families: list[list[str]]
+    tribute_commit: list[str | None]
+    rewarded: list[set[str]]
+    stakes: int = 0
+    #: The last Conclusion left the Stakes in place (R46); I5 allows them then.
+    stakes_carried: bool = False
+    deck: list[str] = field(default_factory=list)  # index 0 is the top
+    graveyard: list[str] = field(default_factory=list)
+    tribute_zone: list[str] = field(default_factory=list)
+    #: This round's revealed Tributes (R20 sends them back to the Graveyard on a stalemate).
+    tributes: list[str] = field(default_factory=list)
+    #: The Coronation kept in the TZ from an earlier round (R34), if any.
+    enshrined: str | None = None
+    current_dynasty: str | None = None
+    crowned_card: str | None = None
+    round: int = 0
+    phase: str = SETUP
+    first_player: int | None = None
+    anchor: int = 0
+    turn: int = 0
+    tie_break: bool = False
+    turn_leader: int | None = None
+    #: Seats that place in this Turn, in order (R23); ``turn_cursor`` indexes the next one.
+    turn_order: list[int] = field(default_factory=list)
+    turn_cursor: int = 0
+    turn_placements: list[Placement] = field(default_factory=list)
+    next_leader: int | None = None
+    #: The seat due to place has already Enquired for this placement (R13).
+    placer_enquired: bool = False
+    pending: Pending | None = None
+    #: A Conclave emptied the Stakes under ``empty_stakes_ends_round`` (R40).
+    stakes_emptied: bool = False
+    last_stakes_winner: int | None = None
+    tied_seats: list[int] = field(default_factory=list)
+    draw_queue: list[int] = field(default_factory=list)
+    draw_starter: int | None = None
+    #: Enquires of this round, public: ``{seat, card, price}``.
+    enquiries: list[dict[str, Any]] = field(default_factory=list)
+    outcome: dict[str, Any] | None = None
+
+    @property
+    def next_placer(self) -> int | None:
+        if self.phase != RAISING or self.turn_cursor >= len(self.turn_order):
+            return None
+        return self.turn_order[self.turn_cursor]
+
+
+_LIST_FIELDS = ("treasury", "debt", "tribute_commit", "deck", "graveyard", "tribute_zone", "tributes",
+                "turn_order", "turn_placements", "tied_seats", "draw_queue", "enquiries")
+
+
+def copy_state(state: DynastiesState) -> DynastiesState:
+    """An independent copy. Lists are copied; tuples, strings and the options dict (never
+    changed after GameStarted) are shared. About 5x faster than ``deepcopy``."""
+    new = _copy.copy(state)
+    for name in _LIST_FIELDS:
+        setattr(new, name, getattr(state, name)[:])
+    new.hands = [hand[:] for hand in state.hands]
+    new.families = [family[:] for family in state.families]
+    new.rewarded = [set(keys) for keys in state.rewarded]
+    return new

@@ -1,0 +1,16 @@
+"""Print the OpenAPI document the app serves: ``python -m service.openapi > openapi.yaml``."""
+
+from __future__ import annotations
+
+import sys
+
+from service.app import create_app, spec_yaml
+from service.config import Config
+
+
+def generate() -> str:
+    return spec_yaml(create_app(Config(store_url="memory://")))
+
+
+if __name__ == "__main__":
+    sys.stdout.write(generate())
