@@ -53,7 +53,9 @@ DOCS_PAGE = """<!doctype html>
 <p>Responses: {% for code in op.responses %}<code>{{ code }}</code> {% endfor %}</p></div>
 {% endif %}{% endfor %}{% endfor %}
 <h2>Commands</h2><ul>
-{% for name, schema in spec.components.schemas.items() %}{% if name.endswith('Command') and name != 'Command' %}
-<li><code>{{ name[:-7] }}</code>: {{ schema.properties.type.description }}</li>{% endif %}{% endfor %}
+{% for type, ref in spec.components.schemas.GameCommand.discriminator.mapping.items() %}
+{% set schema = spec.components.schemas[ref.split('/')[-1]] %}
+<li><code>{{ type }}</code> <code>{{ schema.properties.args.get('$ref', '').split('/')[-1] }}</code>:
+ {{ schema.properties.type.description }}</li>{% endfor %}
 </ul></body></html>
 """

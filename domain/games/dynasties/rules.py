@@ -1,0 +1,706 @@
+"""Dynasties, phase by phase (rulings §1.3, §1.7). Each function is one rulebook step and
+cites the rulings it encodes. Handlers read the state as the rulebook would and only
+``emit`` events; ``Play`` applies each event at once, so reading and recording agree.
+
+``run_until_input`` drives every automatic step from the state alone: whatever state a
+fold produces, it knows what happens next, and it stops when a seat must decide.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from itertools import combinations
+from typing import Any
+
+from domain.games.dynasties import events as ev
+from domain.games.dynasties.cards import (
+    DECK,
+    LINEAGES,
+    in_display_order,
+    is_card,
+    is_coronation,
+    is_king,
+    lineage_of,
+    value_of,
+)
+from domain.games.dynasties.evolve import evolve
+from domain.games.dynasties.options import check_options, check_seats
+from domain.games.dynasties.state import (
+    CONCLAVE_CHOICE,
+    CONCLUSION,
+    DRAW,
+    ENQUIRE,
+    GRAVE,
+    OVER,
+    RAISING,
+    RETIREMENT,
+    TRIBUTE,
+    DynastiesState,
+    copy_state,
+)
+from domain.kernel.commands import Command
+from domain.kernel.engine import Turn
+from domain.kernel.errors import RuleViolation
+from domain.kernel.events import Event
+from domain.kernel.rng import Rng
+
+#: Turns in a round before the Conclusion; tie-break Turns are numbered after them (R26, R45).
+TURNS_PER_ROUND = 3
+#: The smallest set that makes a Conclave (three of a value) or a Pureblood (three of a lineage).
+COMBINATION_SIZE = 3
+
+
+class Play(Turn[DynastiesState]):
+    """A working turn that also carries the rng, used only to reshuffle (R55)."""
+
+    def __init__(self, state: DynastiesState | None, rng: Rng):
+        super().__init__(state, evolve)  # type: ignore[arg-type]
+        self.rng = rng
+
+
+def clockwise(start: int, seats: int) -> list[int]:
+    """``start, start+1, ...`` wrapping round (R4)."""
+    return [(start + step) % seats for step in range(seats)]
+
+
+def highest_untied(values: Iterable[tuple[int, int]]) -> int | None:
+    """The seat holding the highest value that exactly one seat has, or None (R19, R25)."""
+    pairs = list(values)
+    counts = Counter(value for _, value in pairs)
+    untied = [value for value, count in counts.items() if count == 1]
+    if not untied:
+        return None
+    best = max(untied)
+    return next(seat for seat, value in pairs if value == best)
+
+
+# -- setup (§1.2) ------------------------------------------------------------------------
+
+def setup(seats: int, options: dict[str, Any], rng: Rng) -> list[Event]:
+    """R5-R7: treasuries, the shuffle, four cards each dealt one at a time clockwise from
+    seat 0, then round 1 runs until the first Tribute is awaited."""
+    seats = check_seats(seats)
+    options = check_options(options)
+    p = Play(None, rng)
+    p.emit(ev.game_started(options, seats))
+    p.emit(ev.deck_shuffled(rng.shuffled(DECK)))
+    for _ in range(options["starting_hand"]):
+        for seat in range(seats):
+            p.emit(ev.card_drawn(seat, p.state.deck[0], "deal"))
+    p.emit(ev.round_started(1, 0))  # R60: the anchor is seat 0 in round 1
+    run_until_input(p)
+    return p.events
+
+
+# -- the Noble Deck (R15, R54, R55) ------------------------------------------------------
+
+def ensure_deck(p: Play) -> bool:
+    """R55: a card is needed; if the deck is empty, the whole Graveyard becomes a new deck.
+    False when there is no card anywhere (R54)."""
+    s = p.state
+    if s.deck:
+        return True
+    if not s.graveyard:
+        return False
+    p.emit(ev.graveyard_reshuffled(p.rng.shuffled(s.graveyard)))
+    return True
+
+
+def draw_card(p: Play, seat: int, reason: str) -> bool:
+    """One card from the top of the deck into ``seat``'s hand, or ``DrawFailed`` (R54)."""
+    if not ensure_deck(p):
+        p.emit(ev.draw_failed(seat, reason))
+        return False
+    p.emit(ev.card_drawn(seat, p.state.deck[0], reason))
+    return True
+
+
+def affordable(s: DynastiesState, seat: int, owed: int) -> int:
+    """R15: a seat pays what it owes or all it has."""
+    return min(owed, s.treasury[seat])
+
+
+def record_shortfall(p: Play, seat: int, shortfall: int) -> None:
+    """R15: forgiven by default; under ``debt_to_legacy`` it becomes debt."""
+    if shortfall and p.state.options["shortfall"] == "debt_to_legacy":
+        p.emit(ev.debt_recorded(seat, shortfall))
+
+
+# -- phase 1: Enquire Prospects (R8, R10-R14) --------------------------------------------
+
+def enquire_prospects(p: Play) -> None:
+    """R10: clockwise from the anchor (R60), every seat holding at most ``enquire_threshold``
+    Nobles must Enquire. Then the Tribute phase opens."""
+    s = p.state
+    for seat in clockwise(s.anchor, s.seats):
+        if len(s.hands[seat]) <= s.options["enquire_threshold"]:
+            enquire(p, seat)
+    p.emit(ev.phase_started(TRIBUTE))
+
+
+def enquire(p: Play, seat: int) -> None:
+    """R10-R12, R14: flip the top card, pay its face value into the Stakes, then take cards
+    until the hand holds ``enquire_refill_to``. Under ``keep`` (R11) the flipped card stays
+    on top and is the first card taken; under ``discard`` it goes to the Graveyard."""
+    s = p.state
+    if not ensure_deck(p):
+        p.emit(ev.draw_failed(seat, "enquire"))  # R14: nothing flipped, nothing paid
+        return
+    card = s.deck[0]
+    price = value_of(card)  # R12: a Coronation costs 1; bonuses never count
+    paid = affordable(s, seat, price)
+    kept = s.options["enquire_price_card"] == "keep"
+    p.emit(ev.prospects_enquired(seat, card, price, paid, kept))
+    record_shortfall(p, seat, price - paid)
+    if kept:
+        p.emit(ev.card_drawn(seat, card, "enquire"))
+    while len(s.hands[seat]) < s.options["enquire_refill_to"]:
+        if not draw_card(p, seat, "enquire"):
+            return  # R14: what was taken is kept; the price stays paid
+
+
+# -- phase 2: Tribute (R17-R22) ----------------------------------------------------------
+
+def must_give_tribute(s: DynastiesState, seat: int) -> bool:
+    """R17: every seat holding a card commits exactly one, face down."""
+    return s.phase == TRIBUTE and s.tribute_commit[seat] is None and bool(s.hands[seat])
+
+
+def submit_tribute(p: Play, seat: int, card: str) -> None:
+    """R17: a secret, final commit. Nothing is revealed until every seat has committed."""
+    s = p.state
+    if s.phase != TRIBUTE:
+        raise RuleViolation("Tributes are given only in the Tribute phase")
+    if s.tribute_commit[seat] is not None:
+        raise RuleViolation("you have already given your Tribute")
+    if card not in s.hands[seat]:
+        raise RuleViolation("Tribute must be a card in your hand")
+    p.emit(ev.tribute_committed(seat, card))
+
+
+def reveal_tributes(p: Play) -> None:
+    """R19-R22: reveal; the highest untied value leads; every seat pays the highest value
+    into the Stakes; the Tributes stay in the Tribute Zone. All tied: R20."""
+    s = p.state
+    given = [(seat, card) for seat, card in enumerate(s.tribute_commit) if card is not None]
+    values = [(seat, value_of(card)) for seat, card in given]
+    highest = max((value for _, value in values), default=0)
+    p.emit(ev.tributes_revealed(given, highest))
+    leader = highest_untied(values)
+    by = "tribute"
+    if leader is None:
+        if s.options["all_tied_tribute"] == "redraw" or not given:
+            redraw_tributes(p, given)
+            return
+        committed = {seat for seat, _ in given}
+        leader = next(seat for seat in clockwise(s.anchor, s.seats) if seat in committed)
+        by = "anchor"
+    p.emit(ev.first_player_chosen(leader, dict(values)[leader], by))
+    pay_tribute_stakes(p, leader, highest)
+    start_turn(p, 1, leader, tie_break=False)
+
+
+def redraw_tributes(p: Play, given: list[tuple[int, str]]) -> None:
+    """R20 (``redraw``): the tied Tributes go to the Graveyard, no gold moves, each seat
+    draws 1 card clockwise from the anchor, and everyone gives a new Tribute."""
+    s = p.state
+    p.emit(ev.tribute_stalemate([value_of(card) for _, card in given], [card for _, card in given]))
+    for seat in clockwise(s.anchor, s.seats):
+        draw_card(p, seat, "redraw")
+
+
+def pay_tribute_stakes(p: Play, first_player: int, highest: int) -> None:
+    """R21: every seat, clockwise from the First Player, pays the highest Tribute value,
+    even a tied one (R15 for shortfalls)."""
+    s = p.state
+    for seat in clockwise(first_player, s.seats):
+        paid = affordable(s, seat, highest)
+        p.emit(ev.stakes_paid(seat, highest, paid))
+        record_shortfall(p, seat, highest - paid)
+
+
+# -- phase 3: Raising the Family (R23-R43) -----------------------------------------------
+
+def start_turn(p: Play, turn: int, leader: int, tie_break: bool) -> None:
+    """R23: the leader places first, then the others clockwise. A tie-break Turn under
+    ``tie_break_participants = tied`` has only the tied seats; its leader is then the first
+    tied seat clockwise from the R25 leader (R45)."""
+    s = p.state
+    if tie_break and s.options["tie_break_participants"] == "tied":
+        players = set(s.tied_seats)
+    else:
+        players = set(range(s.seats))
+    order = [seat for seat in clockwise(leader, s.seats) if seat in players]
+    p.emit(ev.turn_started(turn, order[0], tie_break, order))
+
+
+def must_enquire_before_placing(s: DynastiesState, seat: int) -> bool:
+    """R13 (``mid_round_enquire``): ``empty`` Enquires when the hand is empty; ``tda`` when it
+    holds at most ``enquire_threshold`` cards; ``never`` does not. Once per placement."""
+    if s.placer_enquired:
+        return False
+    mode = s.options["mid_round_enquire"]
+    if mode == "empty":
+        return not s.hands[seat]
+    if mode == "tda":
+        return len(s.hands[seat]) <= s.options["enquire_threshold"]
+    return False
+
+
+def awaits_placement(s: DynastiesState) -> bool:
+    placer = s.next_placer
+    return (placer is not None and not s.stakes_emptied and s.pending is None and bool(s.hands[placer])
+            and not must_enquire_before_placing(s, placer))
+
+
+def raising_the_family(p: Play) -> None:
+    """One automatic step of phase 3: a mid-round Enquire (R13), a skip (R27), the end of a
+    Turn (R25), or the end of the round when a Conclave emptied the Stakes (R40)."""
+    s = p.state
+    if s.stakes_emptied:
+        p.emit(ev.phase_started(CONCLUSION))
+        return
+    placer = s.next_placer
+    if placer is None:
+        end_turn(p)
+    elif must_enquire_before_placing(s, placer):
+        enquire(p, placer)
+    elif not s.hands[placer]:
+        p.emit(ev.placement_skipped(placer, "no_cards"))
+
+
+def place_noble(p: Play, seat: int, card: str) -> None:
+    """R24, R27, R29: place, record activation, resolve an activated Coronation, then the
+    placing seat's combinations."""
+    s = p.state
+    if s.phase != RAISING or s.pending is not None or s.next_placer != seat:
+        raise RuleViolation("it is not your turn to place a Noble")
+    if card not in s.hands[seat]:
+        raise RuleViolation("you can only place a Noble from your hand")
+    activated, compared_with = activation(s, card)
+    p.emit(ev.noble_placed(seat, card, activated, compared_with))
+    if activated and is_coronation(card):
+        crown(p, card)
+    resolve_combinations(p, seat)
+
+
+def activation(s: DynastiesState, card: str) -> tuple[bool, str | None]:
+    """R24: the first placement of a Turn activates; a later one activates when its value is
+    at most the most recent Noble placed earlier in the same Turn (skips do not count)."""
+    if not s.turn_placements:
+        return True, None
+    previous = s.turn_placements[-1].card
+    return value_of(card) <= value_of(previous), previous
+
+
+def crown(p: Play, card: str) -> None:
+    """R30-R32, R36: every King in any Family goes to the Graveyard, then the Coronation's
+    lineage becomes the Current Dynasty at once."""
+    s = p.state
+    kings = [(seat, noble) for seat in range(s.seats) for noble in s.families[seat] if is_king(noble)]
+    if kings:
+        p.emit(ev.kings_deposed(kings, card))
+    p.emit(ev.dynasty_changed(lineage_of(card), card, "coronation"))
+
+
+def conclave_values(s: DynastiesState, seat: int) -> list[int]:
+    """R37: values held at least three times in the Family and not yet rewarded this round."""
+    counts = Counter(value_of(card) for card in s.families[seat])
+    return sorted(value for value, count in counts.items()
+                  if count >= COMBINATION_SIZE and f"conclave:{value}" not in s.rewarded[seat])
+
+
+def pureblood_lineages(s: DynastiesState, seat: int) -> list[str]:
+    """R41: lineages held at least three times in the Family and not yet rewarded this round."""
+    counts = Counter(lineage_of(card) for card in s.families[seat])
+    return [lineage for lineage in LINEAGES
+            if counts[lineage] >= COMBINATION_SIZE and f"pureblood:{lineage}" not in s.rewarded[seat]]
+
+
+def resolve_combinations(p: Play, seat: int) -> None:
+    """R28, R29, R43: after a placement, the placing seat's Conclaves (gold, then the card
+    choice), then its Purebloods. Under ``combinations_require_activation`` only an
+    activating placement checks, and it picks up any combination that was waiting.
+    A Conclave card choice suspends this; ``choose_conclave_cards`` resumes it."""
+    s = p.state
+    if s.options["combinations_require_activation"] and not s.turn_placements[-1].activated:
+        return
+    for value in conclave_values(s, seat):
+        form_conclave(p, seat, value)
+        if s.pending is not None:
+            return
+    for lineage in pureblood_lineages(s, seat):
+        form_pureblood(p, seat, lineage)
+
+
+def form_conclave(p: Play, seat: int, value: int) -> None:
+    """R37-R40, R58: take ``min(value, stakes)`` gold, then may take up to
+    ``conclave_max_cards`` cards from the Tribute Zone (no decision if it is empty).
+    Under ``empty_stakes_ends_round`` an emptied Stakes ends the round (R40)."""
+    s = p.state
+    gold = min(value, s.stakes)
+    may_take = min(s.options["conclave_max_cards"], len(s.tribute_zone))
+    p.emit(ev.conclave_formed(seat, value, gold, may_take))
+    if s.options["empty_stakes_ends_round"] and s.stakes == 0:
+        p.emit(ev.stakes_emptied(seat))
+
+
+def choose_conclave_cards(p: Play, seat: int, cards: list[str]) -> None:
+    """R39, R35: the chosen TZ cards go to the hand. Taking the crowned Coronation ends the
+    Current Dynasty. Then the rest of the placement resolves (R29)."""
+    s = p.state
+    pending = s.pending
+    if pending is None or pending.kind != CONCLAVE_CHOICE or pending.seat != seat:
+        raise RuleViolation("you have no Conclave cards to choose")
+    if len(cards) > pending.count:
+        raise RuleViolation(f"you may take at most {_nobles(pending.count, 'card')} from the Tribute Zone")
+    for card in cards:
+        if card not in s.tribute_zone:
+            raise RuleViolation(f"{card} is not in the Tribute Zone")
+    p.emit(ev.conclave_cards_taken(seat, in_display_order(cards)))
+    if s.crowned_card is not None and s.crowned_card in cards:
+        p.emit(ev.dynasty_changed(None, None, "conclave"))
+    resolve_combinations(p, seat)
+
+
+def form_pureblood(p: Play, seat: int, lineage: str) -> None:
+    """R41, R42: every other seat, clockwise from the seat's left, pays the middle
+    (second-highest) value of that lineage in the Family (R15 for shortfalls)."""
+    s = p.state
+    values = sorted((value_of(card) for card in s.families[seat] if lineage_of(card) == lineage), reverse=True)
+    amount = values[1]
+    p.emit(ev.pureblood_formed(seat, lineage, amount))
+    for payer in clockwise(seat, s.seats)[1:]:
+        paid = affordable(s, payer, amount)
+        p.emit(ev.pureblood_paid(payer, seat, amount, paid))
+        record_shortfall(p, payer, amount - paid)
+
+
+def next_leader(s: DynastiesState) -> int:
+    """R25: the seat whose placement this Turn has the highest value placed by exactly one
+    seat, counting only Nobles still in a Family (removed Kings too under
+    ``removed_cards_count_for_lead``); otherwise the same leader again."""
+    count_removed = s.options["removed_cards_count_for_lead"]
+    values = [(placed.seat, value_of(placed.card)) for placed in s.turn_placements
+              if count_removed or placed.card in s.families[placed.seat]]
+    leader = highest_untied(values)
+    return s.turn_leader if leader is None else leader  # type: ignore[return-value]
+
+
+def end_turn(p: Play) -> None:
+    """R25, R26: the Turn ends; after Turn 3 (or a tie-break Turn) comes the Conclusion."""
+    s = p.state
+    leader = next_leader(s)
+    p.emit(ev.turn_ended(s.turn, leader))
+    if s.turn < TURNS_PER_ROUND:
+        start_turn(p, s.turn + 1, leader, tie_break=False)
+    else:
+        p.emit(ev.phase_started(CONCLUSION))
+
+
+# -- phase 4: Conclusion (R44-R50) -------------------------------------------------------
+
+def tally(s: DynastiesState) -> list[dict[str, Any]]:
+    """R44: value, + coronation_bonus for a Coronation, + dynasty_bonus for a Noble of the
+    Current Dynasty (at tally time). An empty Family totals 0."""
+    rows = []
+    for seat, family in enumerate(s.families):
+        cards = [{"card": card, "value": value_of(card),
+                  "coronation_bonus": s.options["coronation_bonus"] if is_coronation(card) else 0,
+                  "dynasty_bonus": s.options["dynasty_bonus"] if lineage_of(card) == s.current_dynasty else 0}
+                 for card in family]
+        total = sum(row["value"] + row["coronation_bonus"] + row["dynasty_bonus"] for row in cards)
+        rows.append({"seat": seat, "cards": cards, "total": total})
+    return rows
+
+
+def conclusion(p: Play) -> None:
+    """R44-R48: the single highest total wins the whole Stakes; a tie plays another Turn
+    (R45) or, if it cannot be broken, carries or splits (R46). Then debts (R15) and the
+    Broke check (R48): Game Over at once, or Into the Grave."""
+    s = p.state
+    rows = tally(s)
+    p.emit(ev.families_tallied(rows, s.current_dynasty))
+    best = max(row["total"] for row in rows)
+    leaders = [row["seat"] for row in rows if row["total"] == best]
+    if len(leaders) == 1:
+        p.emit(ev.stakes_won(leaders[0], s.stakes))
+    else:
+        p.emit(ev.conclusion_tied(leaders, best))
+        if tie_break_possible(s, leaders):
+            start_turn(p, s.turn + 1, s.next_leader, tie_break=True)  # type: ignore[arg-type]
+            return
+        settle_unbroken_tie(p, leaders)
+    settle_debts(p)
+    broke = [seat for seat in range(s.seats) if s.treasury[seat] == 0]
+    if broke:
+        end_game(p, broke)
+    else:
+        p.emit(ev.phase_started(GRAVE))
+
+
+def can_place(s: DynastiesState, seat: int) -> bool:
+    """A seat can place if it holds a card or could Enquire for one (R13, R46)."""
+    if s.hands[seat]:
+        return True
+    return s.options["mid_round_enquire"] != "never" and bool(s.deck or s.graveyard)
+
+
+def tie_break_possible(s: DynastiesState, tied: list[int]) -> bool:
+    """R45, R46, R40: not after a Conclave emptied the Stakes, not past
+    ``max_tie_break_turns``, and only if some seat that would play can place."""
+    if s.stakes_emptied:
+        return False
+    limit = s.options["max_tie_break_turns"]
+    if limit is not None and s.turn - TURNS_PER_ROUND >= limit:
+        return False
+    players = tied if s.options["tie_break_participants"] == "tied" else range(s.seats)
+    return any(can_place(s, seat) for seat in players)
+
+
+def split_shares(s: DynastiesState, seats: list[int], amount: int) -> list[tuple[int, int]]:
+    """R46 ``split``: equal shares; the remainder 1 gold each, clockwise from the First
+    Player among the seats."""
+    share, remainder = divmod(amount, len(seats))
+    origin = s.first_player if s.first_player is not None else seats[0]
+    ordered = [seat for seat in clockwise(origin, s.seats) if seat in seats]
+    extra = set(ordered[:remainder])
+    return [(seat, share + (1 if seat in extra else 0)) for seat in sorted(seats)]
+
+
+def settle_unbroken_tie(p: Play, tied: list[int]) -> None:
+    """R46: nobody wins; the Stakes carry to the next round (default) or are split."""
+    s = p.state
+    if s.options["unresolved_tie"] == "split":
+        p.emit(ev.stakes_split(split_shares(s, tied, s.stakes)))
+    else:
+        p.emit(ev.stakes_carried(s.stakes, tied))
+
+
+def settle_debts(p: Play) -> None:
+    """R15 (``debt_to_legacy``): each debtor pays what it can of its debt into the Legacy,
+    and the debt is cleared."""
+    s = p.state
+    for seat in range(s.seats):
+        if s.debt[seat]:
+            p.emit(ev.debt_settled(seat, s.debt[seat], min(s.debt[seat], s.treasury[seat])))
+
+
+def end_game(p: Play, broke: list[int]) -> None:
+    """R48-R50: leftover Stakes are split among the seats tied in this Conclusion; the
+    winners are every seat with the highest treasury; the Legacy is split equally and the
+    remainder reported."""
+    s = p.state
+    for seat in broke:
+        p.emit(ev.player_broke(seat))
+    leftover: list[dict[str, int]] = []
+    if s.stakes:
+        shares = split_shares(s, s.tied_seats or list(range(s.seats)), s.stakes)
+        p.emit(ev.stakes_split(shares))
+        leftover = [{"seat": seat, "amount": amount} for seat, amount in shares]
+    top = max(s.treasury)
+    winners = [seat for seat in range(s.seats) if s.treasury[seat] == top]
+    share, remainder = divmod(s.legacy, len(winners))
+    shares_by_seat = [share if seat in winners else 0 for seat in range(s.seats)]
+    p.emit(ev.game_ended(winners, list(s.treasury), shares_by_seat, remainder, leftover))
+
+
+# -- phase 5: Into the Grave (R34, R51) --------------------------------------------------
+
+def into_the_grave(p: Play) -> None:
+    """R51, R34: the older enshrined Coronation is buried if a newer one was crowned; the
+    crowned card moves from its Family to the TZ; every other Family and TZ card goes to the
+    Graveyard."""
+    s = p.state
+    crowned = s.crowned_card
+    if s.enshrined is not None and s.enshrined != crowned:
+        p.emit(ev.coronation_buried(s.enshrined))
+    if crowned is not None and any(crowned in family for family in s.families):
+        p.emit(ev.coronation_enshrined(crowned))
+    kept = 1 if s.enshrined is not None else 0
+    p.emit(ev.families_buried(sum(len(family) for family in s.families) + len(s.tribute_zone) - kept))
+    p.emit(ev.phase_started(DRAW))
+    starter = draw_starter(s)
+    p.emit(ev.draw_order_chosen(starter, clockwise(starter, s.seats)))
+
+
+# -- phase 6: Draw & Retirement (R52-R54, R60) -------------------------------------------
+
+def draw_starter(s: DynastiesState) -> int:
+    """R52: the seat with the most cards; on a tie the Stakes winner if it is among them,
+    else the first of them clockwise from the Stakes winner (from the First Player when the
+    Stakes were carried or split)."""
+    most = max(len(hand) for hand in s.hands)
+    candidates = [seat for seat in range(s.seats) if len(s.hands[seat]) == most]
+    if len(candidates) == 1:
+        return candidates[0]
+    winner = s.last_stakes_winner
+    origin = winner if winner is not None else s.first_player
+    return next(seat for seat in clockwise(origin or 0, s.seats) if seat in candidates)
+
+
+def draw_and_retirement(p: Play) -> None:
+    """R52-R54: the next seat in draw order draws ``draw_per_round`` cards, then its hand
+    limit is checked (a seat over it must retire cards before the next seat draws). When
+    every seat has drawn, the next round starts, anchored at the starter (R60, R8)."""
+    s = p.state
+    if not s.draw_queue:
+        p.emit(ev.round_started(s.round + 1, s.draw_starter))  # type: ignore[arg-type]
+        return
+    seat = s.draw_queue[0]
+    for _ in range(s.options["draw_per_round"]):
+        if not draw_card(p, seat, "draw"):
+            break
+    p.emit(ev.hand_limit_checked(seat, len(s.hands[seat]), s.options["hand_limit"]))
+
+
+def retire_nobles(p: Play, seat: int, cards: list[str]) -> None:
+    """R53: the owner chooses exactly the excess; the cards go face down to the Graveyard."""
+    s = p.state
+    pending = s.pending
+    if pending is None or pending.kind != RETIREMENT or pending.seat != seat:
+        raise RuleViolation("you have no Nobles to retire")
+    if len(cards) != pending.count:
+        raise RuleViolation(f"you must retire exactly {_nobles(pending.count)}")
+    if any(card not in s.hands[seat] for card in cards):
+        raise RuleViolation("you can only retire Nobles from your hand")
+    p.emit(ev.nobles_retired(seat, in_display_order(cards)))
+
+
+def _nobles(count: int, noun: str = "Noble") -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+# -- the driver ----------------------------------------------------------------------------
+
+AUTOMATIC_STEPS: dict[str, Callable[[Play], None]] = {
+    ENQUIRE: enquire_prospects,
+    TRIBUTE: reveal_tributes,
+    RAISING: raising_the_family,
+    CONCLUSION: conclusion,
+    GRAVE: into_the_grave,
+    DRAW: draw_and_retirement,
+}
+
+
+def awaits_input(s: DynastiesState) -> bool:
+    if s.phase == OVER or s.pending is not None:
+        return True
+    if s.phase == TRIBUTE:
+        return any(must_give_tribute(s, seat) for seat in range(s.seats))
+    if s.phase == RAISING:
+        return awaits_placement(s)
+    return False
+
+
+def run_until_input(p: Play) -> None:
+    """Every automatic step, until a seat must decide or the game is over."""
+    while not awaits_input(p.state):
+        AUTOMATIC_STEPS[p.state.phase](p)
+
+
+def to_move(s: DynastiesState) -> list[int]:
+    if s.phase == OVER:
+        return []
+    if s.pending is not None:
+        return [s.pending.seat]
+    if s.phase == TRIBUTE:
+        return [seat for seat in range(s.seats) if must_give_tribute(s, seat)]
+    if s.phase == RAISING and awaits_placement(s):
+        return [s.next_placer]  # type: ignore[list-item]
+    return []
+
+
+# -- commands --------------------------------------------------------------------------------
+
+#: Command type -> (argument name, "card" or "cards").
+COMMAND_ARGS: dict[str, tuple[str, str]] = {
+    "SubmitTribute": ("card", "card"),
+    "PlaceNoble": ("card", "card"),
+    "ChooseConclaveCards": ("cards", "cards"),
+    "RetireNobles": ("cards", "cards"),
+}
+
+HANDLERS: dict[str, Callable[[Play, int, Any], None]] = {
+    "SubmitTribute": submit_tribute,
+    "PlaceNoble": place_noble,
+    "ChooseConclaveCards": choose_conclave_cards,
+    "RetireNobles": retire_nobles,
+}
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def parse_card(raw: object) -> str:
+    if not isinstance(raw, str):
+        raise RuleViolation(f"a card must be a card id such as 'coppe-07', not {_short(raw)}")
+    if not is_card(raw):
+        raise RuleViolation(f"there is no card {_short(raw)}; card ids look like 'coppe-07'")
+    return raw
+
+
+def parse_command(command: object) -> tuple[str, Any]:
+    """The command's type and its one argument, checked for shape before any rule."""
+    kind = getattr(command, "type", None)
+    args = getattr(command, "args", None)
+    if not isinstance(kind, str) or kind not in COMMAND_ARGS:
+        raise RuleViolation(f"unknown command {_short(kind)}; Dynasties knows {', '.join(COMMAND_ARGS)}")
+    if not isinstance(args, dict):
+        raise RuleViolation(f"{kind} takes its arguments as an object")
+    name, shape = COMMAND_ARGS[kind]
+    extra = sorted(_short(key) for key in args if key != name)
+    if extra:
+        raise RuleViolation(f"{kind} takes only '{name}'; unexpected {', '.join(extra)}")
+    if name not in args:
+        raise RuleViolation(f"{kind} needs '{name}'")
+    raw = args[name]
+    if shape == "card":
+        return kind, parse_card(raw)
+    if not isinstance(raw, (list, tuple)):
+        raise RuleViolation(f"'{name}' must be a list of card ids")
+    cards = [parse_card(card) for card in raw]
+    if len(set(cards)) != len(cards):
+        raise RuleViolation("a card is listed more than once")
+    return kind, cards
+
+
+def check_seat(s: DynastiesState, seat: object) -> int:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < s.seats:
+        raise RuleViolation(f"there is no seat {_short(seat)} at this table")
+    return seat
+
+
+def decide(state: DynastiesState, seat: int, command: Command, rng: Rng) -> list[Event]:
+    seat = check_seat(state, seat)
+    if state.phase == OVER:
+        raise RuleViolation("the game is over")
+    kind, argument = parse_command(command)
+    p = Play(copy_state(state), rng)
+    HANDLERS[kind](p, seat, argument)
+    run_until_input(p)
+    return p.events
+
+
+def legal_commands(s: DynastiesState, seat: int) -> list[Command]:
+    """Exactly what ``decide`` accepts from ``seat`` now (I21, I23)."""
+    if s.phase == OVER or not isinstance(seat, int) or not 0 <= seat < s.seats:
+        return []
+    pending = s.pending
+    if pending is not None:
+        if pending.seat != seat:
+            return []
+        if pending.kind == CONCLAVE_CHOICE:
+            zone = sorted(s.tribute_zone)
+            return [Command("ChooseConclaveCards", {"cards": list(chosen)})
+                    for size in range(pending.count + 1) for chosen in combinations(zone, size)]
+        return [Command("RetireNobles", {"cards": list(chosen)})
+                for chosen in combinations(sorted(s.hands[seat]), pending.count)]
+    if s.phase == TRIBUTE and must_give_tribute(s, seat):
+        return [Command("SubmitTribute", {"card": card}) for card in in_display_order(s.hands[seat])]
+    if s.phase == RAISING and awaits_placement(s) and s.next_placer == seat:
+        return [Command("PlaceNoble", {"card": card}) for card in in_display_order(s.hands[seat])]
+    return []

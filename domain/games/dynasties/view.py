@@ -1,0 +1,78 @@
+"""What a seat may see (rulings §1.6, R57), built from scratch as an allow-list.
+
+Public: treasuries, Stakes, Legacy, Families, the Tribute Zone, the First Player, hand
+counts, deck and Graveyard counts, the Current Dynasty, who has committed a Tribute, the
+pending decision, this round's Enquire flips and the rewarded combinations. A seat also
+sees its own hand and its own committed Tribute. Once the game is over, everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.games.dynasties.cards import in_display_order
+from domain.games.dynasties.rules import TURNS_PER_ROUND, to_move
+from domain.games.dynasties.state import OVER, DynastiesState
+
+
+def _pending(s: DynastiesState) -> dict[str, Any] | None:
+    if s.pending is None:
+        return None
+    return {"kind": s.pending.kind, "seat": s.pending.seat, "count": s.pending.count}
+
+
+def view(s: DynastiesState, viewer: int | None) -> dict[str, Any]:
+    over = s.phase == OVER
+    seated = isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < s.seats
+    players = [
+        {
+            "seat": seat,
+            "treasury": s.treasury[seat],
+            "debt": s.debt[seat],
+            "hand_count": len(s.hands[seat]),
+            "family": list(s.families[seat]),
+            "tribute_committed": s.tribute_commit[seat] is not None,
+            "rewarded": sorted(s.rewarded[seat]),
+        }
+        for seat in range(s.seats)
+    ]
+    out: dict[str, Any] = {
+        "game": "dynasties",
+        "viewer": viewer if seated else None,
+        "options": dict(s.options),
+        "seats": s.seats,
+        "round": s.round,
+        "phase": s.phase,
+        "turn": s.turn,
+        "tie_break": s.turn > TURNS_PER_ROUND,
+        "first_player": s.first_player,
+        "turn_leader": s.turn_leader,
+        "next_placer": s.next_placer if not over else None,
+        "to_move": to_move(s),
+        "pending": _pending(s),
+        "stakes": s.stakes,
+        "stakes_carried": s.stakes_carried,
+        "legacy": s.legacy,
+        "current_dynasty": s.current_dynasty,
+        "crowned_card": s.crowned_card,
+        "tribute_zone": list(s.tribute_zone),
+        "enshrined": s.enshrined,
+        "turn_placements": [{"seat": placed.seat, "card": placed.card, "activated": placed.activated}
+                            for placed in s.turn_placements],
+        "enquiries": [dict(row) for row in s.enquiries],
+        "players": players,
+        "deck_count": len(s.deck),
+        "graveyard_count": len(s.graveyard),
+        "last_stakes_winner": s.last_stakes_winner,
+        "tied_seats": list(s.tied_seats),
+        "hand": in_display_order(s.hands[viewer]) if seated else None,  # type: ignore[index]
+        "my_tribute": s.tribute_commit[viewer] if seated else None,  # type: ignore[index]
+        "outcome": dict(s.outcome) if over and s.outcome is not None else None,
+    }
+    if over:
+        out["revealed"] = {
+            "hands": [in_display_order(hand) for hand in s.hands],
+            "deck": list(s.deck),
+            "graveyard": list(s.graveyard),
+        }
+    return out

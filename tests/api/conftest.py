@@ -1,0 +1,51 @@
+"""A real server on a real port, over a real SQLite file, for tests that speak HTTP."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import pytest
+import requests
+from flask import Flask
+from werkzeug.serving import make_server
+
+from service.app import create_app
+from service.config import Config
+
+
+@dataclass
+class LiveServer:
+    url: str
+    app: Flask
+
+    @property
+    def games(self):
+        return self.app.extensions["games"]
+
+    def client(self, token: str | None = None) -> requests.Session:
+        session = requests.Session()
+        if token:
+            session.headers["Authorization"] = f"Bearer {token}"
+        return session
+
+    def new_player(self, name: str) -> tuple[dict, requests.Session]:
+        response = requests.post(f"{self.url}/players", json={"name": name}, timeout=10)
+        assert response.status_code == 201, response.text
+        player = response.json()
+        return player, self.client(player["token"])
+
+
+def serve(app: Flask):
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return server
+
+
+@pytest.fixture
+def live_server(tmp_path):
+    app = create_app(Config(store_url=f"sqlite:///{tmp_path}/events.db", projections="inline"))
+    server = serve(app)
+    yield LiveServer(f"http://127.0.0.1:{server.server_port}", app)
+    server.shutdown()
