@@ -44,7 +44,9 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
     )
     games = service or build_service(config, registry, store)
     app.extensions["games"] = games
+    app.url_map.converters["game_id"] = routes.GameIdConverter
     api = Api(app)
+    api.register_converter(routes.GameIdConverter, lambda converter: {"type": "string", "pattern": "^[0-9a-f]{16}$"})
     schemas = commands.command_schemas(games.registry)
     app.extensions["command_schemas"] = schemas
     commands.register_in_spec(api.spec, schemas)

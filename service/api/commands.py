@@ -35,7 +35,7 @@ def command_schemas(registry: Mapping[str, GameRules]) -> dict[str, type[Schema]
                 "type": fields.String(required=True, validate=validate.OneOf([spec.type]),
                                       metadata={"description": spec.description}),
                 "args": fields.Nested(args, required=True),
-                "expected_version": fields.Integer(allow_none=True, validate=validate.Range(min=0), metadata={
+                "expected_version": fields.Integer(allow_none=True, validate=validate.Range(min=0, max=2**31 - 1), metadata={
                     "description": "refuse with 409 unless the game is at this version"}),
             })
     return out

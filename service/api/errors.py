@@ -72,7 +72,11 @@ def register_error_handlers(app: Flask) -> None:
             return problem(422 if exc.code in (400, 422) else exc.code, "invalid_input", "Invalid input",
                            _describe(flat), errors=flat)
         code = (exc.name or "error").lower().replace(" ", "_")
-        return problem(exc.code or 500, code, exc.name, exc.description or exc.name)
+        response = problem(exc.code or 500, code, exc.name, exc.description or exc.name)
+        for name, value in exc.get_headers():  # e.g. Allow on 405
+            if name.lower() != "content-type":
+                response.headers[name] = value
+        return response
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception):  # a bug: say so without leaking internals

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Response, current_app, request
 from flask_smorest import Blueprint
+from werkzeug.routing import BaseConverter
 
 from service.api import schemas as s
 from service.api.auth import current_player, idempotency_key
@@ -21,6 +22,12 @@ IDEMPOTENCY = {"in": "header", "name": "Idempotency-Key", "required": False, "sc
 
 COMMAND_BODY = {"required": True,
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/GameCommand"}}}}
+
+
+class GameIdConverter(BaseConverter):
+    """A game id: 16 lowercase hex digits (so /games/import is never read as a game id)."""
+
+    regex = "[0-9a-f]{16}"
 
 
 def service():
@@ -80,7 +87,7 @@ def list_games(query):
     return {"games": service().list_games(query.get("type"), query.get("status"))}
 
 
-@games.route("/<string:game_id>", methods=["GET"])
+@games.route("/<game_id:game_id>", methods=["GET"])
 @games.response(200, s.GameSchema)
 @_errors(404)
 def get_game(game_id):
@@ -88,7 +95,7 @@ def get_game(game_id):
     return service().load(game_id).summary()
 
 
-@games.route("/<string:game_id>/join", methods=["POST"])
+@games.route("/<game_id:game_id>/join", methods=["POST"])
 @games.arguments(s.JoinSchema)
 @games.response(200, s.JoinedSchema)
 @games.doc(security=BEARER)
@@ -99,7 +106,7 @@ def join_game(body, game_id):
     return {"seat": seat, "game": game.summary()}
 
 
-@games.route("/<string:game_id>/state", methods=["GET"])
+@games.route("/<game_id:game_id>/state", methods=["GET"])
 @games.arguments(s.StateQuerySchema, location="query")
 @games.response(200, s.StateSchema)
 @games.doc(security=BEARER_OR_SPECTATOR)
@@ -109,7 +116,7 @@ def get_state(query, game_id):
     return service().state(game_id, current_player(), query.get("at"))
 
 
-@games.route("/<string:game_id>/legal-commands", methods=["GET"])
+@games.route("/<game_id:game_id>/legal-commands", methods=["GET"])
 @games.response(200, s.LegalCommandsSchema)
 @games.doc(security=BEARER)
 @_errors(401, 403, 404, 409)
@@ -118,7 +125,7 @@ def get_legal_commands(game_id):
     return service().legal_commands(game_id, current_player(required=True))
 
 
-@games.route("/<string:game_id>/commands", methods=["POST"])
+@games.route("/<game_id:game_id>/commands", methods=["POST"])
 @games.response(201, s.CommandResultSchema)
 @games.doc(security=BEARER, parameters=[IDEMPOTENCY], requestBody=COMMAND_BODY)
 @_errors(401, 403, 404, 409, 422)
@@ -132,7 +139,7 @@ def post_command(game_id):
     return svc.submit_command(game_id, player, command, expected, idempotency_key())
 
 
-@games.route("/<string:game_id>/undo", methods=["POST"])
+@games.route("/<game_id:game_id>/undo", methods=["POST"])
 @games.response(201, s.CommandResultSchema)
 @games.doc(security=BEARER, parameters=[IDEMPOTENCY])
 @_errors(401, 403, 404, 409, 422)
@@ -141,7 +148,7 @@ def post_undo(game_id):
     return service().undo(game_id, current_player(required=True), idempotency_key())
 
 
-@games.route("/<string:game_id>/replay", methods=["GET"])
+@games.route("/<game_id:game_id>/replay", methods=["GET"])
 @games.arguments(s.ReplayQuerySchema, location="query")
 @games.response(200, s.ReplaySchema)
 @games.doc(security=BEARER_OR_SPECTATOR)
@@ -151,7 +158,7 @@ def get_replay(query, game_id):
     return service().replay(game_id, current_player(), query["after"], query["limit"])
 
 
-@games.route("/<string:game_id>/export", methods=["GET"])
+@games.route("/<game_id:game_id>/export", methods=["GET"])
 @games.doc(responses={"200": {"description": "the game log: a header line, then one event per line",
                               "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}})
 @_errors(404, 409)
@@ -163,7 +170,8 @@ def export_game(game_id):
 @games.route("/import", methods=["POST"])
 @games.doc(security=BEARER, requestBody={
     "required": True, "description": "a log as returned by GET /games/{id}/export",
-    "content": {"application/x-ndjson": {"schema": {"type": "string"}}}})
+    "content": {"application/x-ndjson": {"schema": {"type": "string"}},
+                "text/plain": {"schema": {"type": "string"}}}})
 @games.response(201, s.GameSchema)
 @_errors(401, 422)
 def import_game():
@@ -172,7 +180,7 @@ def import_game():
     return service().import_game(request.get_data(as_text=True)).summary()
 
 
-@games.route("/<string:game_id>/events", methods=["GET"])
+@games.route("/<game_id:game_id>/events", methods=["GET"])
 @games.arguments(s.EventPageQuerySchema, location="query")
 @games.response(200, s.EventPageSchema)
 @games.doc(security=BEARER_OR_SPECTATOR)

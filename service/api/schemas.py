@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from marshmallow import RAISE, Schema, fields, validate
 
-ID = validate.Regexp(r"^[0-9a-f]{16}$", error="ids are 16 lowercase hex digits")
+#: the largest version, position or page bound the API accepts (stores use 64-bit integers)
+MAX_INT = 2**31 - 1
 
 
 class StrictSchema(Schema):
@@ -116,7 +117,7 @@ class GameQuerySchema(StrictSchema):
 
 
 class StateQuerySchema(StrictSchema):
-    at = fields.Integer(validate=validate.Range(min=1), metadata={"description": "the version to view"})
+    at = fields.Integer(validate=validate.Range(min=1, max=MAX_INT), metadata={"description": "the version to view"})
 
 
 class StateSchema(Schema):
@@ -149,7 +150,7 @@ class EventSchema(Schema):
 
 
 class EventPageQuerySchema(StrictSchema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT))
     limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
 
 
@@ -161,7 +162,7 @@ class EventPageSchema(Schema):
 
 
 class ReplayQuerySchema(StrictSchema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
 
 

@@ -358,9 +358,9 @@ def choose_conclave_cards(p: Play, seat: int, cards: list[str]) -> None:
     for card in cards:
         if card not in s.tribute_zone:
             raise RuleViolation(f"{card} is not in the Tribute Zone")
-    p.emit(ev.conclave_cards_taken(seat, in_display_order(cards)))
     if s.crowned_card is not None and s.crowned_card in cards:
-        p.emit(ev.dynasty_changed(None, None, "conclave"))
+        p.emit(ev.dynasty_changed(None, None, "conclave"))  # first, so I6 holds at every event
+    p.emit(ev.conclave_cards_taken(seat, in_display_order(cards)))
     resolve_combinations(p, seat)
 
 

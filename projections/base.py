@@ -1,0 +1,71 @@
+"""What a projection is, and the one door through which events reach it.
+
+A projection is a pure fold: ``apply(model, envelope) -> model`` with a ``name`` and an
+``initial()`` model. Models are plain JSON (dicts with string keys, lists, strings,
+numbers, booleans, None), so a model stored and loaded again is equal to the one in
+memory, and a rebuild can be compared with the model that incremental updates gave.
+``apply`` may update ``model`` in place and return it (as ``GameRules.evolve`` may): the
+runner owns the model it passes in.
+
+``envelope`` builds the only input a projection ever gets: the event as a spectator sees
+it (``redact(event, None)``), plus where it sits in the store and the public facts of the
+envelope. The event's ``secret`` never reaches a projection, so a read model cannot leak
+a hand, whichever fields it chooses to keep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from domain.kernel.events import Event, redact
+
+#: a stored game stream is named ``game-<id>`` (see service.services.stream_of)
+STREAM_PREFIX = "game-"
+
+
+class Projection(Protocol):
+    name: str
+
+    def initial(self) -> dict[str, Any]:
+        """The model before any event."""
+
+    def apply(self, model: dict[str, Any], envelope: dict[str, Any]) -> dict[str, Any]:
+        """The model after ``envelope`` (a public envelope, see ``envelope``)."""
+
+
+def envelope(stream: str, version: int, body: Mapping[str, Any], partition: int = 0,
+             position: int = 0) -> dict[str, Any]:
+    """The public envelope of one stored event (``body`` as the store keeps it).
+
+    Keys: ``type``, ``data`` (and ``redacted: true`` when a secret was withheld),
+    ``game_id``, ``version``, ``partition``, ``position``, ``source`` (platform or game),
+    ``actor`` (a seat or None), ``at`` (ISO time of the append), and on the last event of
+    every append ``after``: ``{status, to_move, outcome}`` as they stand after it.
+    """
+    out = redact(Event.from_json(dict(body)), None)
+    out.update(
+        game_id=stream.removeprefix(STREAM_PREFIX),
+        version=version,
+        partition=partition,
+        position=position,
+        source=body.get("source", "game"),
+        actor=body.get("actor"),
+        at=body.get("at") or "",
+    )
+    after = body.get("after")
+    if after is not None:
+        out["after"] = after
+    return out
+
+
+def ranks(winners: list[int], scores: Mapping[str, int], seats: int) -> list[int]:
+    """A rank per seat (1 is best): the winners share rank 1; the others follow by score,
+    equal scores sharing a rank (2, 2, 3 ...). A seat without a score ranks last."""
+    won = set(winners)
+    others = sorted({scores.get(str(s), _NO_SCORE) for s in range(seats) if s not in won}, reverse=True)
+    place = {score: i + (2 if won else 1) for i, score in enumerate(others)}
+    return [1 if s in won else place[scores.get(str(s), _NO_SCORE)] for s in range(seats)]
+
+
+_NO_SCORE = -(2**62)

@@ -1,0 +1,76 @@
+"""The lobby: every game with its type, status, seats, whose move it is and last activity.
+
+Seats come from the platform's own events (``GameCreated``, ``SeatTaken``,
+``GameStarted``), which are never undone. Status, whose move it is and the outcome come
+only from ``after``, the public facts re-stated at the end of every append, so an undone
+move leaves no trace: the ``MovesUndone`` append states them again as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.kernel.table import GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN, WAITING
+
+NAME = "lobby"
+
+
+class Lobby:
+    name = NAME
+
+    def initial(self) -> dict[str, Any]:
+        return {"games": {}}
+
+    def apply(self, model: dict[str, Any], envelope: dict[str, Any]) -> dict[str, Any]:
+        games = model["games"]
+        game_id = envelope["game_id"]
+        platform = envelope["source"] == PLATFORM
+        if platform and envelope["type"] == GAME_CREATED:
+            games[game_id] = _created(game_id, envelope)
+        game = games.get(game_id)
+        if game is None:  # a log that starts mid-game (never in a full log): nothing to show
+            return model
+        data = envelope["data"]
+        if platform and envelope["type"] == SEAT_TAKEN:
+            game["seats"][data["seat"]] = {"seat": data["seat"], "player_id": data["player_id"],
+                                           "name": data["name"]}
+        elif platform and envelope["type"] == GAME_STARTED:
+            names = {s["player_id"]: s["name"] for s in game["seats"] if s["player_id"] is not None}
+            game["seats"] = [{"seat": seat, "player_id": player, "name": names.get(player)}
+                             for seat, player in enumerate(data["players"])]
+        game["version"] = envelope["version"]
+        game["at"] = envelope["at"]
+        after = envelope.get("after")
+        if after is not None:
+            game["status"] = after["status"]
+            game["to_move"] = list(after["to_move"])
+            game["outcome"] = after["outcome"]
+        return model
+
+
+def _created(game_id: str, envelope: dict[str, Any]) -> dict[str, Any]:
+    data = envelope["data"]
+    return {
+        "id": game_id,
+        "type": data["game_type"],
+        "options": dict(data["options"]),
+        "status": WAITING,
+        "seats": [{"seat": s, "player_id": None, "name": None} for s in range(data["seats"])],
+        "to_move": [],
+        "version": envelope["version"],
+        "created_at": envelope["at"],
+        "at": envelope["at"],
+        "outcome": None,
+    }
+
+
+def games(model: dict[str, Any], kind: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+    """The lobby's games of ``kind`` with ``status`` (None: any), latest activity first."""
+    found = [g for g in model["games"].values()
+             if (kind is None or g["type"] == kind) and (status is None or g["status"] == status)]
+    found.sort(key=lambda g: g["id"])
+    found.sort(key=lambda g: g["at"], reverse=True)
+    return found
+
+
+LOBBY = Lobby()
