@@ -17,6 +17,24 @@ class Config:
     #: Redis key prefix (lets several deployments or tests share one Redis)
     redis_prefix: str = "dyn"
     redis_partitions: int = 16
+    #: RQ mode: the Redis that holds the job queue (default: the store's URL) and the queue's name
+    queue_url: str = ""
+    queue_name: str = "projections"
+    #: projection runner: events per log read, events applied between saves, seconds to
+    #: pause after each save (throttles a rebuild), and the TTL of a worker's lock on a projection
+    projection_batch: int = 1000
+    projection_save_every: int = 5000
+    projection_pause: float = 0.0
+    projection_lock_ttl: float = 10.0
+    #: live streams (SSE): seconds between polls of the store, between heartbeats, and before
+    #: the server ends a stream (the client reconnects with Last-Event-ID)
+    stream_poll: float = 0.2
+    stream_heartbeat: float = 15.0
+    stream_max_seconds: float = 300.0
+
+    @property
+    def rq_url(self) -> str:
+        return self.queue_url or self.store_url
 
     @classmethod
     def from_env(cls, **overrides) -> Config:
@@ -27,6 +45,15 @@ class Config:
             "projections": env.get("GAMES_PROJECTIONS", ""),
             "redis_prefix": env.get("GAMES_REDIS_PREFIX", cls.redis_prefix),
             "redis_partitions": int(env.get("GAMES_REDIS_PARTITIONS", cls.redis_partitions)),
+            "queue_url": env.get("GAMES_QUEUE_URL", cls.queue_url),
+            "queue_name": env.get("GAMES_QUEUE", cls.queue_name),
+            "projection_batch": int(env.get("GAMES_PROJECTION_BATCH", cls.projection_batch)),
+            "projection_save_every": int(env.get("GAMES_PROJECTION_SAVE_EVERY", cls.projection_save_every)),
+            "projection_pause": float(env.get("GAMES_PROJECTION_PAUSE", cls.projection_pause)),
+            "projection_lock_ttl": float(env.get("GAMES_PROJECTION_LOCK_TTL", cls.projection_lock_ttl)),
+            "stream_poll": float(env.get("GAMES_STREAM_POLL", cls.stream_poll)),
+            "stream_heartbeat": float(env.get("GAMES_STREAM_HEARTBEAT", cls.stream_heartbeat)),
+            "stream_max_seconds": float(env.get("GAMES_STREAM_MAX_SECONDS", cls.stream_max_seconds)),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:

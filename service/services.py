@@ -21,7 +21,6 @@ from typing import Any
 
 from domain.kernel import Command, Event, GameRules, Rng, RuleViolation, redact
 from domain.kernel.events import EVERYONE
-from domain.kernel.upcasting import current_version
 from domain.kernel.table import (
     PLATFORM,
     UNDONE,
@@ -32,6 +31,7 @@ from domain.kernel.table import (
     seat_taken,
     undone_versions,
 )
+from domain.kernel.upcasting import current_version
 from service.adapters.codec import dumps, loads
 from service.adapters.store import DuplicateRequest, EventStore, Recorded, VersionConflict
 from service.errors import Conflict, Forbidden, NotFound, Unauthorized, Unprocessable

@@ -142,5 +142,5 @@ class EventStore(ABC):
     @abstractmethod
     def delete_projection(self, name: str) -> None: ...
 
-    def close(self) -> None:  # pragma: no cover - trivial
-        pass
+    def close(self) -> None:  # noqa: B027 - optional: stores without connections need nothing
+        """Release connections; the store must not be used afterwards."""

@@ -7,6 +7,8 @@ from openapi.yaml is typed per command.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
+
 from marshmallow import RAISE, Schema, fields, validate
 
 from domain.kernel import Command, GameRules
