@@ -8,6 +8,8 @@ from urllib.parse import urlparse
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
 from service.config import Config
+from service.projections_runner import InlineProjections, ProjectionRunner
+from service.read_models import ReadModels, attach
 from service.services import GameService
 
 
@@ -37,4 +39,18 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
 
         registry = default_registry()
     store = store or open_store(config)
-    return GameService(store, registry, snapshot_every=config.snapshot_every)
+    runner = ProjectionRunner(store, batch_size=config.projection_batch,
+                              save_every=config.projection_save_every, pause=config.projection_pause)
+    if config.projections == "rq":  # workers keep the read models; an append enqueues their jobs
+        from service.worker import RqProjections
+
+        after_append = RqProjections.from_config(config, runner.names)
+        read_models = ReadModels(runner, catch_up_on_read=False, mode="rq")
+    elif config.projections == "inline":  # each append catches the read models up in-process
+        after_append = InlineProjections(runner)
+        read_models = ReadModels(runner, catch_up_on_read=True, mode="inline")
+    else:
+        raise ValueError(f"unknown projections mode {config.projections!r}: use inline or rq")
+    service = GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append)
+    attach(service, read_models)
+    return service

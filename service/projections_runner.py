@@ -187,6 +187,14 @@ class ProjectionRunner:
         """Events in the log that the stored model has not applied yet."""
         return self.status(name)["lag"]
 
+    def lag_after_catch_up(self, name: str) -> int:
+        """The lag behind the checkpoints of this runner's last complete catch-up (cheap:
+        the model is not loaded); the stored lag if there was none."""
+        record = self._cache.get(name)
+        if record is None:
+            return self.lag(name)
+        return sum(max(0, head - record.checkpoints.get(p, 0)) for p, head in self.heads().items())
+
     def status(self, name: str, heads: dict[int, int] | None = None) -> dict[str, Any]:
         """Checkpoint, log head and lag per partition, and the total lag."""
         self.projection(name)

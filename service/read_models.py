@@ -92,22 +92,28 @@ def follow(service: GameService, game_id: str, player: Mapping[str, Any] | None,
            poll: float = 0.2, heartbeat: float = 15.0, max_seconds: float | None = None) -> Iterator[Any]:
     """A game's events after version ``after`` as ``player`` may see them, as they happen.
 
-    Yields each event (``public_event``: redacted for the caller's seat, or for a
-    spectator without a player; everything once the game is over, like
-    ``GameService.events``), a ``Heartbeat`` after ``heartbeat`` seconds without one, and
-    finally ``End`` when the game is finished and every event was sent. It polls the store
-    every ``poll`` seconds, so it sees appends made by any process; it stops after
-    ``max_seconds`` (the client reconnects from the last version it received).
+    Raises ``NotFound`` at once for an unknown game. The iterator yields each event
+    (``public_event``: redacted for the caller's seat, or for a spectator without a
+    player; everything once the game is over, like ``GameService.events``), a
+    ``Heartbeat`` after ``heartbeat`` seconds without one, and finally ``End`` when the
+    game is finished and every event was sent. It polls the store every ``poll`` seconds,
+    so it sees appends made by any process; it stops after ``max_seconds`` (the client
+    reconnects from the last version it received).
     """
+    game = service.load(game_id)
+    return _feed(service, game, player, after, poll, heartbeat, max_seconds)
+
+
+def _feed(service: GameService, game: Any, player: Mapping[str, Any] | None, after: int, poll: float,
+          heartbeat: float, max_seconds: float | None) -> Iterator[Any]:
     from service.services import public_event, stream_of
 
-    game = service.load(game_id)  # NotFound before anything is sent
-    stream = stream_of(game_id)
+    stream = stream_of(game.id)
     started = last_sent = time.monotonic()
     while True:
         records = service.store.read(stream, after)
         if records:
-            game = service.load(game_id)
+            game = service.load(game.id)
             viewer = EVERYONE if game.over else game.viewer_for(player)
             for record in records:
                 yield public_event(record, viewer)

@@ -451,6 +451,12 @@ class GameService:
         commands = [] if game.over else game.rules.legal_commands(game.state, seat)
         return {"version": game.version, "seat": seat, "commands": [c.to_json() for c in commands]}
 
+    def list_games(self, kind: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+        """Games from the lobby projection (see ``service.read_models``), latest activity first."""
+        from service.read_models import read_models_of
+
+        return read_models_of(self).list_games(kind, status)
+
     def events(self, game_id: str, player: Mapping[str, Any] | None, after: int = 0,
                limit: int = 100) -> dict[str, Any]:
         game = self.load(game_id)

@@ -1,0 +1,93 @@
+"""Live updates: ``GET /games/{id}/stream``, the game's events as Server-Sent Events.
+
+Each event is one SSE message: ``id:`` is the event's version and ``data:`` the event as
+the caller may see it (the same JSON as ``GET /games/{id}/events``: redacted for the
+caller's seat, for a spectator without a token, and whole once the game is over). A
+client that reconnects sends the last id it saw as ``Last-Event-ID`` (EventSource does
+this by itself) and the stream resumes after it; ``?after=`` does the same for a first
+connection. A comment line (``: keep-alive``) goes out every ``stream_heartbeat``
+seconds of silence, so proxies keep the connection and a gone client is noticed. When a
+finished game has sent everything, an ``end`` event closes the stream; the server also
+ends a stream after ``stream_max_seconds`` (the client reconnects and loses nothing).
+
+The stream polls the store (every ``stream_poll`` seconds), so it sees moves made through
+any server process, with Redis or SQLite alike.
+
+Serving: each open stream holds its connection for as long as the client listens. Under
+gunicorn's default sync workers every stream would hold a whole worker process, so the
+server runs gunicorn with the **gevent** worker class (``--worker-class gevent
+--worker-connections 1000``; ``python -m service serve`` and the Dockerfile do), where a
+stream is a greenlet that sleeps between polls. See docs/operations.md.
+"""
+
+from __future__ import annotations
+
+import json
+
+from flask import Response, current_app, request
+from flask_smorest import Blueprint
+
+from service.api.auth import current_player
+from service.api.read_model_schemas import StreamQuerySchema
+from service.api.schemas import ProblemSchema
+from service.errors import Unprocessable
+from service.read_models import End, Heartbeat, follow
+
+blp = Blueprint("live", __name__, url_prefix="/games", description="Live updates (Server-Sent Events)")
+
+PROBLEM = "application/problem+json"
+STREAM_DOC = {
+    "200": {
+        "description": "text/event-stream: one message per event (`id:` its version, `data:` the event as "
+                       "in GET /games/{id}/events), `: keep-alive` comments, and a final `event: end` "
+                       "once a finished game has sent everything",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    },
+}
+LAST_EVENT_ID = {"in": "header", "name": "Last-Event-ID", "required": False,
+                 "schema": {"type": "string", "pattern": "^[0-9]{1,10}$"},
+                 "description": "the version of the last event received; the stream resumes after it"}
+
+
+@blp.route("/<game_id:game_id>/stream", methods=["GET"])
+@blp.arguments(StreamQuerySchema, location="query")
+@blp.doc(security=[{"bearerAuth": []}, {}], parameters=[LAST_EVENT_ID], responses=STREAM_DOC)
+@blp.alt_response(401, schema=ProblemSchema, content_type=PROBLEM)
+@blp.alt_response(404, schema=ProblemSchema, content_type=PROBLEM)
+@blp.alt_response(422, schema=ProblemSchema, content_type=PROBLEM)
+def stream_game(query, game_id):
+    """The game's new events as they happen, as the caller's seat sees them (spectator without a token)."""
+    service = current_app.extensions["games"]
+    config = current_app.extensions.get("config")
+    player = current_player()
+    after = _last_event_id() if "Last-Event-ID" in request.headers else query["after"]
+    events = follow(service, game_id, player, after,
+                    poll=getattr(config, "stream_poll", 0.2),
+                    heartbeat=getattr(config, "stream_heartbeat", 15.0),
+                    max_seconds=getattr(config, "stream_max_seconds", 300.0))
+    return Response(_messages(events), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _last_event_id() -> int:
+    raw = request.headers["Last-Event-ID"].strip()
+    if not raw.isdigit() or len(raw) > 10:
+        raise Unprocessable("Last-Event-ID must be the version of an event (a non-negative integer)",
+                            code="invalid_input")
+    return int(raw)
+
+
+def _messages(events):
+    yield "retry: 1000\n\n"  # reconnect after a second when the stream ends
+    for item in events:
+        if isinstance(item, Heartbeat):
+            yield ": keep-alive\n\n"
+        elif isinstance(item, End):
+            yield f"event: end\ndata: {_json({'version': item.version, 'status': 'finished'})}\n\n"
+            return
+        else:
+            yield f"id: {item['version']}\ndata: {_json(item)}\n\n"
+
+
+def _json(value) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

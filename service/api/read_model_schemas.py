@@ -1,0 +1,81 @@
+"""Response schemas of the read models (scoreboards, histories, projection status) and the
+query of the live stream."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from service.api.schemas import MAX_INT, StrictSchema
+
+
+class RatingSchema(Schema):
+    mu = fields.Float(required=True, metadata={"description": "estimated skill"})
+    sigma = fields.Float(required=True, metadata={"description": "uncertainty of the estimate"})
+    ordinal = fields.Float(required=True, metadata={"description": "mu - 3 sigma: the skill the board ranks by"})
+
+
+class StandingSchema(Schema):
+    rank = fields.Integer(required=True)
+    player_id = fields.String(required=True)
+    name = fields.String(required=True)
+    games_played = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+    win_rate = fields.Float(required=True)
+    score = fields.Integer(required=True, metadata={"description": "gold or points won over all games"})
+    rating = fields.Nested(RatingSchema, required=True,
+                           metadata={"description": "openskill Plackett-Luce rating"})
+
+
+class ScoreboardSchema(Schema):
+    type = fields.String(required=True)
+    players = fields.List(fields.Nested(StandingSchema), required=True,
+                          metadata={"description": "best rating ordinal first"})
+
+
+class ResultSchema(Schema):
+    won = fields.Boolean(required=True)
+    score = fields.Integer(required=True, allow_none=True)
+    rank = fields.Integer(required=True, metadata={"description": "1: a winner; then by score"})
+    winners = fields.List(fields.Integer(), required=True, metadata={"description": "the winning seats"})
+
+
+class PlayerGameSchema(Schema):
+    game_id = fields.String(required=True)
+    type = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["waiting", "active", "finished"]))
+    joined_at = fields.String(required=True)
+    last_activity = fields.String(required=True)
+    result = fields.Nested(ResultSchema, required=True, allow_none=True,
+                           metadata={"description": "null until the game is finished"})
+
+
+class PlayerGamesSchema(Schema):
+    player_id = fields.String(required=True)
+    games = fields.List(fields.Nested(PlayerGameSchema), required=True,
+                        metadata={"description": "latest activity first"})
+
+
+class PartitionStatusSchema(Schema):
+    partition = fields.Integer(required=True)
+    checkpoint = fields.Integer(required=True, metadata={"description": "log position of the last event applied"})
+    head = fields.Integer(required=True, metadata={"description": "log position of the newest event"})
+    lag = fields.Integer(required=True)
+
+
+class ProjectionStatusSchema(Schema):
+    name = fields.String(required=True)
+    lag = fields.Integer(required=True, metadata={"description": "events in the log not yet applied"})
+    partitions = fields.List(fields.Nested(PartitionStatusSchema), required=True)
+
+
+class ProjectionsSchema(Schema):
+    mode = fields.String(required=True, validate=validate.OneOf(["inline", "rq"]),
+                         metadata={"description": "inline: updated by the web process; rq: by workers"})
+    projections = fields.List(fields.Nested(ProjectionStatusSchema), required=True)
+
+
+class StreamQuerySchema(StrictSchema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT),
+                           metadata={"description": "send events after this version (the Last-Event-ID "
+                                                    "header, sent by a reconnecting client, wins)"})

@@ -1,0 +1,196 @@
+"""Projections on RQ: the jobs, how appends enqueue them, and the worker that runs them.
+
+After every append the web process asks for one catch-up job per projection
+(``RqProjections.__call__``, the service's ``after_append``). A job carries only the
+projection's name; the worker reads the log from the projection's stored checkpoint, so
+jobs are idempotent and their order does not matter, and the next job repairs a lost one.
+
+At most one catch-up job per projection waits in the queue: enqueueing first sets a
+``pending`` flag (``SET NX``, with a TTL so a job lost before it ran cannot block the
+projection for long) and skips the enqueue if the flag was already set; the job clears
+the flag as it starts, before it reads the log, so an append that lands while a job runs
+enqueues the next one and no event is left waiting for an append that never comes.
+
+One runner per projection at a time: a job holds a Redis lock on its projection while it
+runs, renewed after every save (its TTL, ``projection_lock_ttl``, only matters when a
+worker dies: the lock then frees itself). A job that finds the lock taken waits for it a
+little longer than the TTL, then leaves the work to the holder; the holder checks the lag
+after releasing the lock and asks for another job if events came in meanwhile. Two
+runners that meet anyway (a ``rebuild`` from the command line, say) stay correct: the
+model is saved with a compare-and-set on its checkpoints (see ``service.projections_runner``).
+
+Failed catch-up jobs are retried with backoff (1, 2, 5, 10 then 30 s) and stay in RQ's
+failed job registry when the retries are spent. A rebuild job is not retried: what it
+saved stays, and the next catch-up job goes on from there.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from rq import Queue, Retry, SimpleWorker
+from rq.job import Job
+
+from service.config import Config
+from service.projections_runner import ProjectionRunner
+
+log = logging.getLogger(__name__)
+
+#: retries of a failed catch-up job and the seconds before each
+RETRY = Retry(max=5, interval=[1, 2, 5, 10, 30])
+#: a pending flag outlives a job lost before it ran by at most this long
+PENDING_TTL = 60
+CATCH_UP_TIMEOUT = 600
+REBUILD_TIMEOUT = 6 * 3600
+
+
+def _job_safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", text)
+
+
+class RqProjections:
+    """Enqueues projection jobs on ``queue`` (and is the service's ``after_append``)."""
+
+    def __init__(self, connection: redis.Redis, queue_name: str, prefix: str, names: list[str]):
+        self.connection = connection
+        self.queue = Queue(queue_name, connection=connection)
+        self.prefix = prefix
+        self.names = list(names)
+
+    @classmethod
+    def from_config(cls, config: Config, names: list[str]) -> RqProjections:
+        return cls(redis.Redis.from_url(config.rq_url), config.queue_name, config.redis_prefix, names)
+
+    def pending_key(self, name: str) -> str:
+        return f"{self.prefix}:projections:pending:{name}"
+
+    def lock_key(self, name: str) -> str:
+        return f"{self.prefix}:projections:lock:{name}"
+
+    def __call__(self, stream: str) -> None:
+        try:
+            self.request_all()
+        except redis.RedisError:  # the append is stored; the next one (or a worker's start) enqueues
+            log.exception("could not enqueue projection catch-up jobs after an append to %s", stream)
+
+    def request_all(self, force: bool = False) -> list[Job]:
+        with self.connection.pipeline(transaction=False) as pipe:
+            for name in self.names:
+                pipe.set(self.pending_key(name), "1", nx=not force, ex=PENDING_TTL)
+            flags = pipe.execute()
+        return [self._enqueue_catch_up(name) for name, flagged in zip(self.names, flags, strict=True) if flagged]
+
+    def request(self, name: str, force: bool = False) -> Job | None:
+        if self.connection.set(self.pending_key(name), "1", nx=not force, ex=PENDING_TTL):
+            return self._enqueue_catch_up(name)
+        return None
+
+    def _enqueue_catch_up(self, name: str) -> Job:
+        return self.queue.enqueue(
+            catch_up_job, name,
+            job_id=_job_safe(f"{self.prefix}-catch-up-{name}-{uuid.uuid4().hex[:12]}"),
+            retry=RETRY, job_timeout=CATCH_UP_TIMEOUT, result_ttl=60,
+            description=f"catch up projection {name}",
+        )
+
+    def enqueue_rebuild(self, name: str) -> Job:
+        return self.queue.enqueue(
+            rebuild_job, name,
+            job_id=_job_safe(f"{self.prefix}-rebuild-{name}-{uuid.uuid4().hex[:12]}"),
+            job_timeout=REBUILD_TIMEOUT, result_ttl=3600,
+            description=f"rebuild projection {name}",
+        )
+
+    def failed_jobs(self) -> list[str]:
+        return self.queue.failed_job_registry.get_job_ids()
+
+
+# -- what a worker process holds ---------------------------------------------------------
+@dataclass
+class Runtime:
+    config: Config
+    runner: ProjectionRunner
+    projections: RqProjections
+
+
+_runtime: Runtime | None = None
+
+
+def runtime(config: Config | None = None) -> Runtime:
+    """The worker's store, runner and queue, built once per process from ``config``
+    (the environment when a plain ``rq worker`` runs the jobs)."""
+    global _runtime
+    if _runtime is None or (config is not None and config != _runtime.config):
+        from service.bootstrap import open_store
+
+        config = config or Config.from_env()
+        store = open_store(config)
+        runner = ProjectionRunner(store, batch_size=config.projection_batch,
+                                  save_every=config.projection_save_every, pause=config.projection_pause)
+        _runtime = Runtime(config, runner, RqProjections.from_config(config, runner.names))
+    return _runtime
+
+
+# -- the jobs (they carry a projection name only) -----------------------------------------
+def catch_up_job(name: str) -> int:
+    rt = runtime()
+    rt.projections.connection.delete(rt.projections.pending_key(name))
+    return _locked(rt, name, lambda heartbeat: rt.runner.catch_up(name, heartbeat=heartbeat))
+
+
+def rebuild_job(name: str) -> int:
+    from rq import get_current_job
+
+    rt = runtime()
+    job = get_current_job()
+
+    def progress(done: int, total: int) -> None:
+        if job is not None:
+            job.meta["progress"] = {"done": done, "total": total}
+            job.save_meta()
+
+    return _locked(rt, name, lambda heartbeat: rt.runner.rebuild(name, progress=progress, heartbeat=heartbeat))
+
+
+def _locked(rt: Runtime, name: str, work: Callable[[Callable[[], None]], int]) -> int:
+    ttl = rt.config.projection_lock_ttl
+    lock = rt.projections.connection.lock(rt.projections.lock_key(name), timeout=ttl,
+                                          blocking_timeout=ttl + 1, thread_local=False)
+    if not lock.acquire():
+        log.info("projection %s is busy in another runner; leaving the work to it", name)
+        return 0
+    try:
+        applied = work(lock.reacquire)
+    finally:
+        try:
+            lock.release()
+        except redis.exceptions.LockError:  # expired meanwhile; the compare-and-set kept the model whole
+            log.warning("the lock on projection %s expired before the job released it", name)
+    if rt.runner.lag_after_catch_up(name) > 0:  # appends that came in while the lock was held
+        rt.projections.request(name)
+    return applied
+
+
+def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = True) -> None:
+    """Catch every projection up once (repairing any lost job), then work the queue.
+
+    ``SimpleWorker`` runs jobs in the worker's own process: no fork per job, so it drains
+    several times more jobs per second, and the store connection and the runner's
+    in-memory model stay warm between jobs. The scheduler (a child process) re-enqueues
+    retries when their backoff is over.
+    """
+    rt = runtime(config)
+    rt.projections.request_all(force=True)
+    worker = SimpleWorker([rt.projections.queue], connection=rt.projections.connection)
+    worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
+
+
+def job_progress(job: Job) -> dict[str, Any]:
+    job.refresh()
+    return job.meta.get("progress") or {"done": 0, "total": 0}

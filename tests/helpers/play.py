@@ -1,0 +1,42 @@
+"""Driving games through the service as random players would (for property tests and benches)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from domain.kernel import RuleViolation
+from service.services import GameService
+
+
+def start_game(service: GameService, kind: str, seats: int, options: dict[str, Any] | None = None):
+    players = [service.create_player(f"player-{i}") for i in range(seats)]
+    game = service.create_game(players[0], kind, options or {}, seats)
+    for player in players:
+        service.join_game(game.id, player)
+    return game.id, players
+
+
+def play_randomly(service: GameService, game_id: str, players: list[dict], rng: random.Random,
+                  max_commands: int = 20_000, undo_chance: float = 0.0, until_version: int | None = None,
+                  after_each=None) -> int:
+    """Random legal commands (and, with ``undo_chance``, random undo attempts) until the game
+    ends, ``until_version`` is reached, or ``max_commands``. Returns the commands posted."""
+    posted = 0
+    while posted < max_commands:
+        game = service.load(game_id)
+        if game.over or (until_version is not None and game.version >= until_version):
+            break
+        seat = rng.choice(game.rules.to_move(game.state))
+        if undo_chance and rng.random() < undo_chance:
+            try:
+                service.undo(game_id, players[rng.randrange(len(players))])
+            except RuleViolation:
+                pass
+        else:
+            command = rng.choice(game.rules.legal_commands(game.state, seat))
+            service.submit_command(game_id, players[seat], command)
+        posted += 1
+        if after_each is not None:
+            after_each()
+    return posted
