@@ -11,7 +11,7 @@ from flask_smorest import Api
 
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
-from service.api import commands, meta, routes
+from service.api import commands, live, meta, read_models, routes
 from service.api.errors import register_error_handlers
 from service.bootstrap import build_service
 from service.config import Config
@@ -50,7 +50,9 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
     schemas = commands.command_schemas(games.registry)
     app.extensions["command_schemas"] = schemas
     commands.register_in_spec(api.spec, schemas)
-    for blueprint in (routes.players, routes.game_types, routes.games, meta.blp):
+    app.extensions["config"] = config
+    for blueprint in (routes.players, routes.game_types, routes.games, meta.blp,
+                      live.blp, read_models.scoreboards, read_models.histories, read_models.projections):
         api.register_blueprint(blueprint)
     register_error_handlers(app)
     app.extensions["api"] = api

@@ -24,13 +24,12 @@ from __future__ import annotations
 
 import json
 
-from flask import Response, current_app, request
+from flask import Response, current_app
 from flask_smorest import Blueprint
 
 from service.api.auth import current_player
-from service.api.read_model_schemas import StreamQuerySchema
+from service.api.read_model_schemas import StreamHeadersSchema, StreamQuerySchema
 from service.api.schemas import ProblemSchema
-from service.errors import Unprocessable
 from service.read_models import End, Heartbeat, follow
 
 blp = Blueprint("live", __name__, url_prefix="/games", description="Live updates (Server-Sent Events)")
@@ -44,37 +43,27 @@ STREAM_DOC = {
         "content": {"text/event-stream": {"schema": {"type": "string"}}},
     },
 }
-LAST_EVENT_ID = {"in": "header", "name": "Last-Event-ID", "required": False,
-                 "schema": {"type": "string", "pattern": "^[0-9]{1,10}$"},
-                 "description": "the version of the last event received; the stream resumes after it"}
 
 
 @blp.route("/<game_id:game_id>/stream", methods=["GET"])
 @blp.arguments(StreamQuerySchema, location="query")
-@blp.doc(security=[{"bearerAuth": []}, {}], parameters=[LAST_EVENT_ID], responses=STREAM_DOC)
+@blp.arguments(StreamHeadersSchema, location="headers")
+@blp.doc(security=[{"bearerAuth": []}, {}], responses=STREAM_DOC)
 @blp.alt_response(401, schema=ProblemSchema, content_type=PROBLEM)
 @blp.alt_response(404, schema=ProblemSchema, content_type=PROBLEM)
 @blp.alt_response(422, schema=ProblemSchema, content_type=PROBLEM)
-def stream_game(query, game_id):
+def stream_game(query, headers, game_id):
     """The game's new events as they happen, as the caller's seat sees them (spectator without a token)."""
     service = current_app.extensions["games"]
     config = current_app.extensions.get("config")
     player = current_player()
-    after = _last_event_id() if "Last-Event-ID" in request.headers else query["after"]
+    after = headers.get("last_event_id", query["after"])
     events = follow(service, game_id, player, after,
                     poll=getattr(config, "stream_poll", 0.2),
                     heartbeat=getattr(config, "stream_heartbeat", 15.0),
                     max_seconds=getattr(config, "stream_max_seconds", 300.0))
     return Response(_messages(events), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-
-
-def _last_event_id() -> int:
-    raw = request.headers["Last-Event-ID"].strip()
-    if not raw.isdigit() or len(raw) > 10:
-        raise Unprocessable("Last-Event-ID must be the version of an event (a non-negative integer)",
-                            code="invalid_input")
-    return int(raw)
 
 
 def _messages(events):

@@ -3,7 +3,7 @@ query of the live stream."""
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from marshmallow import EXCLUDE, Schema, fields, validate
 
 from service.api.schemas import MAX_INT, StrictSchema
 
@@ -79,3 +79,12 @@ class StreamQuerySchema(StrictSchema):
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT),
                            metadata={"description": "send events after this version (the Last-Event-ID "
                                                     "header, sent by a reconnecting client, wins)"})
+
+
+class StreamHeadersSchema(Schema):
+    class Meta:
+        unknown = EXCLUDE  # every other header
+
+    last_event_id = fields.Integer(data_key="Last-Event-ID", validate=validate.Range(min=0, max=MAX_INT),
+                                   metadata={"description": "the version of the last event received; "
+                                                            "the stream resumes after it"})
