@@ -128,6 +128,11 @@ class When(Given):
             position += 1
         return self
 
+    def then_history(self, *expected: Expect | Event | str) -> When:
+        """Like ``then``, over the whole history (every command so far, and the given events)."""
+        self._accepted()
+        return When(self.rules, [], self.seat, self.command, self.history, None).then(*expected)
+
     def then_not(self, *unexpected: Expect | Event | str) -> When:
         """None of this command's events matches any of ``unexpected``."""
         self._accepted()

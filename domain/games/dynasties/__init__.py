@@ -26,6 +26,8 @@ from domain.kernel.rules import CommandSpec, Outcome
 class DynastiesRules:
     kind = "dynasties"
     title = "Dynasties"
+    #: Bump when ``DynastiesState`` changes shape: the service keys pickled snapshots on it.
+    rules_version = "1"
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
     options = OPTIONS

@@ -687,7 +687,7 @@ def decide(state: DynastiesState, seat: int, command: Command, rng: Rng) -> list
 
 def legal_commands(s: DynastiesState, seat: int) -> list[Command]:
     """Exactly what ``decide`` accepts from ``seat`` now (I21, I23)."""
-    if s.phase == OVER or not isinstance(seat, int) or not 0 <= seat < s.seats:
+    if s.phase == OVER or isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < s.seats:
         return []
     pending = s.pending
     if pending is not None:

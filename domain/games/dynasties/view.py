@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.games.dynasties.cards import in_display_order
-from domain.games.dynasties.rules import TURNS_PER_ROUND, to_move
+from domain.games.dynasties.rules import to_move
 from domain.games.dynasties.state import OVER, DynastiesState
 
 
@@ -44,7 +44,7 @@ def view(s: DynastiesState, viewer: int | None) -> dict[str, Any]:
         "round": s.round,
         "phase": s.phase,
         "turn": s.turn,
-        "tie_break": s.turn > TURNS_PER_ROUND,
+        "tie_break": s.tie_break,
         "first_player": s.first_player,
         "turn_leader": s.turn_leader,
         "next_placer": s.next_placer if not over else None,

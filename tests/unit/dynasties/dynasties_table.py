@@ -12,10 +12,12 @@ from typing import Any
 
 from domain.games.dynasties import RULES
 from domain.games.dynasties.cards import DECK
+from domain.games.dynasties.events import card_drawn
 from domain.kernel.commands import Command
 from domain.kernel.events import Event
 from domain.kernel.rng import Rng
-from tests.helpers.scenario import Given, When, given
+from domain.kernel.rules import fold
+from tests.helpers.scenario import Given, When, expect, given
 
 
 class StackedRng(Rng):
@@ -52,6 +54,24 @@ def setup_events(*hands: Sequence[str], deck: Sequence[str] = (), seed: int | st
 
 def deal(*hands: Sequence[str], deck: Sequence[str] = (), **options: Any) -> Given:
     return given(RULES, setup_events(*hands, deck=deck, **options))
+
+
+def deal_rest_to(seat: int, *hands: Sequence[str], **options: Any) -> Given:
+    """Like ``deal``, then the whole rest of the deck goes to ``seat`` before round 1: a
+    crafted history (no rule hands out 40 cards) for the edge cases where the deck and the
+    Graveyard are both empty (R14, R46, R54, R55). Round 1 then runs as recorded."""
+    events = setup_events(*hands, **options)
+    start = next(i for i, event in enumerate(events) if event.type == "RoundStarted")
+    state = fold(RULES, events[:start])
+    events[start:start] = [card_drawn(seat, card, "deal") for card in state.deck]
+    return given(RULES, events)
+
+
+def state_at(g: Given, type_: str, **fields: Any) -> Any:
+    """The state right after the last event of ``type_`` (whose data holds ``fields``)."""
+    matcher = expect(type_, **fields)
+    index = max(i for i, event in enumerate(g.history) if matcher.matches(event))
+    return fold(RULES, g.history[: index + 1])
 
 
 def tribute_cmd(card: str) -> Command:
@@ -97,3 +117,31 @@ def place(g: Given, *cards: str) -> When:
 
 def events_of(events: Sequence[Event], type_: str) -> list[Event]:
     return [event for event in events if event.type == type_]
+
+
+# A plain two-seat round 1, used by several tests. Seat 0 leads with the 10; seat 1 leads
+# Turns 2 and 3 and wins 18 to 9; both hands are then empty.
+ROUND_ONE_HANDS = (["spade-10", "coppe-02", "denari-03", "bastoni-04"],
+                   ["spade-09", "coppe-05", "denari-06", "bastoni-07"])
+ROUND_ONE_TRIBUTES = ("spade-10", "spade-09")
+ROUND_ONE_PLACEMENTS = ("coppe-02", "coppe-05", "denari-06", "denari-03", "bastoni-07", "bastoni-04")
+
+
+def play_round_one(deck: Sequence[str] = (), **options: Any) -> When:
+    return place(tributes(deal(*ROUND_ONE_HANDS, deck=deck, **options), *ROUND_ONE_TRIBUTES),
+                 *ROUND_ONE_PLACEMENTS)
+
+
+# Four seats with 6 gold: everyone pays all of it; seats 0-2 tie at 20 with no card left to
+# play (mid_round_enquire = never), so the tie cannot be broken.
+BROKE = (["spade-06", "coppe-13", "denari-05", "spade-02"],
+         ["bastoni-04", "denari-13", "spade-05", "bastoni-02"],
+         ["denari-03", "spade-13", "bastoni-05", "coppe-02"],
+         ["coppe-07", "bastoni-03", "coppe-04", "denari-06"])
+
+
+def broke_at_the_conclusion(**options):
+    g = tributes(deal(*BROKE, starting_gold=6, legacy=10, mid_round_enquire="never", **options),
+                 "spade-06", "bastoni-04", "denari-03", "coppe-07")
+    return place(g, "bastoni-03", "coppe-13", "denari-13", "spade-13", "coppe-04", "denari-05", "spade-05",
+                 "bastoni-05", "denari-06", "spade-02", "bastoni-02", "coppe-02")

@@ -1,0 +1,122 @@
+"""Components, setup and options: R1-R7, rulings §3."""
+
+import json
+
+import pytest
+
+from domain.games.dynasties import RULES
+from domain.games.dynasties.cards import CORONATION, DECK, KING, LINEAGES, is_coronation, is_king, value_of
+from domain.kernel.errors import InvalidOptions
+from domain.kernel.events import Event
+from domain.kernel.rng import Rng
+from domain.kernel.rules import GameRules, fold
+from tests.unit.dynasties.dynasties_table import deal, events_of, setup_events
+
+DEFAULTS = {
+    "seating": "as_joined", "starting_gold": 50, "legacy": 0, "starting_hand": 4, "enquire_threshold": 1,
+    "enquire_refill_to": 4, "enquire_price_card": "keep", "mid_round_enquire": "empty", "shortfall": "forgive",
+    "all_tied_tribute": "redraw", "removed_cards_count_for_lead": False, "combinations_require_activation": False,
+    "coronation_bonus": 10, "dynasty_bonus": 3, "conclave_max_cards": 2, "empty_stakes_ends_round": False,
+    "tie_break_participants": "all", "max_tie_break_turns": None, "unresolved_tie": "carry", "hand_limit": 6,
+    "draw_per_round": 1,
+}
+
+
+def test_r1_the_deck_is_52_unique_cards_from_coppe_01_to_bastoni_13_in_display_order():
+    assert len(DECK) == len(set(DECK)) == 52
+    assert LINEAGES == ("coppe", "denari", "spade", "bastoni")
+    assert DECK[0] == "coppe-01" and DECK[12] == "coppe-13" and DECK[13] == "denari-01" and DECK[-1] == "bastoni-13"
+
+
+def test_r2_the_1_of_each_lineage_is_its_coronation_and_the_13_its_king():
+    assert [card for card in DECK if is_coronation(card)] == ["coppe-01", "denari-01", "spade-01", "bastoni-01"]
+    assert [card for card in DECK if is_king(card)] == ["coppe-13", "denari-13", "spade-13", "bastoni-13"]
+    assert value_of("spade-01") == CORONATION == 1 and value_of("spade-13") == KING == 13
+
+
+@pytest.mark.parametrize("seats", [0, 1, 7, "3", True])
+def test_r3_a_game_needs_2_to_6_seats(seats):
+    with pytest.raises(InvalidOptions) as error:
+        RULES.setup(seats, RULES.check_options({}), Rng(1))
+    assert error.value.option == "players"
+
+
+def test_r3_rules_declare_2_to_6_seats_and_satisfy_the_game_rules_protocol():
+    rules: GameRules = RULES
+    assert (rules.kind, rules.title, rules.min_seats, rules.max_seats) == ("dynasties", "Dynasties", 2, 6)
+    assert [(c.type, c.args) for c in RULES.commands] == [
+        ("SubmitTribute", {"card": "card"}), ("PlaceNoble", {"card": "card"}),
+        ("ChooseConclaveCards", {"cards": "cards"}), ("RetireNobles", {"cards": "cards"})]
+    assert all(c.description for c in RULES.commands)
+
+
+def test_r5_r6_r7_setup_records_gold_and_legacy_then_deals_four_cards_one_at_a_time_clockwise_from_seat_0():
+    events = RULES.setup(3, RULES.check_options({"legacy": 12}), Rng("seed"))
+    started, shuffled = events[0], events[1]
+    assert started.type == "GameStarted" and started.data["seats"] == 3 and started.data["legacy"] == 12
+    assert shuffled.type == "DeckShuffled" and shuffled.secret_to == frozenset() and shuffled.barrier
+    order = shuffled.secret["order"]
+    deals = events_of(events, "CardDrawn")
+    assert [e.data["seat"] for e in deals] == [0, 1, 2] * 4
+    assert [e.secret["card"] for e in deals] == order[:12]
+    assert all(e.secret_to == frozenset({e.data["seat"]}) and e.data["reason"] == "deal" for e in deals)
+    state = fold(RULES, events)
+    assert state.treasury == [50, 50, 50] and state.legacy == 12 and state.stakes == 0
+    assert [len(hand) for hand in state.hands] == [4, 4, 4] and len(state.deck) == 40
+    assert [e.type for e in events[14:]] == ["RoundStarted", "PhaseStarted"]  # R8: nobody Enquires in round 1
+    assert events[14].data == {"round": 1, "anchor": 0}
+    assert RULES.to_move(state) == [0, 1, 2]
+
+
+def test_options_list_every_option_of_section_3_except_players_with_its_default():
+    assert {spec.name: spec.default for spec in RULES.options} == DEFAULTS
+    assert RULES.check_options({}) == DEFAULTS
+    assert all(spec.description for spec in RULES.options)
+    assert json.dumps([spec.to_json() for spec in RULES.options])
+
+
+@pytest.mark.parametrize(("given", "option"), [
+    ({"hand_limit": 3}, "hand_limit"),                                   # below enquire_refill_to (4)
+    ({"enquire_refill_to": 6, "hand_limit": 5}, "hand_limit"),
+    ({"starting_hand": 6, "hand_limit": 5, "enquire_refill_to": 5}, "starting_hand"),
+    ({"players": 3}, "players"),                                         # the platform's, not an option
+    ({"starting_gold": 0}, "starting_gold"),
+    ({"starting_hand": 7}, "starting_hand"),
+    ({"enquire_threshold": 4}, "enquire_threshold"),
+    ({"conclave_max_cards": 5}, "conclave_max_cards"),
+    ({"draw_per_round": 4}, "draw_per_round"),
+    ({"max_tie_break_turns": 0}, "max_tie_break_turns"),
+    ({"mid_round_enquire": "always"}, "mid_round_enquire"),
+    ({"coronation_bonus": True}, "coronation_bonus"),
+    ({"empty_stakes_ends_round": "yes"}, "empty_stakes_ends_round"),
+    ({"seating": "by_age"}, "seating"),
+])
+def test_check_options_refuses_bad_values_and_cross_option_conflicts_by_name(given, option):
+    with pytest.raises(InvalidOptions) as error:
+        RULES.check_options(given)
+    assert error.value.option == option
+
+
+def test_check_options_accepts_a_hand_limit_equal_to_the_refill_and_a_null_tie_break_cap():
+    options = RULES.check_options({"hand_limit": 4, "max_tie_break_turns": None, "starting_hand": 4})
+    assert options["hand_limit"] == 4 and options["max_tie_break_turns"] is None
+
+
+def test_r4_option_seating_is_listed_but_applied_by_the_platform_so_setup_ignores_it():
+    joined = RULES.setup(4, RULES.check_options({}), Rng(9))
+    shuffled = RULES.setup(4, RULES.check_options({"seating": "random"}), Rng(9))
+    assert [e.to_json() for e in joined[1:]] == [e.to_json() for e in shuffled[1:]]
+
+
+def test_options_starting_gold_legacy_and_starting_hand_shape_the_table():
+    state = deal(["coppe-01", "coppe-02", "coppe-03", "coppe-04", "coppe-05", "coppe-06"],
+                 ["denari-01", "denari-02", "denari-03", "denari-04", "denari-05", "denari-06"],
+                 starting_gold=20, legacy=5).state
+    assert state.treasury == [20, 20] and state.legacy == 5
+    assert [len(hand) for hand in state.hands] == [6, 6]
+
+
+def test_the_opening_events_survive_a_json_round_trip_and_fold_to_the_same_state():
+    events = setup_events(["coppe-01", "coppe-02"], ["denari-01", "denari-02"], starting_hand=2)
+    stored = [Event.from_json(json.loads(json.dumps(e.to_json()))) for e in events]
+    assert fold(RULES, stored) == fold(RULES, events)
