@@ -196,3 +196,31 @@ def test_an_old_seat_taken_event_is_upcast_when_read_and_never_rewritten():
     summary = GameService(store, REGISTRY).load(game.id).summary()
     assert summary["seats"][0] == {"seat": 0, "player_id": "0123456789abcdef", "name": "0123456789abcdef"}
     assert store.read(stream_of(game.id), 1, 2)[0].event["data"] == {"seat": 0, "player": "0123456789abcdef"}
+
+
+def test_during_play_looking_back_reveals_nothing_the_seat_could_not_see_then():
+    service = GameService(MemoryStore(), REGISTRY)
+    game_id, players = start_game(service, "dynasties", 3, {"starting_gold": 40})
+    play_randomly(service, game_id, players, random.Random(4), max_commands=20)
+    assert not service.load(game_id).over
+    checked = 0
+    for version in range(1, service.load(game_id).version + 1):
+        view = service.state(game_id, players[1], at=version)["view"]
+        if view is None:  # before the deal: only seats being taken
+            continue
+        assert "revealed" not in view
+        assert sorted(view["hand"]) == sorted(service.load(game_id, at=version).state.hands[1])
+        assert service.state(game_id, None, at=version)["view"]["hand"] is None
+        checked += 1
+    assert checked > 20
+
+
+def test_after_game_over_anyone_steps_through_the_game_with_everything_revealed():
+    service = GameService(MemoryStore(), REGISTRY)
+    game_id, _ = finished_game(service, seats=3, seed=9)
+    middle = service.load(game_id).version // 2
+    hands_then = service.load(game_id, at=middle).state.hands
+    revealed = service.state(game_id, None, at=middle)["view"]["revealed"]
+    assert [sorted(h) for h in revealed["hands"]] == [sorted(h) for h in hands_then]
+    steps = service.replay(game_id, None, after=middle - 1, limit=1)["steps"]
+    assert steps[0]["view"]["revealed"]["hands"] == revealed["hands"]

@@ -69,6 +69,12 @@ def check_options(given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         raise InvalidOptions("hand_limit", f"must be at least enquire_refill_to ({options['enquire_refill_to']})")
     if options["starting_hand"] > options["hand_limit"]:
         raise InvalidOptions("starting_hand", f"must be at most hand_limit ({options['hand_limit']})")
+    if (options["enquire_threshold"] == 0 and options["mid_round_enquire"] == "never"
+            and options["unresolved_tie"] == "split"):
+        # Hands run dry with no way to buy cards, every Family totals 0, and each split hands
+        # the gold back: no one can ever go Broke, so the game would never end.
+        raise InvalidOptions("unresolved_tie", "cannot be 'split' when enquire_threshold is 0 and "
+                             "mid_round_enquire is 'never': hands run dry and the game could never end")
     return options
 
 

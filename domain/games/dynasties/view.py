@@ -3,7 +3,8 @@
 Public: treasuries, Stakes, Legacy, Families, the Tribute Zone, the First Player, hand
 counts, deck and Graveyard counts, the Current Dynasty, who has committed a Tribute, the
 pending decision, this round's Enquire flips and the rewarded combinations. A seat also
-sees its own hand and its own committed Tribute. Once the game is over, everything.
+sees its own hand and its own committed Tribute. Once the game is over, everything, and
+the viewer ``EVERYONE`` (a finished game replayed from any moment) sees everything too.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from domain.games.dynasties.cards import in_display_order
 from domain.games.dynasties.rules import to_move
 from domain.games.dynasties.state import OVER, DynastiesState
+from domain.kernel.events import EVERYONE
 
 
 def _pending(s: DynastiesState) -> dict[str, Any] | None:
@@ -69,9 +71,10 @@ def view(s: DynastiesState, viewer: int | None) -> dict[str, Any]:
         "my_tribute": s.tribute_commit[viewer] if seated else None,  # type: ignore[index]
         "outcome": dict(s.outcome) if over and s.outcome is not None else None,
     }
-    if over:
+    if over or viewer == EVERYONE:  # a finished game, looked at from any moment
         out["revealed"] = {
             "hands": [in_display_order(hand) for hand in s.hands],
+            "tributes": list(s.tribute_commit),
             "deck": list(s.deck),
             "graveyard": list(s.graveyard),
         }

@@ -90,6 +90,8 @@ def test_options_list_every_option_of_section_3_except_players_with_its_default(
     ({"coronation_bonus": True}, "coronation_bonus"),
     ({"empty_stakes_ends_round": "yes"}, "empty_stakes_ends_round"),
     ({"seating": "by_age"}, "seating"),
+    # hands would run dry and every split hands the gold back: a game that never ends
+    ({"enquire_threshold": 0, "mid_round_enquire": "never", "unresolved_tie": "split"}, "unresolved_tie"),
 ])
 def test_check_options_refuses_bad_values_and_cross_option_conflicts_by_name(given, option):
     with pytest.raises(InvalidOptions) as error:
