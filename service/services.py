@@ -170,7 +170,8 @@ class GameService:
         except VersionConflict:  # the same idempotent request made it first: answer with that game
             return self.load(game_id)
 
-    def join_game(self, game_id: str, player: Mapping[str, Any], seat: int | None = None) -> tuple[Game, int]:
+    def join_game(self, game_id: str, player: Mapping[str, Any], wanted: int | None = None) -> tuple[Game, int]:
+        """Seat ``player`` at ``wanted`` (or the first open seat); the last seat starts the game."""
         for _ in range(CONFLICT_RETRIES):
             game = self.load(game_id)
             table = game.table
@@ -179,11 +180,10 @@ class GameService:
             if table.started:
                 raise Conflict("the game has already started; no seat is open", code="game_started")
             open_seats = table.open_seats()
-            if seat is None:
-                seat = open_seats[0]
-            elif not 0 <= seat < table.seats:
+            seat = open_seats[0] if wanted is None else wanted
+            if not 0 <= seat < table.seats:
                 raise Unprocessable(f"seat must be between 0 and {table.seats - 1}", code="invalid_seat")
-            elif seat not in open_seats:
+            if seat not in open_seats:
                 raise Conflict(f"seat {seat} is taken; open seats: {open_seats}", code="seat_taken")
             events = [Pending(seat_taken(seat, player["id"], player["name"]))]
             if len(open_seats) == 1:

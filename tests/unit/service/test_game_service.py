@@ -48,13 +48,13 @@ def test_the_game_starts_when_the_last_seat_is_taken(service):
 def test_a_seat_cannot_be_taken_twice_nor_by_the_same_player(service):
     a, b, c = (service.create_player(n) for n in "abc")
     game = service.create_game(a, "highcard", {}, 3)
-    service.join_game(game.id, a, seat=1)
+    service.join_game(game.id, a, wanted=1)
     with pytest.raises(Conflict, match="seat 1 is taken"):
-        service.join_game(game.id, b, seat=1)
+        service.join_game(game.id, b, wanted=1)
     with pytest.raises(Conflict, match="already have a seat"):
         service.join_game(game.id, a)
     with pytest.raises(Unprocessable, match="seat must be between 0 and 2"):
-        service.join_game(game.id, c, seat=7)
+        service.join_game(game.id, c, wanted=7)
 
 
 def test_an_unknown_option_or_seat_count_is_refused_by_name(service):
@@ -188,3 +188,32 @@ def test_time_travel_gives_each_version_as_a_fresh_fold_of_the_first_n_events(se
 def test_an_unknown_game_is_not_found(service):
     with pytest.raises(NotFound):
         service.load("0123456789abcdef")
+
+
+def test_concurrent_joins_without_a_seat_choice_each_get_a_different_open_seat():
+    store = RacingStore()
+    first, second = GameService(store, REGISTRY), GameService(store, REGISTRY)
+    a, b, c = (first.create_player(n) for n in "abc")
+    game = first.create_game(a, "highcard", {}, 3)
+    second.load(game.id)
+    store.race = lambda: first.join_game(game.id, a)  # takes seat 0 while b is joining
+    _, seat = second.join_game(game.id, b)
+    assert seat == 1
+    _, last = second.join_game(game.id, c)
+    assert last == 2 and second.load(game.id).table.started
+
+
+def test_random_seating_shuffles_who_sits_where_when_the_game_starts():
+    from domain.games.dynasties import RULES as DYNASTIES
+
+    service = GameService(MemoryStore(), {"dynasties": DYNASTIES})
+    orders = set()
+    for _ in range(12):
+        players = [service.create_player(f"p{i}") for i in range(4)]
+        game = service.create_game(players[0], "dynasties", {"seating": "random"}, 4)
+        for player in players:
+            service.join_game(game.id, player)
+        seated = service.load(game.id).table.players
+        assert sorted(seated.values()) == sorted(p["id"] for p in players)
+        orders.add(tuple(next(i for i, p in enumerate(players) if p["id"] == seated[s]) for s in range(4)))
+    assert len(orders) > 1, "random seating never changed the join order"
