@@ -25,6 +25,7 @@ from domain.kernel.table import (
     PLATFORM,
     UNDONE,
     Table,
+    export_consented,
     game_created,
     game_started,
     moves_undone,
@@ -495,11 +496,34 @@ class GameService:
                 "next_after": last if last is not None and last < current.version else None}
 
     # -- portable logs ---------------------------------------------------------------
+    def consent_to_export(self, game_id: str, player: Mapping[str, Any]) -> dict[str, Any]:
+        """The caller's seat agrees to export the game before it is over (every seat must)."""
+        for _ in range(CONFLICT_RETRIES):
+            game = self.load(game_id)
+            seat = self._seat(game, player)
+            if seat in game.table.export_consent or game.over:
+                return self._consent(game)
+            try:
+                return self._consent(self._append(game, [Pending(export_consented(seat), seat)]))
+            except VersionConflict:
+                continue
+        raise Conflict("the game is too busy; try again", code="busy")
+
+    @staticmethod
+    def _consent(game: Game) -> dict[str, Any]:
+        return {"version": game.version, "consented": sorted(game.table.export_consent),
+                "may_export": game.table.may_export()}
+
     def export(self, game_id: str) -> str:
-        """A finished game as JSON Lines: a header, then every stored event in order."""
+        """A game as JSON Lines: a header, then every stored event in order, secrets included.
+
+        Only a finished game, or one whose every seat consented, may be exported.
+        """
         game = self.load(game_id)
-        if not game.over:
-            raise Conflict("only a finished game can be exported", code="game_not_finished")
+        if not game.table.may_export():
+            missing = sorted(set(range(game.table.seats)) - game.table.export_consent)
+            raise Conflict(f"a game is exported once it is over, or when every seat consents; "
+                           f"seats {missing} have not consented", code="export_not_allowed")
         records = self.store.read(stream_of(game_id), 0, game.version)
         header = {
             "format": LOG_FORMAT, "format_version": 1, "game_type": game.table.game_type,
@@ -537,8 +561,9 @@ class GameService:
             game = self._fold(game_id, records)
         except Exception as exc:  # a tampered log may break the fold in any way
             raise Unprocessable(f"the events do not fold into a game: {exc!r}", code="invalid_log") from None
-        if not game.over:
-            raise Unprocessable("the log does not end with a finished game", code="invalid_log")
+        if not game.table.may_export():
+            raise Unprocessable("the log is of a game that was neither finished nor consented to export",
+                                code="invalid_log")
         if _digest(game, envelopes) != header.get("digest"):
             raise Unprocessable("the events or the final state they fold to differ from the header's digest: "
                                 "the log was altered", code="invalid_log")
@@ -562,6 +587,7 @@ def _copy_table(table: Table) -> Table:
     copy = Table(**{**table.__dict__})
     copy.players = dict(table.players)
     copy.names = dict(table.names)
+    copy.export_consent = set(table.export_consent)
     return copy
 
 

@@ -20,6 +20,7 @@ GAME_CREATED = "GameCreated"
 SEAT_TAKEN = "SeatTaken"
 GAME_STARTED = "GameStarted"
 UNDONE = "MovesUndone"
+EXPORT_CONSENTED = "ExportConsented"
 
 WAITING = "waiting"  # seats still open
 ACTIVE = "active"
@@ -50,6 +51,11 @@ def game_started(players: list[str]) -> Event:
     return Event(GAME_STARTED, {"players": players}, barrier=True)
 
 
+def export_consented(seat: int) -> Event:
+    """``seat`` agrees that the whole game, hidden cards included, may be exported now."""
+    return Event(EXPORT_CONSENTED, {"seat": seat})
+
+
 def moves_undone(seat: int, first: int, last: int) -> Event:
     return Event(UNDONE, {"seat": seat, "first_version": first, "last_version": last})
 
@@ -66,6 +72,7 @@ class Table:
     names: dict[str, str] = field(default_factory=dict)
     started: bool = False
     finished: bool = False
+    export_consent: set[int] = field(default_factory=set)
 
     @property
     def status(self) -> str:
@@ -78,6 +85,10 @@ class Table:
             if pid == player_id:
                 return seat
         return None
+
+    def may_export(self) -> bool:
+        """A finished game, or one whose every seat consented, may leave the server whole."""
+        return self.finished or (self.started and len(self.export_consent) == self.seats)
 
     def open_seats(self) -> list[int]:
         return [s for s in range(self.seats) if s not in self.players]
@@ -95,6 +106,8 @@ class Table:
         elif event.type == GAME_STARTED:
             self.players = dict(enumerate(event.data["players"]))
             self.started = True
+        elif event.type == EXPORT_CONSENTED:
+            self.export_consent.add(event.data["seat"])
 
 
 def undone_versions(events: Iterable[tuple[int, dict[str, Any]]]) -> set[int]:

@@ -163,8 +163,17 @@ def get_replay(query, game_id):
                               "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}})
 @_errors(404, 409)
 def export_game(game_id):
-    """A finished game as JSON Lines, to replay or import elsewhere."""
+    """The game as JSON Lines (after Game Over, or once every seat consented), to import elsewhere."""
     return Response(service().export(game_id), mimetype="application/x-ndjson")
+
+
+@games.route("/<game_id:game_id>/export-consent", methods=["POST"])
+@games.response(201, s.ExportConsentSchema)
+@games.doc(security=BEARER)
+@_errors(401, 403, 404, 409)
+def consent_to_export(game_id):
+    """Agree that this unfinished game may be exported whole; export opens once every seat agrees."""
+    return service().consent_to_export(game_id, current_player(required=True))
 
 
 @games.route("/import", methods=["POST"])

@@ -177,6 +177,12 @@ class ReplaySchema(Schema):
     next_after = fields.Integer(required=True, allow_none=True)
 
 
+class ExportConsentSchema(Schema):
+    version = fields.Integer(required=True)
+    consented = fields.List(fields.Integer(), required=True, metadata={"description": "seats that agreed"})
+    may_export = fields.Boolean(required=True)
+
+
 class CommandResultSchema(Schema):
     version = fields.Integer(required=True)
     events = fields.List(fields.Nested(EventSchema), required=True)
