@@ -60,7 +60,7 @@ class Scoreboard:
         placed = ranks(outcome["winners"], outcome["scores"], len(players))
         rows = [[player, outcome["scores"].get(str(seat), 0), placed[seat]] for seat, player in enumerate(players)]
         standings = board["players"]
-        for seat, (player, score, rank) in enumerate(rows):
+        for seat, (player, score, _) in enumerate(rows):
             mine = standings.setdefault(player, _newcomer(game["names"].get(player, "")))
             mine["name"] = game["names"].get(player, mine["name"])
             mine["games_played"] += 1

@@ -126,6 +126,10 @@ def _feed(service: GameService, game: Any, player: Mapping[str, Any] | None, aft
         if now - last_sent >= heartbeat:
             yield Heartbeat()
             last_sent = now
-        if max_seconds is not None and now - started >= max_seconds:
-            return
-        time.sleep(poll)
+        wait = poll
+        if max_seconds is not None:
+            left = started + max_seconds - now
+            if left <= 0:
+                return
+            wait = min(poll, left)
+        time.sleep(wait)

@@ -14,8 +14,9 @@ enqueues the next one and no event is left waiting for an append that never come
 One runner per projection at a time: a job holds a Redis lock on its projection while it
 runs, renewed after every save (its TTL, ``projection_lock_ttl``, only matters when a
 worker dies: the lock then frees itself). A job that finds the lock taken waits for it a
-little longer than the TTL, then leaves the work to the holder; the holder checks the lag
-after releasing the lock and asks for another job if events came in meanwhile. Two
+little longer than the TTL, then leaves the work to the holder (a rebuild fails instead,
+visibly); the holder checks the lag after releasing the lock and asks for another job if
+events came in meanwhile. Two
 runners that meet anyway (a ``rebuild`` from the command line, say) stay correct: the
 model is saved with a compare-and-set on its checkpoints (see ``service.projections_runner``).
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -141,7 +143,8 @@ def runtime(config: Config | None = None) -> Runtime:
 def catch_up_job(name: str) -> int:
     rt = runtime()
     rt.projections.connection.delete(rt.projections.pending_key(name))
-    return _locked(rt, name, lambda heartbeat: rt.runner.catch_up(name, heartbeat=heartbeat))
+    return locked(rt.projections, rt.runner, name, rt.config.projection_lock_ttl,
+                  lambda heartbeat: rt.runner.catch_up(name, heartbeat=heartbeat))
 
 
 def rebuild_job(name: str) -> int:
@@ -155,25 +158,45 @@ def rebuild_job(name: str) -> int:
             job.meta["progress"] = {"done": done, "total": total}
             job.save_meta()
 
-    return _locked(rt, name, lambda heartbeat: rt.runner.rebuild(name, progress=progress, heartbeat=heartbeat))
+    return locked(rt.projections, rt.runner, name, rt.config.projection_lock_ttl,
+                  lambda heartbeat: rt.runner.rebuild(name, progress=progress, heartbeat=heartbeat), required=True)
 
 
-def _locked(rt: Runtime, name: str, work: Callable[[Callable[[], None]], int]) -> int:
-    ttl = rt.config.projection_lock_ttl
-    lock = rt.projections.connection.lock(rt.projections.lock_key(name), timeout=ttl,
-                                          blocking_timeout=ttl + 1, thread_local=False)
+class ProjectionBusy(Exception):
+    """Another runner kept the projection's lock for longer than its TTL."""
+
+
+def locked(projections: RqProjections, runner: ProjectionRunner, name: str, ttl: float,
+           work: Callable[[Callable[[], None]], int], *, required: bool = False) -> int:
+    """Run ``work(heartbeat)`` holding the projection's lock (``heartbeat`` renews it), then
+    ask for another catch-up if events came in meanwhile.
+
+    If another runner keeps the lock, a catch-up leaves the work to it (returns 0); with
+    ``required`` (a rebuild, which must happen) ``ProjectionBusy`` is raised instead."""
+    lock = projections.connection.lock(projections.lock_key(name), timeout=ttl, blocking_timeout=ttl + 1,
+                                       thread_local=False)
     if not lock.acquire():
+        if required:
+            raise ProjectionBusy(f"projection {name} is busy in another runner; try again later")
         log.info("projection %s is busy in another runner; leaving the work to it", name)
         return 0
+    renewed = time.monotonic()
+
+    def heartbeat() -> None:  # renew the lock's TTL, at most a few times per TTL
+        nonlocal renewed
+        if time.monotonic() - renewed > ttl / 4:
+            lock.reacquire()
+            renewed = time.monotonic()
+
     try:
-        applied = work(lock.reacquire)
+        applied = work(heartbeat)
     finally:
         try:
             lock.release()
         except redis.exceptions.LockError:  # expired meanwhile; the compare-and-set kept the model whole
             log.warning("the lock on projection %s expired before the job released it", name)
-    if rt.runner.lag_after_catch_up(name) > 0:  # appends that came in while the lock was held
-        rt.projections.request(name)
+    if runner.lag_after_catch_up(name) > 0:  # appends that came in while the lock was held
+        projections.request(name)
     return applied
 
 
@@ -185,9 +208,13 @@ def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = Tr
     in-memory model stay warm between jobs. The scheduler (a child process) re-enqueues
     retries when their backoff is over.
     """
+    if not config.rq_url.startswith(("redis://", "rediss://", "unix://")):
+        raise SystemExit(f"the worker needs Redis for its queue: --store redis://HOST:PORT/DB (or GAMES_QUEUE_URL); "
+                         f"got {config.rq_url!r}. With SQLite the projections run in the web process.")
     rt = runtime(config)
     rt.projections.request_all(force=True)
-    worker = SimpleWorker([rt.projections.queue], connection=rt.projections.connection)
+    worker = SimpleWorker([rt.projections.queue], connection=rt.projections.connection,
+                          name=_job_safe(f"{config.queue_name}-{uuid.uuid4().hex[:8]}"))
     worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
 
 

@@ -35,12 +35,25 @@ from service.read_models import End, Heartbeat, follow
 blp = Blueprint("live", __name__, url_prefix="/games", description="Live updates (Server-Sent Events)")
 
 PROBLEM = "application/problem+json"
+#: one server-sent event, as an EventSource hands it over (OpenAPI 3.0: the schema of each event)
+SSE_EVENT = {
+    "type": "object",
+    "required": ["data"],
+    "properties": {
+        "id": {"type": "string", "pattern": "^[0-9]+$", "description": "the event's version (absent on `end`)"},
+        "event": {"type": "string", "enum": ["message", "end"],
+                  "description": "`message`: a game event; `end`: a finished game has nothing more to send"},
+        "data": {"type": "string",
+                 "description": "JSON: for `message` an event exactly as in GET /games/{id}/events (the Event "
+                                "schema); for `end` `{version, status}`"},
+        "retry": {"type": "integer", "description": "milliseconds to wait before reconnecting"},
+    },
+}
 STREAM_DOC = {
     "200": {
-        "description": "text/event-stream: one message per event (`id:` its version, `data:` the event as "
-                       "in GET /games/{id}/events), `: keep-alive` comments, and a final `event: end` "
-                       "once a finished game has sent everything",
-        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        "description": "Server-Sent Events: one `message` per game event, `: keep-alive` comments while nothing "
+                       "happens, and a final `end` once a finished game has sent everything",
+        "content": {"text/event-stream": {"schema": SSE_EVENT}},
     },
 }
 
@@ -55,13 +68,10 @@ STREAM_DOC = {
 def stream_game(query, headers, game_id):
     """The game's new events as they happen, as the caller's seat sees them (spectator without a token)."""
     service = current_app.extensions["games"]
-    config = current_app.extensions.get("config")
-    player = current_player()
+    config = current_app.extensions["config"]
     after = headers.get("last_event_id", query["after"])
-    events = follow(service, game_id, player, after,
-                    poll=getattr(config, "stream_poll", 0.2),
-                    heartbeat=getattr(config, "stream_heartbeat", 15.0),
-                    max_seconds=getattr(config, "stream_max_seconds", 300.0))
+    events = follow(service, game_id, current_player(), after, poll=config.stream_poll,
+                    heartbeat=config.stream_heartbeat, max_seconds=config.stream_max_seconds)
     return Response(_messages(events), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 

@@ -45,7 +45,9 @@ def serve(app: Flask):
 
 @pytest.fixture
 def live_server(tmp_path):
-    app = create_app(Config(store_url=f"sqlite:///{tmp_path}/events.db", projections="inline"))
+    # streams end quickly here so a fuzzer that finds a real game id is not held open for minutes
+    app = create_app(Config(store_url=f"sqlite:///{tmp_path}/events.db", projections="inline",
+                            stream_max_seconds=0.1))
     server = serve(app)
     yield LiveServer(f"http://127.0.0.1:{server.server_port}", app)
     server.shutdown()

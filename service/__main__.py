@@ -1,0 +1,185 @@
+"""The command line: ``python -m service serve | worker | rebuild | lag``.
+
+serve    the HTTP API. Under gunicorn with the gevent worker class when both are installed
+         (a live stream then costs a greenlet, not a worker), else werkzeug's threaded server.
+worker   an RQ worker that keeps the projections current (Redis deployments).
+rebuild  drop read models and build them again from the start of the log, with a progress bar.
+lag      each projection's checkpoint, log head and lag.
+
+Every command takes ``--store URL`` (else ``GAMES_STORE``, else ``sqlite:///./data/events.db``);
+the other settings come from the environment (see ``service.config``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+
+from service.config import Config
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m service", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the HTTP API")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
+    serve.add_argument("--connections", type=int, default=1000,
+                       help="open connections (live streams included) per gevent worker (default 1000)")
+    _store_argument(serve)
+
+    worker = commands.add_parser("worker", help="run an RQ worker for the projections")
+    _store_argument(worker)
+    worker.add_argument("--queue", help="queue name (else GAMES_QUEUE, else 'projections')")
+    worker.add_argument("--burst", action="store_true", help="stop once the queue is empty")
+    worker.add_argument("--no-scheduler", action="store_true",
+                        help="do not run RQ's scheduler (it re-enqueues retries after their backoff)")
+
+    rebuild = commands.add_parser("rebuild", help="drop read models and rebuild them from the log")
+    rebuild.add_argument("projection", nargs="?", help="one projection (default: every one)")
+    _store_argument(rebuild)
+    rebuild.add_argument("--queue", help="queue name, with --via-worker")
+    rebuild.add_argument("--via-worker", action="store_true",
+                         help="enqueue rebuild jobs for the RQ workers and follow their progress")
+
+    lag = commands.add_parser("lag", help="show each projection's checkpoint and lag")
+    _store_argument(lag)
+
+    args = parser.parse_args(argv)
+    config = Config.from_env(store_url=args.store, queue_name=getattr(args, "queue", None))
+    return {"serve": _serve, "worker": _worker, "rebuild": _rebuild, "lag": _lag}[args.command](config, args)
+
+
+def _store_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", help="sqlite:///PATH, redis://HOST:PORT/DB or memory:// (else GAMES_STORE)")
+
+
+# -- serve -------------------------------------------------------------------------------
+def _serve(config: Config, args: argparse.Namespace) -> int:
+    if importlib.util.find_spec("gunicorn") and importlib.util.find_spec("gevent"):
+        _gunicorn(config, args)
+    else:  # pragma: no cover - both are dependencies; this is the bare-bones fallback
+        from werkzeug.serving import run_simple
+
+        from service.app import create_app
+
+        print("gunicorn or gevent missing: serving with werkzeug's threaded server", file=sys.stderr)
+        run_simple(args.host, args.port, create_app(config), threaded=True)
+    return 0
+
+
+def _gunicorn(config: Config, args: argparse.Namespace) -> None:
+    from gunicorn.app.base import BaseApplication
+
+    class Server(BaseApplication):
+        """gunicorn with the gevent worker class; each worker builds the app after gevent
+        has patched the standard library (the app is not preloaded)."""
+
+        def load_config(self):
+            settings = {
+                "bind": f"{args.host}:{args.port}",
+                "workers": args.workers,
+                "worker_class": "gevent",
+                "worker_connections": args.connections,
+                "timeout": 60,
+                "graceful_timeout": 10,
+                "accesslog": "-",
+            }
+            for key, value in settings.items():
+                self.cfg.set(key, value)
+
+        def load(self):
+            from service.app import create_app
+
+            return create_app(config)
+
+    Server().run()
+
+
+# -- worker ------------------------------------------------------------------------------
+def _worker(config: Config, args: argparse.Namespace) -> int:
+    from service.worker import run_worker
+
+    run_worker(config, burst=args.burst, with_scheduler=not args.no_scheduler)
+    return 0
+
+
+# -- rebuild -----------------------------------------------------------------------------
+def _rebuild(config: Config, args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from service.bootstrap import open_store
+    from service.projections_runner import ProjectionRunner
+
+    runner = ProjectionRunner(open_store(config), batch_size=config.projection_batch,
+                              save_every=config.projection_save_every, pause=config.projection_pause)
+    names = [args.projection] if args.projection else runner.names
+    unknown = [n for n in names if n not in runner.names]
+    if unknown:
+        print(f"no projection named {unknown[0]!r}; projections: {', '.join(runner.names)}", file=sys.stderr)
+        return 2
+    if args.via_worker:
+        return _rebuild_via_worker(config, names)
+    for name in names:
+        with tqdm(desc=f"rebuild {name}", unit="event", unit_scale=True, dynamic_ncols=True) as bar:
+            def progress(done: int, total: int, bar=bar) -> None:
+                bar.total = total
+                bar.update(done - bar.n)
+
+            started = time.perf_counter()
+            if config.projections == "rq":  # take the workers' lock, so they wait instead of racing
+                from service.worker import RqProjections, locked
+
+                queue = RqProjections.from_config(config, runner.names)
+                applied = locked(queue, runner, name, config.projection_lock_ttl,
+                                 lambda beat, name=name: runner.rebuild(name, progress, beat), required=True)
+            else:
+                applied = runner.rebuild(name, progress)
+        took = time.perf_counter() - started
+        print(f"{name}: {applied} events in {took:.2f} s ({applied / took if took else 0:,.0f} events/s)")
+    return 0
+
+
+def _rebuild_via_worker(config: Config, names: list[str]) -> int:
+    from tqdm import tqdm
+
+    from service.worker import RqProjections, job_progress
+
+    queue = RqProjections.from_config(config, names)
+    for name in names:
+        job = queue.enqueue_rebuild(name)
+        with tqdm(desc=f"rebuild {name} (job {job.id})", unit="event", unit_scale=True) as bar:
+            while True:
+                done = job_progress(job)
+                bar.total = done["total"] or None
+                bar.update(done["done"] - bar.n)
+                status = job.get_status()
+                if status in ("finished", "failed", "stopped", "canceled"):
+                    break
+                time.sleep(0.5)
+        if status != "finished":
+            print(f"{name}: the rebuild job ended {status}; see RQ's failed job registry", file=sys.stderr)
+            return 1
+        print(f"{name}: rebuilt ({job.return_value()} events)")
+    return 0
+
+
+# -- lag ---------------------------------------------------------------------------------
+def _lag(config: Config, args: argparse.Namespace) -> int:
+    from service.bootstrap import open_store
+    from service.projections_runner import ProjectionRunner
+
+    runner = ProjectionRunner(open_store(config))
+    for status in runner.status_all():
+        behind = ", ".join(f"p{r['partition']}: {r['checkpoint']}/{r['head']}" for r in status["partitions"]
+                           if r["head"] or r["checkpoint"])
+        print(f"{status['name']:<12} lag {status['lag']:>8}   {behind}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""The read-model endpoints: GET /games (the lobby), /scoreboards/{type},
+/players/{id}/games and /projections, in-process with the Flask test client."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from domain.games.dynasties import RULES as DYNASTIES
+from service.adapters.memory_store import MemoryStore
+from service.app import create_app
+from service.config import Config
+from service.projections_runner import ProjectionRunner
+from service.read_models import ReadModels, attach, read_models_of
+from service.services import GameService
+from tests.games.highcard import RULES as HIGHCARD
+from tests.unit.projections.playing import play_games
+
+pytestmark = pytest.mark.api
+REGISTRY = {"dynasties": DYNASTIES, "highcard": HIGHCARD}
+
+
+@pytest.fixture
+def app():
+    return create_app(Config(store_url="memory://", projections="inline"), registry=REGISTRY)
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def played(app):
+    service = app.extensions["games"]
+    finished = play_games(service, "dynasties", 3, seed=31, players=4)
+    running = play_games(service, "highcard", 0, seed=32, unfinished=2)
+    time.sleep(0.01)  # times are in milliseconds: let the newest game be strictly the latest
+    waiting = service.create_game(service.create_player("host"), "highcard", {}, 3).id
+    return service, finished, running, waiting
+
+
+def problem(response, status, code):
+    assert response.status_code == status, response.get_json()
+    assert response.content_type == "application/problem+json"
+    assert response.get_json()["code"] == code
+
+
+def test_games_come_from_the_lobby_projection_not_from_the_streams():
+    store = MemoryStore()
+    service = GameService(store, REGISTRY)  # no after_append: nothing keeps the lobby current
+    runner = ProjectionRunner(store)
+    attach(service, ReadModels(runner, catch_up_on_read=False, mode="rq"))
+    client = create_app(Config(store_url="memory://"), service=service).test_client()
+    play_games(service, "highcard", 2, seed=1)
+    assert client.get("/games").get_json() == {"games": []}
+    runner.catch_up("lobby")
+    assert len(client.get("/games").get_json()["games"]) == 2
+
+
+def test_the_lobby_lists_games_by_type_and_status_latest_activity_first(client, played):
+    _, finished, running, waiting = played
+    listed = client.get("/games").get_json()["games"]
+    assert {g["id"] for g in listed} == {*finished, *running, waiting}
+    assert listed[0]["id"] == waiting  # the latest activity
+    assert [g["id"] for g in client.get("/games?status=waiting").get_json()["games"]] == [waiting]
+    assert {g["id"] for g in client.get("/games?type=dynasties&status=finished").get_json()["games"]} == set(finished)
+    assert {g["id"] for g in client.get("/games?type=highcard&status=active").get_json()["games"]} == set(running)
+    problem(client.get("/games?status=paused"), 422, "invalid_input")
+
+
+def test_the_scoreboard_ranks_players_by_rating(client, played):
+    service, finished, _, _ = played
+    board = client.get("/scoreboards/dynasties").get_json()
+    assert board["type"] == "dynasties"
+    rows = board["players"]
+    assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
+    assert [r["rating"]["ordinal"] for r in rows] == sorted((r["rating"]["ordinal"] for r in rows), reverse=True)
+    seats = sum(len(service.load(g).summary()["seats"]) for g in finished)
+    assert sum(r["games_played"] for r in rows) == seats
+    for row in rows:
+        assert row["win_rate"] == pytest.approx(row["wins"] / row["games_played"])
+        assert set(row) == {"rank", "player_id", "name", "games_played", "wins", "win_rate", "score", "rating"}
+
+
+def test_a_known_type_without_finished_games_has_an_empty_board_and_an_unknown_type_is_not_found(client, played):
+    assert client.get("/scoreboards/highcard").get_json() == {"type": "highcard", "players": []}
+    problem(client.get("/scoreboards/chess"), 404, "not_found")
+
+
+def test_a_players_games_show_seat_status_and_result(client, played):
+    service, finished, _, _ = played
+    summary = service.load(finished[0]).summary()
+    seat = summary["seats"][0]
+    games = client.get(f"/players/{seat['player_id']}/games").get_json()
+    assert games["player_id"] == seat["player_id"]
+    (entry,) = [g for g in games["games"] if g["game_id"] == finished[0]]
+    assert entry["seat"] == 0 and entry["status"] == "finished" and entry["type"] == "dynasties"
+    assert entry["result"]["won"] == (0 in summary["outcome"]["winners"])
+    activity = [g["last_activity"] for g in games["games"]]
+    assert activity == sorted(activity, reverse=True)
+    problem(client.get("/players/0123456789abcdef/games"), 404, "not_found")
+
+
+def test_a_new_player_has_no_games(client):
+    created = client.post("/players", json={"name": "new"}).get_json()
+    assert client.get(f"/players/{created['id']}/games").get_json() == {"player_id": created["id"], "games": []}
+
+
+def test_projections_show_their_checkpoints_and_no_lag_in_inline_mode(client, played):
+    service = played[0]
+    status = client.get("/projections").get_json()
+    assert status["mode"] == "inline"
+    assert [p["name"] for p in status["projections"]] == ["lobby", "scoreboard", "history"]
+    head = service.store.log_head(0)
+    for projection in status["projections"]:
+        assert projection["lag"] == 0
+        assert projection["partitions"] == [{"partition": 0, "checkpoint": head, "head": head, "lag": 0}]
+
+
+def test_projections_show_the_lag_a_worker_has_yet_to_catch_up():
+    store = MemoryStore()
+    service = GameService(store, REGISTRY)
+    attach(service, ReadModels(ProjectionRunner(store), catch_up_on_read=False, mode="rq"))
+    client = create_app(Config(store_url="memory://"), service=service).test_client()
+    play_games(service, "highcard", 1)
+    status = client.get("/projections").get_json()
+    assert status["mode"] == "rq"
+    assert {p["lag"] for p in status["projections"]} == {store.log_head(0)}
+    read_models_of(service).runner.catch_up_all()
+    assert {p["lag"] for p in client.get("/projections").get_json()["projections"]} == {0}
+
+
+def test_the_contract_documents_the_read_models_and_the_event_stream(app):
+    spec = app.extensions["api"].spec.to_dict()
+    for path in ("/scoreboards/{game_type}", "/players/{player_id}/games", "/projections"):
+        assert "200" in spec["paths"][path]["get"]["responses"]
+    stream = spec["paths"]["/games/{game_id}/stream"]["get"]
+    assert "text/event-stream" in stream["responses"]["200"]["content"]
+    assert {p["name"] for p in stream["parameters"]} >= {"after", "Last-Event-ID"}

@@ -1,0 +1,178 @@
+"""The runner: each event applied exactly once per stored checkpoint, whatever fails when."""
+
+from __future__ import annotations
+
+import pytest
+
+from projections import PROJECTIONS
+from service.adapters.memory_store import MemoryStore
+from service.adapters.store import CheckpointMoved, ProjectionRecord, Recorded, partition_of
+from service.errors import NotFound
+from service.projections_runner import InlineProjections, ProjectionRunner
+from service.services import GameService
+from tests.games.highcard import RULES
+from tests.unit.projections.playing import play_games
+
+
+class Counting:
+    """Counts the events it was given per position: any position seen twice is a double apply."""
+
+    name = "counting"
+
+    def initial(self):
+        return {"seen": {}}
+
+    def apply(self, model, envelope):
+        key = f"{envelope['partition']}:{envelope['position']}"
+        model["seen"][key] = model["seen"].get(key, 0) + 1
+        return model
+
+
+class PartitionedMemoryStore(MemoryStore):
+    """A memory store whose log is split into partitions, as Redis's is."""
+
+    partitions = 4
+
+    def read_log(self, partition, after, limit=1000):
+        with self._lock:
+            mine = [r for r in self._log if partition_of(r.stream, self.partitions) == partition]
+        return [Recorded(r.stream, r.version, r.event, partition, i) for i, r in enumerate(mine, start=1)
+                if i > after][:limit]
+
+    def log_head(self, partition):
+        with self._lock:
+            return sum(1 for r in self._log if partition_of(r.stream, self.partitions) == partition)
+
+
+def played(store=None, games=6, seed=1):
+    service = GameService(store or MemoryStore(), {"highcard": RULES})
+    play_games(service, "highcard", games, seed=seed, unfinished=2)
+    return service
+
+
+def total_events(store):
+    return sum(store.log_head(p) for p in range(store.partitions))
+
+
+def test_a_catch_up_applies_every_event_once_and_a_second_applies_nothing():
+    service = played()
+    runner = ProjectionRunner(service.store, {"counting": Counting()}, batch_size=7, save_every=10)
+    assert runner.catch_up("counting") == total_events(service.store)
+    assert runner.catch_up("counting") == 0
+    seen = runner.model("counting")["seen"]
+    assert len(seen) == total_events(service.store) and set(seen.values()) == {1}
+    assert runner.lag("counting") == 0
+
+
+def test_incremental_catch_ups_after_every_append_equal_a_rebuild():
+    store = MemoryStore()
+    runner = ProjectionRunner(store, batch_size=3, save_every=5)
+    service = GameService(store, {"highcard": RULES}, after_append=InlineProjections(runner))
+    play_games(service, "highcard", 8, seed=2, unfinished=2)
+    incremental = {name: runner.model(name) for name in runner.names}
+    for name in runner.names:
+        runner.rebuild(name)
+        assert runner.model(name) == incremental[name] == runner.replay(name)
+
+
+def test_a_crash_between_apply_and_save_loses_nothing_and_applies_nothing_twice():
+    service = played()
+
+    class Crashing(Counting):
+        calls = 0
+
+        def apply(self, model, envelope):
+            Crashing.calls += 1
+            if Crashing.calls == 25:
+                raise RuntimeError("the worker died here")
+            return super().apply(model, envelope)
+
+    runner = ProjectionRunner(service.store, {"counting": Crashing()}, batch_size=4, save_every=10)
+    with pytest.raises(RuntimeError):
+        runner.catch_up("counting")
+    saved = service.store.load_projection("counting")
+    assert saved.checkpoints == {0: 20}  # the last save before the crash; events 21-24 were not saved
+    runner.catch_up("counting")
+    seen = runner.model("counting")["seen"]
+    assert len(seen) == total_events(service.store) and set(seen.values()) == {1}
+
+
+def test_a_runner_that_loses_the_compare_and_set_reloads_and_continues():
+    service = played()
+    store = service.store
+    first = ProjectionRunner(store, {"counting": Counting()}, batch_size=5, save_every=5)
+    second = ProjectionRunner(store, {"counting": Counting()}, batch_size=5, save_every=5)
+    first.catch_up("counting")
+    second.catch_up("counting")  # second's cached record is now current; first's is stale
+    play_games(service, "highcard", 2, seed=9)
+    second.catch_up("counting")
+    play_games(service, "highcard", 1, seed=10)
+    first.catch_up("counting")  # starts from its stale cache, is refused, reloads, goes on
+    seen = first.model("counting")["seen"]
+    assert len(seen) == total_events(store) and set(seen.values()) == {1}
+
+
+def test_the_compare_and_set_refuses_a_stale_save():
+    store = MemoryStore()
+    store.save_projection("p", ProjectionRecord({0: 5}, {}), None)
+    with pytest.raises(CheckpointMoved):
+        store.save_projection("p", ProjectionRecord({0: 9}, {}), {0: 4})
+
+
+def test_partitions_are_merged_and_each_keeps_its_own_order():
+    store = PartitionedMemoryStore()
+    service = played(store, games=10, seed=3)
+    runner = ProjectionRunner(store, batch_size=6, save_every=11)
+    for name in runner.names:
+        runner.catch_up(name)
+    assert {p: c for p, c in store.load_projection("lobby").checkpoints.items()} == \
+        {p: store.log_head(p) for p in range(4)}
+    assert all(store.log_head(p) for p in range(4)), "the games should spread over every partition"
+    for name in runner.names:
+        assert runner.model(name) == runner.replay(name)
+    lobby = runner.model("lobby")["games"]
+    for game_id, game in lobby.items():
+        assert game["version"] == service.load(game_id).version
+
+
+def test_lag_counts_the_events_not_yet_applied_per_partition():
+    store = PartitionedMemoryStore()
+    played(store, games=3)
+    runner = ProjectionRunner(store)
+    status = runner.status("lobby")
+    assert status["lag"] == total_events(store)
+    assert [r["head"] for r in status["partitions"]] == [store.log_head(p) for p in range(4)]
+    runner.catch_up("lobby")
+    assert runner.lag("lobby") == 0
+
+
+def test_rebuild_reports_progress_up_to_the_whole_log():
+    service = played()
+    runner = ProjectionRunner(service.store, batch_size=10, save_every=10)
+    calls = []
+    runner.rebuild("scoreboard", progress=lambda done, total: calls.append((done, total)))
+    assert calls[-1] == (total_events(service.store), total_events(service.store))
+    assert [done for done, _ in calls] == sorted(done for done, _ in calls)
+
+
+def test_an_unknown_projection_is_not_found():
+    with pytest.raises(NotFound, match="no projection named 'nope'"):
+        ProjectionRunner(MemoryStore()).catch_up("nope")
+
+
+def test_a_failing_projection_never_fails_the_command_in_inline_mode(caplog):
+    class Broken:
+        name = "broken"
+
+        def initial(self):
+            return {}
+
+        def apply(self, model, envelope):
+            raise ValueError("bug in a read model")
+
+    store = MemoryStore()
+    runner = ProjectionRunner(store, {"broken": Broken(), "lobby": PROJECTIONS["lobby"]})
+    service = GameService(store, {"highcard": RULES}, after_append=InlineProjections(runner))
+    play_games(service, "highcard", 1)
+    assert runner.lag("lobby") == 0 and runner.lag("broken") == total_events(store)
+    assert "projection broken failed" in caplog.text
