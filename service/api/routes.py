@@ -83,8 +83,10 @@ def create_game(body):
 @games.response(200, s.GameListSchema)
 @_errors(422)
 def list_games(query):
-    """Games by type and status, newest activity first."""
-    return {"games": service().list_games(query.get("type"), query.get("status"))}
+    """The lobby: games by type and status, latest activity first, paged with limit and offset."""
+    found = service().list_games(query.get("type"), query.get("status"))
+    page = found[query["offset"]:query["offset"] + query["limit"]]
+    return {"games": [{**game, "last_activity": game["at"]} for game in page], "total": len(found)}
 
 
 @games.route("/<game_id:game_id>", methods=["GET"])

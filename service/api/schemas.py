@@ -107,13 +107,21 @@ class JoinedSchema(Schema):
     game = fields.Nested(GameSchema, required=True)
 
 
+class LobbyGameSchema(GameSchema):
+    created_at = fields.String(required=True)
+    last_activity = fields.String(required=True, metadata={"description": "when the game last changed"})
+
+
 class GameListSchema(Schema):
-    games = fields.List(fields.Nested(GameSchema), required=True)
+    games = fields.List(fields.Nested(LobbyGameSchema), required=True)
+    total = fields.Integer(required=True, metadata={"description": "games matching the filter, on every page"})
 
 
 class GameQuerySchema(StrictSchema):
     type = fields.String()
     status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT))
 
 
 class StateQuerySchema(StrictSchema):

@@ -54,7 +54,7 @@ def test_games_come_from_the_lobby_projection_not_from_the_streams():
     attach(service, ReadModels(runner, catch_up_on_read=False, mode="rq"))
     client = create_app(Config(store_url="memory://"), service=service).test_client()
     play_games(service, "highcard", 2, seed=1)
-    assert client.get("/games").get_json() == {"games": []}
+    assert client.get("/games").get_json() == {"games": [], "total": 0}
     runner.catch_up("lobby")
     assert len(client.get("/games").get_json()["games"]) == 2
 
@@ -68,6 +68,16 @@ def test_the_lobby_lists_games_by_type_and_status_latest_activity_first(client, 
     assert {g["id"] for g in client.get("/games?type=dynasties&status=finished").get_json()["games"]} == set(finished)
     assert {g["id"] for g in client.get("/games?type=highcard&status=active").get_json()["games"]} == set(running)
     problem(client.get("/games?status=paused"), 422, "invalid_input")
+
+
+def test_the_lobby_is_paged_and_says_how_many_games_match(client, played):
+    everything = client.get("/games").get_json()
+    first = client.get("/games?limit=2").get_json()
+    rest = client.get("/games?limit=50&offset=2").get_json()
+    assert first["total"] == rest["total"] == everything["total"] == len(everything["games"])
+    assert first["games"] + rest["games"] == everything["games"]
+    assert all(g["last_activity"] >= g["created_at"] for g in everything["games"])
+    problem(client.get("/games?limit=0"), 422, "invalid_input")
 
 
 def test_the_scoreboard_ranks_players_by_rating(client, played):
