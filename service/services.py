@@ -377,7 +377,12 @@ class GameService:
 
     def _append(self, game: Game, events: list[Pending],
                 idempotency: tuple[str, dict[str, Any]] | None = None) -> Game:
-        """Append ``events`` at ``game.version``; returns the game after them.
+        """Append ``events`` at ``game.version``; returns the game after them."""
+        return self._write(game, events, idempotency)[0]
+
+    def _write(self, game: Game, events: list[Pending],
+               idempotency: tuple[str, dict[str, Any]] | None = None) -> tuple[Game, list[Recorded]]:
+        """Append ``events`` at ``game.version``; the game after them, and what was stored.
 
         The last event of the batch carries the public facts that follow from it (whose
         move it is, the status, the outcome) so that read models never fold hidden state.
@@ -396,7 +401,7 @@ class GameService:
         self._remember(after)
         self.after_append(stream_of(game.id))
         self._maybe_snapshot(game.version, after)
-        return after
+        return after, [Recorded(stream_of(game.id), game.version + i + 1, body) for i, body in enumerate(envelopes)]
 
     def _advance(self, game: Game, events: list[Pending]) -> Game:
         """The game as it will be once ``events`` are stored (nothing is written)."""
@@ -414,12 +419,15 @@ class GameService:
         record = {"fingerprint": fingerprint, "first": game.version + 1, "last": game.version + len(events),
                   "seat": seat}
         idem = (f"{player['id']}:{idempotency_key}", record) if idempotency_key else None
-        after = self._append(game, events, idem)
-        return self._answer(stream, record, after)
+        after, stored = self._write(game, events, idem)
+        return self._answer(stream, record, after, stored)
 
-    def _answer(self, stream: str, record: dict[str, Any], game: Game | None = None) -> dict[str, Any]:
+    def _answer(self, stream: str, record: dict[str, Any], game: Game | None = None,
+                events: list[Recorded] | None = None) -> dict[str, Any]:
+        """What a command's POST answers: its events as the acting seat may see them."""
         game = game or self.load(stream.removeprefix("game-"))
-        events = self.store.read(stream, record["first"] - 1, record["last"])
+        if events is None:  # a replayed request: read back what the first one stored
+            events = self.store.read(stream, record["first"] - 1, record["last"])
         viewer = EVERYONE if game.over else record["seat"]
         return {"version": record["last"], "events": [public_event(r, viewer) for r in events]}
 
@@ -544,6 +552,8 @@ class GameService:
         except ValueError as exc:
             raise Unprocessable(f"the log is not JSON Lines: {exc}", code="invalid_log") from None
         header, bodies = parsed[0], parsed[1:]
+        if not bodies:
+            raise Unprocessable("the log has a header but no events", code="invalid_log")
         if not isinstance(header, dict) or header.get("format") != LOG_FORMAT:
             raise Unprocessable(f"the first line must be a {LOG_FORMAT!r} header", code="invalid_log")
         if header.get("events") != len(bodies):
