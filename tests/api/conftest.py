@@ -51,3 +51,14 @@ def live_server(tmp_path):
     server = serve(app)
     yield LiveServer(f"http://127.0.0.1:{server.server_port}", app)
     server.shutdown()
+
+
+@pytest.fixture
+def live_server_on_redis(redis_url):
+    """The same, with the events in a real Redis (projections caught up in-process)."""
+    url, namespace = redis_url
+    app = create_app(Config(store_url=url, redis_prefix=namespace, redis_partitions=4, projections="inline",
+                            stream_max_seconds=0.1))
+    server = serve(app)
+    yield LiveServer(f"http://127.0.0.1:{server.server_port}", app)
+    server.shutdown()

@@ -35,6 +35,16 @@ def hidden_from(state, seat: int, public: set[str]) -> set[str]:
 @pytest.mark.api
 @pytest.mark.parametrize("seats,seed", [(2, 1), (3, 2), (4, 3), (6, 4)])
 def test_a_whole_game_over_http_never_shows_a_seat_another_seats_hidden_cards(live_server, seats, seed):
+    play_whole_game(live_server, seats, seed)
+
+
+@pytest.mark.api
+@pytest.mark.integration
+def test_a_whole_game_over_http_on_the_redis_store(live_server_on_redis):
+    play_whole_game(live_server_on_redis, seats=3, seed=5)
+
+
+def play_whole_game(live_server, seats: int, seed: int) -> None:
     rng = random.Random(seed)
     clients = [live_server.new_player(f"player-{i}") for i in range(seats)]
     creator = clients[0][1]
