@@ -44,6 +44,8 @@ class ReadModels:
         return {"player_id": player_id, "games": history.games_of(self._model(history.NAME), player_id)}
 
     def status(self) -> dict[str, Any]:
+        if self.catch_up_on_read:  # inline mode: what a reader would be served now
+            self.runner.catch_up_all()
         return {"mode": self.mode, "projections": self.runner.status_all()}
 
 

@@ -67,7 +67,7 @@ def test_a_catch_up_applies_every_event_once_and_a_second_applies_nothing():
 def test_incremental_catch_ups_after_every_append_equal_a_rebuild():
     store = MemoryStore()
     runner = ProjectionRunner(store, batch_size=3, save_every=5)
-    service = GameService(store, {"highcard": RULES}, after_append=InlineProjections(runner))
+    service = GameService(store, {"highcard": RULES}, after_append=InlineProjections(runner, background=False))
     play_games(service, "highcard", 8, seed=2, unfinished=2)
     incremental = {name: runner.model(name) for name in runner.names}
     for name in runner.names:
@@ -121,7 +121,7 @@ def test_the_compare_and_set_refuses_a_stale_save():
 
 def test_partitions_are_merged_and_each_keeps_its_own_order():
     store = PartitionedMemoryStore()
-    service = played(store, games=10, seed=3)
+    service = played(store, games=40, seed=3)
     runner = ProjectionRunner(store, batch_size=6, save_every=11)
     for name in runner.names:
         runner.catch_up(name)
@@ -172,7 +172,7 @@ def test_a_failing_projection_never_fails_the_command_in_inline_mode(caplog):
 
     store = MemoryStore()
     runner = ProjectionRunner(store, {"broken": Broken(), "lobby": PROJECTIONS["lobby"]})
-    service = GameService(store, {"highcard": RULES}, after_append=InlineProjections(runner))
+    service = GameService(store, {"highcard": RULES}, after_append=InlineProjections(runner, background=False))
     play_games(service, "highcard", 1)
     assert runner.lag("lobby") == 0 and runner.lag("broken") == total_events(store)
     assert "projection broken failed" in caplog.text
