@@ -9,9 +9,10 @@ so the version check, the events and the idempotency record commit together.
 from __future__ import annotations
 
 import os
+import queue
 import sqlite3
-import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from service.adapters.codec import dumps, loads
@@ -53,29 +54,56 @@ class SqliteStore(EventStore):
         self.path = path
         directory = os.path.dirname(os.path.abspath(path))
         os.makedirs(directory, exist_ok=True)
-        self._local = threading.local()
-        with self._connect() as db:
+        self._pool: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
+        with self._reading() as db:
             db.executescript(SCHEMA)
 
-    # one connection per thread: sqlite3 connections must not be shared across threads
-    def _connect(self) -> sqlite3.Connection:
-        db = getattr(self._local, "db", None)
-        if db is None:
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA busy_timeout=30000")
-            self._local.db = db
+    # A pool of connections: each operation borrows one and gives it back, so a connection
+    # is never used by two threads (or greenlets) at once and is reused by the next.
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA busy_timeout=30000")
         return db
 
-    def close(self) -> None:
-        db = getattr(self._local, "db", None)
-        if db is not None:
-            db.close()
-            self._local.db = None
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        try:
+            db = self._pool.get_nowait()
+        except queue.Empty:
+            db = self._open()
+        try:
+            yield db
+        finally:
+            self._pool.put(db)
 
-    def _write(self):
-        return _Immediate(self._connect())
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction (the write lock taken up front)."""
+        with self._reading() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+        with self._reading() as db:
+            return db.execute(sql, params).fetchall()
+
+    def _row(self, sql: str, params: tuple = ()) -> tuple | None:
+        with self._reading() as db:
+            return db.execute(sql, params).fetchone()
+
+    def close(self) -> None:
+        while True:
+            try:
+                self._pool.get_nowait().close()
+            except queue.Empty:
+                return
 
     def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
                idempotency: tuple[str, dict[str, Any]] | None = None) -> int:
@@ -106,30 +134,30 @@ class SqliteStore(EventStore):
         return row[0] or 0
 
     def read(self, stream: str, after: int = 0, until: int | None = None) -> list[Recorded]:
-        rows = self._connect().execute(
+        rows = self._rows(
             "SELECT version, body, position FROM events WHERE stream = ? AND version > ? AND version <= ?"
             " ORDER BY version",
             (stream, after, until if until is not None else 2**62),
-        ).fetchall()
+        )
         return [Recorded(stream, v, loads(body), 0, pos) for v, body, pos in rows]
 
     def version(self, stream: str) -> int:
-        return self._version(self._connect(), stream)
+        with self._reading() as db:
+            return self._version(db, stream)
 
     def read_log(self, partition: int, after: int, limit: int = 1000) -> list[Recorded]:
-        rows = self._connect().execute(
+        rows = self._rows(
             "SELECT stream, version, body, position FROM events WHERE position > ? ORDER BY position LIMIT ?",
             (after, limit),
-        ).fetchall()
+        )
         return [Recorded(s, v, loads(body), 0, pos) for s, v, body, pos in rows]
 
     def log_head(self, partition: int) -> int:
-        row = self._connect().execute("SELECT MAX(position) FROM events").fetchone()
+        row = self._row("SELECT MAX(position) FROM events")
         return row[0] or 0
 
     def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
-        row = self._connect().execute(
-            "SELECT record FROM idempotency WHERE stream = ? AND key = ?", (stream, key)).fetchone()
+        row = self._row("SELECT record FROM idempotency WHERE stream = ? AND key = ?", (stream, key))
         return loads(row[0]) if row else None
 
     def add_player(self, player_id: str, name: str, token_hash: str) -> None:
@@ -137,12 +165,11 @@ class SqliteStore(EventStore):
             db.execute("INSERT INTO players (id, name, token_hash) VALUES (?, ?, ?)", (player_id, name, token_hash))
 
     def player(self, player_id: str) -> dict[str, Any] | None:
-        row = self._connect().execute("SELECT id, name FROM players WHERE id = ?", (player_id,)).fetchone()
+        row = self._row("SELECT id, name FROM players WHERE id = ?", (player_id,))
         return {"id": row[0], "name": row[1]} if row else None
 
     def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
-        row = self._connect().execute(
-            "SELECT id, name FROM players WHERE token_hash = ?", (token_hash,)).fetchone()
+        row = self._row("SELECT id, name FROM players WHERE token_hash = ?", (token_hash,))
         return {"id": row[0], "name": row[1]} if row else None
 
     def save_snapshot(self, stream: str, version: int, schema: str, state: dict[str, Any]) -> None:
@@ -151,11 +178,11 @@ class SqliteStore(EventStore):
                        (stream, schema, version, dumps(state)))
 
     def load_snapshot(self, stream: str, schema: str, at_most: int | None = None):
-        row = self._connect().execute(
+        row = self._row(
             "SELECT version, state FROM snapshots WHERE stream = ? AND schema = ? AND version <= ?"
             " ORDER BY version DESC LIMIT 1",
             (stream, schema, at_most if at_most is not None else 2**62),
-        ).fetchone()
+        )
         return (row[0], loads(row[1])) if row else None
 
     def delete_snapshots(self) -> None:
@@ -163,7 +190,8 @@ class SqliteStore(EventStore):
             db.execute("DELETE FROM snapshots")
 
     def load_projection(self, name: str) -> ProjectionRecord | None:
-        return self._load_projection(self._connect(), name)
+        with self._reading() as db:
+            return self._load_projection(db, name)
 
     @staticmethod
     def _load_projection(db: sqlite3.Connection, name: str) -> ProjectionRecord | None:
@@ -184,17 +212,3 @@ class SqliteStore(EventStore):
     def delete_projection(self, name: str) -> None:
         with self._write() as db:
             db.execute("DELETE FROM projections WHERE name = ?", (name,))
-
-
-class _Immediate:
-    """``with`` block running one ``BEGIN IMMEDIATE`` transaction (a write lock up front)."""
-
-    def __init__(self, db: sqlite3.Connection):
-        self.db = db
-
-    def __enter__(self) -> sqlite3.Connection:
-        self.db.execute("BEGIN IMMEDIATE")
-        return self.db
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
