@@ -18,6 +18,8 @@ from service.config import Config
 from service.services import GameService
 
 API_VERSION = "1.0.0"
+#: the largest request body accepted (an exported game log is far smaller)
+MAX_BODY_BYTES = 16 * 1024 * 1024
 DESCRIPTION = """\
 An event-sourced server for turn-based games with hidden information.
 
@@ -41,6 +43,7 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
             "components": {"securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer"}}},
         },
         JSON_SORT_KEYS=False,
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,  # a larger body is refused with 413, before it is read
     )
     games = service or build_service(config, registry, store)
     app.extensions["games"] = games

@@ -60,3 +60,11 @@ def test_an_unfinished_game_cannot_be_exported_without_every_seats_consent(live_
     game_id, _ = start_game(service, "dynasties", 2)
     refused = client.get(f"{live_server.url}/games/{game_id}/export")
     assert refused.status_code == 409 and refused.json()["code"] == "export_not_allowed"
+
+
+def test_a_body_over_the_size_limit_is_refused_before_it_is_read(live_server):
+    _, client = live_server.new_player("archivist")
+    refused = client.post(f"{live_server.url}/games/import", data=b"x" * (17 * 1024 * 1024),
+                          headers={"Content-Type": "text/plain"})
+    assert refused.status_code == 413
+    assert refused.headers["Content-Type"] == "application/problem+json"
