@@ -316,6 +316,10 @@ class GameService:
                                code="version_conflict", current_version=game.version)
             if game.over:
                 raise RuleViolation("the game is over")
+            accepted = [spec.type for spec in game.rules.commands]
+            if command.type not in accepted:
+                raise RuleViolation(f"{game.rules.title} has no command {command.type!r}; "
+                                    f"it accepts: {', '.join(accepted)}")
             events = game.rules.decide(game.state, seat, command, Rng(game.table.seed, game.version))
             try:
                 return self._append_and_answer(game, stream, seat, [Pending(e, seat, GAME_SOURCE) for e in events], player,

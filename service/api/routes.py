@@ -133,12 +133,9 @@ def get_legal_commands(game_id):
 @_errors(401, 403, 404, 409, 422)
 def post_command(game_id):
     """Play a move. 422: the rules refuse it (the reason is in `detail`); 409: the game moved on."""
-    svc = service()
     player = current_player(required=True)
-    game = svc.load(game_id)
-    command, expected = parse_command(request.get_json(silent=True), game.rules,
-                                      current_app.extensions["command_schemas"])
-    return svc.submit_command(game_id, player, command, expected, idempotency_key())
+    command, expected = parse_command(request.get_json(silent=True), current_app.extensions["command_schemas"])
+    return service().submit_command(game_id, player, command, expected, idempotency_key())
 
 
 @games.route("/<game_id:game_id>/undo", methods=["POST"])

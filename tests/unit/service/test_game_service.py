@@ -217,3 +217,12 @@ def test_random_seating_shuffles_who_sits_where_when_the_game_starts():
         assert sorted(seated.values()) == sorted(p["id"] for p in players)
         orders.add(tuple(next(i for i, p in enumerate(players) if p["id"] == seated[s]) for s in range(4)))
     assert len(orders) > 1, "random seating never changed the join order"
+
+
+def test_a_command_of_another_game_is_refused_naming_the_commands_this_game_accepts(service):
+    game_id, players = started_game(service)
+    seat, player = to_move(service, game_id, players)
+    version = service.load(game_id).version
+    with pytest.raises(RuleViolation, match="High Card .* has no command 'PlaceNoble'; it accepts: PlayCard"):
+        service.submit_command(game_id, player, Command("PlaceNoble", {"card": "h01"}))
+    assert service.load(game_id).version == version
