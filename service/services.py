@@ -269,11 +269,10 @@ class GameService:
         for record in tail:
             if record.version in undone:
                 continue
-            event = Event.from_json(record.event)
-            if record.event.get("source") == PLATFORM:
-                table.apply(event)
+            if _is_platform(record.event):
+                table.apply(Event.from_json(record.event))
             else:
-                state = base.rules.evolve(state, event)
+                state = base.rules.evolve(state, Event.from_json(record.event))
         table.finished = state is not None and base.rules.outcome(state) is not None
         return Game(base.id, tail[-1].version, table, base.rules, state, base.undone | undone)
 
@@ -488,16 +487,13 @@ class GameService:
         current = self.load(game_id)
         viewer = EVERYONE if current.over else current.viewer_for(player)
         records = self.store.read(stream_of(game_id), 0, current.version)
-        table, rules, state = Table(), current.rules, None
+        rules, state = current.rules, None
         steps = []
         for record in records:
             if record.version in current.undone or _is_undo(record.event):
                 continue
-            event = Event.from_json(record.event)
-            if record.event.get("source") == PLATFORM:
-                table.apply(event)
-            else:
-                state = rules.evolve(state, event)
+            if not _is_platform(record.event):  # platform events change no view
+                state = rules.evolve(state, Event.from_json(record.event))
             if record.version > after:
                 view = rules.view(state, viewer) if state is not None else None
                 steps.append({"event": public_event(record, viewer), "view": view})
@@ -593,8 +589,12 @@ def _body(pending: Pending) -> dict[str, Any]:
             "v": current_version(pending.source, event.type)}
 
 
+def _is_platform(event: Mapping[str, Any]) -> bool:
+    return event.get("source") == PLATFORM
+
+
 def _is_undo(event: Mapping[str, Any]) -> bool:
-    return event.get("source") == PLATFORM and event["type"] == UNDONE
+    return _is_platform(event) and event["type"] == UNDONE
 
 
 def _copy_table(table: Table) -> Table:
