@@ -167,3 +167,17 @@ def test_r41_a_pureblood_pays_once_per_round_so_a_fourth_coppe_in_a_tie_break_pa
     tie_break.then(expect("ConclusionTied", seats=[1, 2]), expect("TurnStarted", turn=4, leader=0))
     fourth = place(tie_break, "coppe-02")
     fourth.then(expect("NoblePlaced", card="coppe-02")).then_not("PurebloodFormed", "PurebloodPaid")
+
+
+def test_r41_r29_a_pureblood_rebuilt_after_its_king_is_deposed_pays_nothing_again():
+    hands = (["coppe-09", "coppe-03", "coppe-02", "coppe-13", "coppe-01"], FOURS[1], FOURS[2])
+    g = tributes(deal(*hands), "coppe-09", "coppe-08", "coppe-07")
+    done = place(g, "coppe-03", "coppe-10", "coppe-11", "denari-06", "coppe-02", "denari-05", "spade-03", "coppe-13")
+    done.then(expect("PurebloodFormed", seat=0, lineage="coppe", amount=3))
+    tie_break = place(done, "spade-05")
+    tie_break.then(expect("ConclusionTied", seats=[1, 2]), expect("TurnStarted", turn=4, leader=0))
+    # seat 0's own Coronation deposes its King first (R29), leaving coppe 3, 2 and the
+    # Coronation: three Coppe again, but pureblood:coppe was already paid this round
+    rebuilt = place(tie_break, "coppe-01")
+    rebuilt.then(expect("KingsDeposed", removed=[{"seat": 0, "card": "coppe-13"}], by="coppe-01"))
+    rebuilt.then_not("PurebloodFormed", "PurebloodPaid")
