@@ -65,7 +65,7 @@ def parse_command(body: Any, schemas: dict[str, type[Schema]]) -> tuple[Command,
     if not isinstance(body, dict):
         raise Unprocessable("the body must be a JSON object {type, args, expected_version?}", code="invalid_input")
     command_type = body.get("type")
-    if command_type not in schemas:
+    if not isinstance(command_type, str) or command_type not in schemas:
         raise Unprocessable(f"unknown command type {command_type!r}; commands are: {', '.join(schemas)}",
                             code="invalid_input")
     loaded = schemas[command_type]().load(body)  # a ValidationError becomes a 422 naming the field

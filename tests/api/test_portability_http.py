@@ -68,3 +68,4 @@ def test_a_body_over_the_size_limit_is_refused_before_it_is_read(live_server):
                           headers={"Content-Type": "text/plain"})
     assert refused.status_code == 413
     assert refused.headers["Content-Type"] == "application/problem+json"
+
