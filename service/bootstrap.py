@@ -51,6 +51,7 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
         read_models = ReadModels(runner, catch_up_on_read=True, mode="inline")
     else:
         raise ValueError(f"unknown projections mode {config.projections!r}: use inline or rq")
-    service = GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append)
+    service = GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append,
+                          signing_keys=config.signing_keys)
     attach(service, read_models)
     return service

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from service.signing import parse_keys
+
 
 @dataclass(frozen=True)
 class Config:
@@ -31,6 +33,9 @@ class Config:
     stream_poll: float = 0.2
     stream_heartbeat: float = 15.0
     stream_max_seconds: float = 300.0
+    #: keys that sign exported logs: the first signs, every one verifies (rotation: put the new
+    #: key first, keep the old after it). Empty: a random key kept in the store (service.signing)
+    signing_keys: tuple[str, ...] = ()
 
     @property
     def rq_url(self) -> str:
@@ -54,6 +59,7 @@ class Config:
             "stream_poll": float(env.get("GAMES_STREAM_POLL", cls.stream_poll)),
             "stream_heartbeat": float(env.get("GAMES_STREAM_HEARTBEAT", cls.stream_heartbeat)),
             "stream_max_seconds": float(env.get("GAMES_STREAM_MAX_SECONDS", cls.stream_max_seconds)),
+            "signing_keys": parse_keys(env.get("GAMES_SIGNING_KEYS", "")),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:

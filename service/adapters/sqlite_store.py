@@ -46,6 +46,8 @@ CREATE TABLE IF NOT EXISTS snapshots (
 CREATE TABLE IF NOT EXISTS projections (
     name TEXT PRIMARY KEY, checkpoints BLOB NOT NULL, model BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS small_sets (name TEXT NOT NULL, member TEXT NOT NULL, PRIMARY KEY (name, member));
 """
 
 
@@ -212,3 +214,25 @@ class SqliteStore(EventStore):
     def delete_projection(self, name: str) -> None:
         with self._write() as db:
             db.execute("DELETE FROM projections WHERE name = ?", (name,))
+
+    def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
+        with self._write() as db:
+            changed = db.execute("UPDATE players SET token_hash = ? WHERE id = ? AND token_hash = ?",
+                                 (new_hash or f"revoked:{player_id}", player_id, old_hash)).rowcount
+            return changed == 1
+
+    def secret(self, name: str, candidate: str) -> str:
+        with self._write() as db:
+            db.execute("INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)", (name, candidate))
+            return db.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()[0]
+
+    def set_add(self, name: str, member: str) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR IGNORE INTO small_sets (name, member) VALUES (?, ?)", (name, member))
+
+    def set_remove(self, name: str, member: str) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM small_sets WHERE name = ? AND member = ?", (name, member))
+
+    def set_members(self, name: str) -> list[str]:
+        return [row[0] for row in self._rows("SELECT member FROM small_sets WHERE name = ? ORDER BY member", (name,))]

@@ -160,10 +160,12 @@ def get_replay(query, game_id):
 @games.route("/<game_id:game_id>/export", methods=["GET"])
 @games.doc(responses={"200": {"description": "the game log: a header line, then one event per line",
                               "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}})
-@_errors(404, 409)
+@games.doc(security=BEARER_OR_SPECTATOR)
+@_errors(401, 403, 404, 409)
 def export_game(game_id):
-    """The game as JSON Lines (after Game Over, or once every seat consented), to import elsewhere."""
-    return Response(service().export(game_id), mimetype="application/x-ndjson")
+    """The game as signed JSON Lines: whole to anyone after Game Over; during play only to a seated
+    player once every seat consented, with what that seat may not see left out."""
+    return Response(service().export(game_id, current_player()), mimetype="application/x-ndjson")
 
 
 @games.route("/<game_id:game_id>/export-consent", methods=["POST"])
@@ -175,6 +177,15 @@ def consent_to_export(game_id):
     return service().consent_to_export(game_id, current_player(required=True))
 
 
+@games.route("/<game_id:game_id>/export-consent", methods=["DELETE"])
+@games.response(200, s.ExportConsentSchema)
+@games.doc(security=BEARER)
+@_errors(401, 403, 404, 409)
+def withdraw_export_consent(game_id):
+    """Take your seat's consent back: the unfinished game can no longer be exported."""
+    return service().withdraw_export_consent(game_id, current_player(required=True))
+
+
 @games.route("/import", methods=["POST"])
 @games.doc(security=BEARER, requestBody={
     "required": True, "description": "a log as returned by GET /games/{id}/export",
@@ -183,7 +194,9 @@ def consent_to_export(game_id):
 @games.response(201, s.GameSchema)
 @_errors(401, 422)
 def import_game():
-    """Replay an exported log into a new game; a tampered or truncated log is refused whole."""
+    """Import an exported log. A log this server signed, of a game not here yet, comes back ranked
+    under its own id; any other log becomes a new, unranked game (`ranked: false`) for replay and
+    study. Public facts are recomputed from the events; a broken or truncated log is refused whole."""
     current_player(required=True)
     return service().import_game(request.get_data(as_text=True)).summary()
 

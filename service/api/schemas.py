@@ -100,6 +100,9 @@ class GameSchema(Schema):
     to_move = fields.List(fields.Integer(), required=True)
     version = fields.Integer(required=True)
     outcome = fields.Nested(OutcomeSchema, allow_none=True, required=True)
+    ranked = fields.Boolean(dump_default=True, metadata={
+        "description": "false for an imported log this server did not sign (or already had): it never "
+                       "counts for scoreboards or players' records"})
 
 
 class JoinedSchema(Schema):
