@@ -83,7 +83,7 @@ def _gunicorn(config: Config, args: argparse.Namespace) -> None:
             settings = {
                 "bind": f"{args.host}:{args.port}",
                 "workers": args.workers,
-                "worker_class": "gevent",
+                "worker_class": "service.gunicorn_worker.ProblemGeventWorker",
                 "worker_connections": args.connections,
                 "timeout": 60,
                 "graceful_timeout": 10,

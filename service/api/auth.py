@@ -26,8 +26,8 @@ def idempotency_key() -> str | None:
     if key is None:
         return None
     key = key.strip()
-    if not key or len(key) > 200:
+    if not key or len(key) > 200 or not key.isascii() or not key.isprintable():
         from service.errors import Unprocessable
 
-        raise Unprocessable("Idempotency-Key must be 1 to 200 characters", code="invalid_input")
+        raise Unprocessable("Idempotency-Key must be 1 to 200 printable ASCII characters", code="invalid_input")
     return key

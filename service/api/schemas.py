@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, validate
+import unicodedata
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 #: the largest version, position or page bound the API accepts (stores use 64-bit integers)
 MAX_INT = 2**31 - 1
@@ -28,8 +30,31 @@ class ProblemSchema(Schema):
 
 
 # -- players ---------------------------------------------------------------------------
+#: characters a name may not hold: bidirectional overrides and isolates, zero-width marks
+#: (they make a name display as another one); controls, surrogates and separators are refused
+#: by category in ``player_name``
+INVISIBLE = set("\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                "\u2060\u2066\u2067\u2068\u2069\ufeff")
+NAME_MAX = 64
+
+
+def player_name(name: str) -> None:
+    """A name shows as what it is: printable, no control, bidi or invisible characters, not blank."""
+    if unicodedata.normalize("NFC", name) != name:
+        raise ValidationError("must be in Unicode normal form C")
+    if not name.strip():
+        raise ValidationError("must not be blank")
+    if name != name.strip():
+        raise ValidationError("must not start or end with white space")
+    for char in name:
+        if unicodedata.category(char) in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") or char in INVISIBLE:
+            raise ValidationError(f"must not contain the character U+{ord(char):04X}")
+
+
 class NewPlayerSchema(StrictSchema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=NAME_MAX), player_name],
+                         metadata={"description": "1 to 64 printable characters (no control, bidi-override or "
+                                                  "zero-width characters; no leading or trailing space)"})
 
 
 class PlayerSchema(Schema):
@@ -121,7 +146,7 @@ class GameListSchema(Schema):
 
 
 class GameQuerySchema(StrictSchema):
-    type = fields.String()
+    type = fields.String(validate=validate.Length(min=1, max=64))
     status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
     offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT))
