@@ -146,6 +146,20 @@ class GameService:
             raise Unauthorized("the bearer token is not a known player's token")
         return player
 
+    def rotate_token(self, token: str) -> dict[str, Any]:
+        """A new token for the caller; the one it came with stops working at once."""
+        player = self.authenticate(token)
+        new = secrets.token_urlsafe(32)
+        if not self.store.replace_token(player["id"], hash_token(token), hash_token(new)):
+            raise Unauthorized("this token was revoked or rotated meanwhile")
+        return {**player, "token": new}
+
+    def revoke_token(self, token: str) -> None:
+        """The caller's token stops working (a leaked token: rotate instead, to keep access)."""
+        player = self.authenticate(token)
+        if not self.store.replace_token(player["id"], hash_token(token), None):
+            raise Unauthorized("this token was revoked or rotated meanwhile")
+
     def get_player(self, player_id: str) -> dict[str, Any]:
         player = self.store.player(player_id)
         if player is None:

@@ -7,7 +7,8 @@ Every refusal is application/problem+json with a 4xx status:
 * a query parameter the operation does not declare: 422 (``unknown_query_parameter``);
 * a JSON body that is not strict JSON (invalid UTF-8, a lone surrogate ``\\ud800``, NaN),
   nests deeper than ``MAX_JSON_DEPTH``, or holds an integer too large for 64 bits (a
-  4,300-digit number included): 400 (``invalid_json``), before anything parses it again.
+  4,300-digit number included): 422 (``invalid_json``, like any other invalid body), before
+  anything parses it again.
 
 The body is parsed once here with orjson (which refuses what the standard library would
 turn into a 500: recursion errors, huge integers, surrogates) and handed to Flask's
@@ -59,12 +60,12 @@ def install(app: Flask) -> None:
                 try:
                     value = orjson.loads(body)
                 except orjson.JSONDecodeError as exc:
-                    return problem(400, "invalid_json", "Bad Request", f"the body is not valid JSON: {exc}")
+                    return problem(422, "invalid_json", "Invalid input", f"the body is not valid JSON: {exc}")
                 if _too_deep(value, MAX_JSON_DEPTH):
-                    return problem(400, "invalid_json", "Bad Request",
+                    return problem(422, "invalid_json", "Invalid input",
                                    f"the JSON body nests deeper than {MAX_JSON_DEPTH} levels")
                 if _any_huge_number(value):
-                    return problem(400, "invalid_json", "Bad Request",
+                    return problem(422, "invalid_json", "Invalid input",
                                    "the JSON body holds a number too large for a 64-bit integer")
                 request._cached_json = (value, value)  # get_json() answers from here
         return None

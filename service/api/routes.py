@@ -7,7 +7,7 @@ from flask_smorest import Blueprint
 from werkzeug.routing import BaseConverter
 
 from service.api import schemas as s
-from service.api.auth import current_player, idempotency_key
+from service.api.auth import bearer_token, current_player, idempotency_key
 from service.api.commands import parse_command
 
 players = Blueprint("players", __name__, url_prefix="/players", description="Players and their tokens")
@@ -49,6 +49,24 @@ def _errors(*codes):
 def create_player(body):
     """Register a player; keep the token secret: it is the player's key to its seats."""
     return service().create_player(body["name"])
+
+
+@players.route("/me/token", methods=["POST"])
+@players.response(201, s.PlayerWithTokenSchema)
+@players.doc(security=BEARER)
+@players.alt_response(401, schema=s.ProblemSchema, content_type="application/problem+json")
+def rotate_token():
+    """Rotate your token: a new one is issued and the one sent stops working at once."""
+    return service().rotate_token(bearer_token(required=True))
+
+
+@players.route("/me/token", methods=["DELETE"])
+@players.response(204)
+@players.doc(security=BEARER)
+@players.alt_response(401, schema=s.ProblemSchema, content_type="application/problem+json")
+def revoke_token():
+    """Revoke the token sent: it stops working at once (the player keeps no other token)."""
+    service().revoke_token(bearer_token(required=True))
 
 
 @players.route("/<string:player_id>", methods=["GET"])
