@@ -10,6 +10,7 @@ from flask import Flask
 from flask_smorest import Api
 
 from domain.kernel import GameRules
+from service import limits
 from service.adapters.store import EventStore
 from service.api import commands, input_guard, live, meta, read_models, routes
 from service.api.errors import register_error_handlers
@@ -58,7 +59,9 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
                       live.blp, read_models.scoreboards, read_models.histories, read_models.projections):
         api.register_blueprint(blueprint)
     register_error_handlers(app)
+    limits.install(app, config)
     input_guard.install(app)
+    limits.document(api.spec._paths)
     app.extensions["api"] = api
     return app
 

@@ -52,6 +52,7 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
     else:
         raise ValueError(f"unknown projections mode {config.projections!r}: use inline or rq")
     service = GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append,
-                          signing_keys=config.signing_keys)
+                          signing_keys=config.signing_keys,
+                          max_waiting_games=config.limit_waiting_games_per_player)
     attach(service, read_models)
     return service

@@ -37,7 +37,15 @@ from domain.kernel.table import (
 from domain.kernel.upcasting import current_version
 from service.adapters.codec import dumps, loads
 from service.adapters.store import DuplicateRequest, EventStore, Recorded, VersionConflict
-from service.errors import Conflict, Forbidden, NotFound, ServiceError, Unauthorized, Unprocessable
+from service.errors import (
+    Conflict,
+    Forbidden,
+    NotFound,
+    ServiceError,
+    TooManyRequests,
+    Unauthorized,
+    Unprocessable,
+)
 from service.signing import VALID, Signer, signer_for
 
 #: How often a command is retried against a newer state when no expected version was given.
@@ -119,7 +127,8 @@ class Clock:
 class GameService:
     def __init__(self, store: EventStore, registry: Mapping[str, GameRules], *,
                  clock: Clock | None = None, after_append: Callable[[str], None] | None = None,
-                 cache_size: int = 512, snapshot_every: int = 0, signing_keys: tuple[str, ...] = ()):
+                 cache_size: int = 512, snapshot_every: int = 0, signing_keys: tuple[str, ...] = (),
+                 max_waiting_games: int = 0):
         self.store = store
         self.registry = dict(registry)
         self.clock = clock or Clock()
@@ -129,6 +138,7 @@ class GameService:
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self.signing_keys = tuple(signing_keys)
+        self.max_waiting_games = max_waiting_games
         self._signer: Signer | None = None
 
     # -- players -------------------------------------------------------------------
@@ -193,11 +203,37 @@ class GameService:
             game_id = hashlib.sha256(f"{player['id']}:{idempotency_key}".encode()).hexdigest()[:16]
         else:
             game_id = uuid.uuid4().hex[:16]
+        self._check_waiting_quota(player["id"], game_id)
         events = [Pending(game_created(kind, checked, seats, player["id"], secrets.token_hex(16)))]
         try:
-            return self._append(Game(game_id, 0, Table(), rules), events)
+            game = self._append(Game(game_id, 0, Table(), rules), events)
         except VersionConflict:  # the same idempotent request made it first: answer with that game
             return self.load(game_id)
+        self.store.set_add(_waiting_set(player["id"]), game_id)
+        return game
+
+    def _check_waiting_quota(self, player_id: str, game_id: str) -> None:
+        """At most ``max_waiting_games`` games created by one player wait for seats at once.
+        The store's set of them is a hint kept beside the events; before refusing, every
+        member is checked against its game (started, or gone, frees the place)."""
+        limit = self.max_waiting_games
+        if not limit:
+            return
+        members = self.store.set_members(_waiting_set(player_id))
+        if len(members) < limit or game_id in members:
+            return
+        for member in members:
+            try:
+                still_waiting = not self.load(member).table.started
+            except NotFound:
+                still_waiting = False
+            if not still_waiting:
+                self.store.set_remove(_waiting_set(player_id), member)
+                members.remove(member)
+        if len(members) >= limit:
+            raise TooManyRequests(f"you already have {len(members)} games waiting for players (at most {limit}); "
+                                  "fill or wait for one before creating another",
+                                  code="too_many_waiting_games", retry_after=60)
 
     def join_game(self, game_id: str, player: Mapping[str, Any], wanted: int | None = None) -> tuple[Game, int]:
         """Seat ``player`` at ``wanted`` (or the first open seat); the last seat starts the game."""
@@ -218,9 +254,12 @@ class GameService:
             if len(open_seats) == 1:
                 events += self._start_events(game, {**table.players, seat: player["id"]})
             try:
-                return self._append(game, events), seat
+                joined = self._append(game, events), seat
             except VersionConflict:
                 continue
+            if joined[0].table.started and self.max_waiting_games:
+                self.store.set_remove(_waiting_set(table.created_by), game_id)
+            return joined
         raise Conflict("the game is too busy; try again")
 
     def _start_events(self, game: Game, joined: dict[int, str]) -> list[Pending]:
@@ -733,6 +772,10 @@ def _body(pending: Pending) -> dict[str, Any]:
     event = pending.event
     return {**event.to_json(), "source": pending.source, "actor": pending.actor,
             "v": current_version(pending.source, event.type)}
+
+
+def _waiting_set(player_id: str) -> str:
+    return f"waiting-games:{player_id}"
 
 
 def _is_platform(event: Mapping[str, Any]) -> bool:
