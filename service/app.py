@@ -12,7 +12,7 @@ from flask_smorest import Api
 from domain.kernel import GameRules
 from service import limits
 from service.adapters.store import EventStore
-from service.api import commands, input_guard, live, meta, read_models, routes
+from service.api import commands, faults, input_guard, live, meta, read_models, routes
 from service.api.errors import register_error_handlers
 from service.bootstrap import build_service
 from service.config import Config
@@ -59,6 +59,7 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
                       live.blp, read_models.scoreboards, read_models.histories, read_models.projections):
         api.register_blueprint(blueprint)
     register_error_handlers(app)
+    faults.register(app)
     limits.install(app, config)
     input_guard.install(app)
     limits.document(api.spec._paths)

@@ -20,11 +20,12 @@ def open_store(config: Config) -> EventStore:
         from service.adapters.sqlite_store import SqliteStore
 
         path = url.removeprefix("sqlite:///")
-        return SqliteStore(path or "./data/events.db")
+        return SqliteStore(path or "./data/events.db", synchronous=config.sqlite_synchronous)
     if scheme in ("redis", "rediss"):
         from service.adapters.redis_store import RedisStore
 
-        return RedisStore(url, partitions=config.redis_partitions, prefix=config.redis_prefix)
+        return RedisStore(url, partitions=config.redis_partitions, prefix=config.redis_prefix,
+                          timeout=config.store_timeout or None)
     if scheme == "memory":
         from service.adapters.memory_store import MemoryStore
 

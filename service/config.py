@@ -40,8 +40,8 @@ class Config:
     #: "N/second;M/minute" strings (empty: no such limit); counts of 0 mean no limit.
     limits_enabled: bool = True
     limits_storage: str = "memory://"
-    limit_per_ip: str = "100/second;3000/minute"
-    limit_per_token: str = "50/second;1500/minute"
+    limit_per_ip: str = "1000/second;30000/minute"
+    limit_per_token: str = "300/second;10000/minute"
     limit_registrations_per_ip: str = "60/minute;1000/day"
     limit_streams_per_token: int = 10
     limit_streams_per_ip: int = 100
@@ -51,6 +51,9 @@ class Config:
     proxy_hops: int = 0
     #: seconds the store may take to answer before a request fails with 503 (Redis socket timeout)
     store_timeout: float = 3.0
+    #: SQLite durability: NORMAL (a killed process loses nothing; a power cut may lose the last
+    #: commits) or FULL (each commit fsynced)
+    sqlite_synchronous: str = "NORMAL"
 
     @property
     def rq_url(self) -> str:
@@ -88,6 +91,7 @@ class Config:
                                                           cls.limit_waiting_games_per_player)),
             "proxy_hops": int(env.get("GAMES_PROXY_HOPS", cls.proxy_hops)),
             "store_timeout": float(env.get("GAMES_STORE_TIMEOUT", cls.store_timeout)),
+            "sqlite_synchronous": env.get("GAMES_SQLITE_SYNCHRONOUS", cls.sqlite_synchronous),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:

@@ -172,7 +172,8 @@ def _canonical(checkpoints: dict[int, int]) -> bytes:
 
 
 class RedisStore(EventStore):
-    def __init__(self, url: str, partitions: int = 16, prefix: str = "dyn", keep_snapshots: int = 3):
+    def __init__(self, url: str, partitions: int = 16, prefix: str = "dyn", keep_snapshots: int = 3,
+                 timeout: float | None = None):
         if partitions < 1:
             raise ValueError("partitions must be >= 1")
         if "{" in prefix or "}" in prefix:
@@ -183,7 +184,12 @@ class RedisStore(EventStore):
         self.partitions = partitions
         self.prefix = prefix
         self.keep_snapshots = keep_snapshots
-        self._redis = redis.Redis.from_url(url)
+        # with a timeout, a Redis that is down or frozen fails a call within it (the API answers
+        # 503) instead of hanging; health_check_interval re-checks a connection idle for a while
+        options = {} if timeout is None else {"socket_timeout": timeout, "socket_connect_timeout": min(timeout, 2.0),
+                                              "health_check_interval": 30}
+        self._redis = redis.Redis.from_url(url, **options)
+        self._probe = redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
         self._append = self._redis.register_script(APPEND)
         self._save_snapshot = self._redis.register_script(SAVE_SNAPSHOT)
         self._load_snapshot = self._redis.register_script(LOAD_SNAPSHOT)
@@ -348,6 +354,10 @@ class RedisStore(EventStore):
 
     def close(self) -> None:
         self._redis.close()
+        self._probe.close()
+
+    def ping(self) -> None:
+        self._probe.ping()
 
     # -- trust: tokens, secrets, small sets ------------------------------------------------
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:

@@ -164,5 +164,9 @@ class EventStore(ABC):
     def set_members(self, name: str) -> list[str]:
         """The members of a small named set (quota bookkeeping: a hint, checked against events)."""
 
+    def ping(self) -> None:
+        """Raise if the store does not answer (a cheap read, bounded in time)."""
+        self.version("health-probe")
+
     def close(self) -> None:  # noqa: B027 - optional: stores without connections need nothing
         """Release connections; the store must not be used afterwards."""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from flask import Response, current_app, render_template_string
 from flask_smorest import Blueprint
 
+from service.api.faults import checks
 from service.api.schemas import HealthSchema
 
 blp = Blueprint("meta", __name__, description="Health, contract and docs")
@@ -12,11 +15,19 @@ blp = Blueprint("meta", __name__, description="Health, contract and docs")
 
 @blp.route("/health", methods=["GET"])
 @blp.response(200, HealthSchema)
+@blp.alt_response(503, schema=HealthSchema, description="a backing service is down (see `checks`)")
 def health():
-    """Liveness and readiness: the store answers."""
+    """Liveness and readiness: every backing service answers (the store; in RQ mode the job
+    queue; a Redis limits storage). 503 names what is down; each probe gives up after 1 s."""
     store = current_app.extensions["games"].store
-    store.version("health-probe")
-    return {"status": "ok", "store": type(store).__name__}
+    found = checks(current_app)
+    up = all(check["ok"] for check in found.values())
+    body = {"status": "ok" if up else "unavailable", "store": type(store).__name__, "checks": found}
+    if up:
+        return body
+    response = current_app.response_class(json.dumps(body), status=503, mimetype="application/json")
+    response.headers["Retry-After"] = "5"
+    return response
 
 
 @blp.route("/openapi.yaml", methods=["GET"])

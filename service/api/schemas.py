@@ -224,6 +224,13 @@ class CommandResultSchema(Schema):
     events = fields.List(fields.Nested(EventSchema), required=True)
 
 
+class HealthCheckSchema(Schema):
+    ok = fields.Boolean(required=True)
+    error = fields.String()
+
+
 class HealthSchema(Schema):
-    status = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["ok", "unavailable"]))
     store = fields.String(required=True)
+    checks = fields.Dict(keys=fields.String(), values=fields.Nested(HealthCheckSchema), metadata={
+        "description": "each backing service (store, queue, limits) and whether it answers"})

@@ -58,7 +58,7 @@ class ServerProcess:
 
     store: str
     env: dict[str, str] = field(default_factory=dict)
-    workers: int = 1
+    workers: int | None = 1
     log_path: Path | None = None
     port: int = 0
     proc: subprocess.Popen | None = None
@@ -73,8 +73,8 @@ class ServerProcess:
         env = {**os.environ, "PYTHONPATH": str(ROOT), **self.env}
         log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "service", "serve", "--port", str(self.port), "--workers", str(self.workers),
-             "--store", self.store, *self.extra_args],
+            [sys.executable, "-m", "service", "serve", "--port", str(self.port),
+             *(["--workers", str(self.workers)] if self.workers else []), "--store", self.store, *self.extra_args],
             cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True)
         if wait:
             self.wait_ready()
