@@ -375,6 +375,19 @@ class GameService:
         replay = self._replayed(stream, player, idempotency_key, fingerprint)
         if replay is not None:
             return replay
+        try:
+            return self._submit(game_id, stream, player, command, expected_version, idempotency_key, fingerprint)
+        except (DomainError, Conflict):
+            # a concurrent retry with the same key may have been stored after our first look:
+            # the rules now refuse the move it made ("you have already given your Tribute") or
+            # the version moved on. The client asked for that first answer, not the refusal.
+            replay = self._replayed(stream, player, idempotency_key, fingerprint)
+            if replay is not None:
+                return replay
+            raise
+
+    def _submit(self, game_id: str, stream: str, player: Mapping[str, Any], command: Command,
+                expected_version: int | None, idempotency_key: str | None, fingerprint: str) -> dict[str, Any]:
         for _ in range(CONFLICT_RETRIES):
             game = self.load(game_id)
             seat = self._seat(game, player)
@@ -406,6 +419,16 @@ class GameService:
         replay = self._replayed(stream, player, idempotency_key, fingerprint)
         if replay is not None:
             return replay
+        try:
+            return self._undo(game_id, stream, player, idempotency_key, fingerprint)
+        except (DomainError, Conflict):  # as for commands: a concurrent retry may have made it
+            replay = self._replayed(stream, player, idempotency_key, fingerprint)
+            if replay is not None:
+                return replay
+            raise
+
+    def _undo(self, game_id: str, stream: str, player: Mapping[str, Any], idempotency_key: str | None,
+              fingerprint: str) -> dict[str, Any]:
         for _ in range(CONFLICT_RETRIES):
             game = self.load(game_id)
             seat = self._seat(game, player)
