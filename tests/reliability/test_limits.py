@@ -149,3 +149,32 @@ def test_many_open_streams_on_one_gevent_worker_and_health_stays_fast(server_pro
     finally:
         for sock in streams:
             sock.close()
+
+
+@pytest.mark.drill
+def test_drill_two_thousand_streams_and_health_stays_fast(server_process, tmp_path):
+    """The attack of the issue: 2,000 anonymous streams at once on the default two workers.
+    Each worker holds its cap (500) and refuses the rest at once; /health stays under 50 ms."""
+    server = server_process(f"sqlite:///{tmp_path}/events.db", workers=2, env={
+        "GAMES_LIMIT_STREAMS_PER_IP": "100000", "GAMES_LIMIT_PER_IP": "100000/second",
+        "GAMES_STREAM_HEARTBEAT": "5"})
+    game_id, _ = new_game(server.url)
+    streams, statuses = [], []
+    try:
+        for _ in range(2000):
+            sock, status = open_stream(server.port, f"/games/{game_id}/stream")
+            statuses.append(status)
+            streams.append(sock) if status == 200 else sock.close()
+        timings = []
+        session = requests.Session()
+        for _ in range(50):
+            started = time.perf_counter()
+            assert session.get(f"{server.url}/health", timeout=5).status_code == 200
+            timings.append((time.perf_counter() - started) * 1000)
+        print(f"2000 stream requests: {statuses.count(200)} held, {statuses.count(503)} refused with 503; "
+              f"/health median {statistics.median(timings):.1f} ms, p95 {sorted(timings)[47]:.1f} ms")
+        assert statuses.count(200) <= 1000 and statuses.count(200) + statuses.count(503) == 2000
+        assert statistics.median(timings) < 50
+    finally:
+        for sock in streams:
+            sock.close()
