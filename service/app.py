@@ -12,7 +12,7 @@ from flask_smorest import Api
 from domain.kernel import GameRules
 from service import limits
 from service.adapters.store import EventStore
-from service.api import commands, faults, input_guard, live, meta, read_models, routes
+from service.api import commands, faults, input_guard, links, live, meta, read_models, routes
 from service.api.errors import register_error_handlers
 from service.bootstrap import build_service
 from service.config import Config
@@ -63,6 +63,7 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
     limits.install(app, config)
     input_guard.install(app)
     limits.document(api.spec._paths)
+    links.add_links(api.spec._paths)
     app.extensions["api"] = api
     return app
 
