@@ -13,7 +13,6 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from domain.kernel.events import EVERYONE
 from projections import history, lobby, scoreboard
 from service.errors import NotFound
 from service.projections_runner import ProjectionRunner
@@ -116,7 +115,7 @@ def _feed(service: GameService, game: Any, player: Mapping[str, Any] | None, aft
         records = service.store.read(stream, after)
         if records:
             game = service.load(game.id)
-            viewer = EVERYONE if game.over else game.viewer_for(player)
+            viewer = game.audience(player)
             for record in records:
                 yield public_event(record, viewer)
                 after = record.version

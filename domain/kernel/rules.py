@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, TypeVar
 
 from domain.kernel.commands import Command
 from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event
+from domain.kernel.prompt import Prompt, Verb
 from domain.kernel.rng import Rng
 
 S = TypeVar("S")
+Opts = TypeVar("Opts", bound="GameOptions")
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,54 @@ def check_options(specs: Sequence[OptionSpec], given: Mapping[str, Any]) -> dict
     return {name: spec.check(given[name]) if name in given else spec.default for name, spec in known.items()}
 
 
+def option(default: Any, description: str, *, choices: tuple[str, ...] = (), minimum: int | None = None,
+           maximum: int | None = None, nullable: bool = False) -> Any:
+    """A field of a ``GameOptions`` dataclass: its default and what ``GET /game-types`` says of it."""
+    return field(default=default, metadata={"option": {
+        "description": description, "choices": choices, "minimum": minimum, "maximum": maximum,
+        "nullable": nullable}})
+
+
+@dataclass(frozen=True)
+class GameOptions:
+    """A game's options as one typed, frozen object: checked once, at game creation, then
+    read by the rules as attributes (``options.hand_limit``).
+
+    A subclass declares each option as a field made with ``option(...)``; its kind comes
+    from the default (bool, int, or a choice when ``choices`` are given). Cross-option
+    rules are the game's: it overrides ``validate``.
+    """
+
+    @classmethod
+    def specs(cls) -> tuple[OptionSpec, ...]:
+        out = []
+        for f in fields(cls):
+            meta = f.metadata["option"]
+            kind = "choice" if meta["choices"] else "bool" if isinstance(f.default, bool) else "int"
+            out.append(OptionSpec(f.name, kind, f.default, meta["description"], choices=meta["choices"],
+                                  minimum=meta["minimum"], maximum=meta["maximum"], nullable=meta["nullable"]))
+        return tuple(out)
+
+    @classmethod
+    def check(cls: type[Opts], given: Mapping[str, Any] | None = None) -> Opts:
+        """Every value checked against its spec, defaults filled in, then ``validate``."""
+        checked = cls(**check_options(cls.specs(), dict(given or {})))
+        checked.validate()
+        return checked
+
+    @classmethod
+    def from_json(cls: type[Opts], recorded: Mapping[str, Any]) -> Opts:
+        """Options as recorded in an event (checked when the game was created)."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{name: value for name, value in recorded.items() if name in names})
+
+    def validate(self) -> None:
+        """Cross-option rules; raise ``InvalidOptions`` naming the option at fault."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
 @dataclass(frozen=True)
 class Outcome:
     """How a finished game ended: the winning seats and a score per seat (gold, points)."""
@@ -96,18 +146,6 @@ class Outcome:
                 "details": self.details}
 
 
-@dataclass(frozen=True)
-class CommandSpec:
-    """The shape of one command's args, for the API contract: ``{arg name: json type}``.
-
-    A json type is ``"card"`` (a card id string) or ``"cards"`` (a list of card ids).
-    """
-
-    type: str
-    args: dict[str, str]
-    description: str
-
-
 class GameRules(Protocol[S]):
     """What every game provides. All functions are pure."""
 
@@ -115,10 +153,13 @@ class GameRules(Protocol[S]):
     title: str
     min_seats: int
     max_seats: int
-    options: tuple[OptionSpec, ...]
-    commands: tuple[CommandSpec, ...]
+    options_type: type[GameOptions]
+    commands: tuple[Verb, ...]
 
-    def setup(self, seats: int, options: Mapping[str, Any], rng: Rng) -> list[Event]:
+    def check_options(self, given: Mapping[str, Any]) -> GameOptions:
+        """The game's options, checked once (``InvalidOptions`` names the one at fault)."""
+
+    def setup(self, seats: int, options: GameOptions, rng: Rng) -> list[Event]:
         """The opening events (options recorded, shuffle, deal) and whatever runs automatically."""
 
     def evolve(self, state: S | None, event: Event) -> S:
@@ -129,6 +170,9 @@ class GameRules(Protocol[S]):
 
     def decide(self, state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
         """The events ``command`` by ``seat`` causes, or ``RuleViolation`` with the reason."""
+
+    def prompt(self, state: S, seat: int) -> Prompt | None:
+        """The question put to ``seat`` now, or None when nothing is asked of it."""
 
     def legal_commands(self, state: S, seat: int) -> list[Command]:
         """Exactly the commands ``decide`` would accept from ``seat`` now."""

@@ -11,7 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event
+from domain.kernel.rules import OptionSpec, check_options
 from domain.kernel.upcasting import upcaster
 
 PLATFORM = "platform"
@@ -21,6 +23,25 @@ SEAT_TAKEN = "SeatTaken"
 GAME_STARTED = "GameStarted"
 UNDONE = "MovesUndone"
 EXPORT_CONSENTED = "ExportConsented"
+
+#: Options every game has; the platform applies them, the game's rules never see them.
+PLATFORM_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("seating", "choice", "as_joined",
+               "Seat order: as the players joined, or shuffled by the platform when the game starts.",
+               choices=("as_joined", "random")),
+    OptionSpec("open_information", "bool", False,
+               "A teaching game: every seat and every spectator sees everything, hidden cards included."),
+)
+
+
+def split_options(given: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``given`` as (the platform's options checked with defaults, the game's options unchecked)."""
+    if not isinstance(given, dict):
+        raise InvalidOptions("options", "must be an object")
+    names = {spec.name for spec in PLATFORM_OPTIONS}
+    platform = check_options(PLATFORM_OPTIONS, {k: v for k, v in given.items() if k in names})
+    return platform, {k: v for k, v in given.items() if k not in names}
+
 
 WAITING = "waiting"  # seats still open
 ACTIVE = "active"
@@ -85,6 +106,15 @@ class Table:
             if pid == player_id:
                 return seat
         return None
+
+    @property
+    def open_information(self) -> bool:
+        return bool(self.options.get("open_information"))
+
+    def game_options(self) -> dict[str, Any]:
+        """The options the game's rules read (the platform's own taken out)."""
+        names = {spec.name for spec in PLATFORM_OPTIONS}
+        return {k: v for k, v in self.options.items() if k not in names}
 
     def may_export(self) -> bool:
         """A finished game, or one whose every seat consented, may leave the server whole."""
