@@ -20,6 +20,10 @@ events came in meanwhile. Two
 runners that meet anyway (a ``rebuild`` from the command line, say) stay correct: the
 model is saved with a compare-and-set on its checkpoints (see ``service.projections_runner``).
 
+A worker outlives Redis: when Redis restarts or cannot be reached, ``run_worker`` waits
+(1 s, doubling up to 30 s), reconnects, asks again for every catch-up (jobs queued in a
+Redis that lost its data are gone) and works on from the stored checkpoints.
+
 Failed catch-up jobs are retried with backoff (1, 2, 5, 10 then 30 s) and stay in RQ's
 failed job registry when the retries are spent. A rebuild job is not retried: what it
 saved stays, and the next catch-up job goes on from there.
