@@ -18,6 +18,7 @@ Every operation names itself with an ``operationId`` (``@blp.doc(operationId=...
 from __future__ import annotations
 
 from collections.abc import Mapping
+from http import HTTPStatus
 from typing import Any
 
 from flask_smorest import Api
@@ -41,11 +42,17 @@ class ContractApi(Api):
         self.ma_plugin.converter.add_attribute_function(nullable_ref)
 
     def _register_responses(self) -> None:
-        # flask-smorest registers a response per HTTP status with its own error body; every
-        # error here is a Problem, so the one default answer is all there is
+        # flask-smorest registers a response per HTTP status with its own error body (it
+        # refers to UNPROCESSABLE_ENTITY for invalid arguments); here every error is a
+        # Problem. Lazy: a response is listed only when an operation refers to it.
+        problem = {PROBLEM: {"schema": ProblemSchema}}
+        for status in HTTPStatus:
+            if status >= 400:
+                self.spec.components.response(status.name, {"description": status.phrase, "content": problem},
+                                              lazy=True)
         self.spec.components.response(DEFAULT_RESPONSE, {
             "description": "an error, as application/problem+json: see `code` and /problems/{code}",
-            "content": {PROBLEM: {"schema": ProblemSchema}},
+            "content": problem,
         }, lazy=True)
 
     def _register_pagination_header(self) -> None:
@@ -67,7 +74,9 @@ def component_ref(self: Any, field: Any, ret: dict[str, Any], **kwargs: Any) -> 
     if not isinstance(field, Ref):
         return {}
     ref = {"$ref": f"#/components/schemas/{field.component}"}
-    return {"allOf": [ref]} if ret else ref  # beside a description or nullable, $ref needs allOf
+    # beside a description or nullable a $ref needs a wrapper; not allOf, which generators
+    # read as inheriting from the union (openapi-typescript then drops its discriminator)
+    return {"oneOf": [ref]} if ret else ref
 
 
 def view_schema_name(kind: str) -> str:
