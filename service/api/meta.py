@@ -11,6 +11,7 @@ from service.api.schemas import HealthSchema
 from service.errors import NotFound
 
 blp = Blueprint("meta", __name__, description="Health, contract and docs")
+HTML = {"200": {"description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}
 
 
 @blp.route("/health", methods=["GET"])
@@ -25,7 +26,8 @@ def health():
 
 @blp.route("/openapi.yaml", methods=["GET"])
 @blp.doc(operationId="getOpenApi",
-         responses={"200": {"description": "the OpenAPI document", "content": {"application/yaml": {}}}})
+         responses={"200": {"description": "the OpenAPI document",
+                            "content": {"application/yaml": {"schema": {"type": "string"}}}}})
 def openapi_yaml():
     """This API's OpenAPI 3 document."""
     from service.app import spec_yaml
@@ -34,7 +36,7 @@ def openapi_yaml():
 
 
 @blp.route("/docs", methods=["GET"])
-@blp.doc(operationId="getDocs", responses={"200": {"description": "an HTML page", "content": {"text/html": {}}}})
+@blp.doc(operationId="getDocs", responses=HTML)
 def docs():
     """The API's documentation as a web page (no script, no external assets)."""
     spec = current_app.extensions["api"].spec.to_dict()
@@ -43,8 +45,7 @@ def docs():
 
 
 @blp.route("/problems/<string:code>", methods=["GET"])
-@blp.doc(operationId="getProblemType",
-         responses={"200": {"description": "an HTML page", "content": {"text/html": {}}}})
+@blp.doc(operationId="getProblemType", responses=HTML)
 @problem_responses(blp, 404)
 def problem_type(code):
     """What a problem's `type` (`/problems/{code}`) means: its status, title and when it happens."""
