@@ -181,7 +181,8 @@ def get_replay(query, game_id):
 
 
 @games.route("/<game_id:game_id>/export", methods=["GET"])
-@games.doc(operationId="exportGame", responses={"200": {"description": "the game log: a header line, then one event per line",
+@games.doc(operationId="exportGame",
+           responses={"200": {"description": "the game log: a header line, then one event per line",
                               "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}})
 @_errors(404, 409)
 def export_game(game_id):
