@@ -303,3 +303,19 @@ def test_the_opening_events_of_a_dealt_game_survive_a_json_round_trip():
     events = set_up(2, deal=legal_deal(2, [1, 0]))
     stored = [Event.from_json(json.loads(json.dumps(e.to_json()))) for e in events]
     assert fold(RULES, stored).deck == fold(RULES, events).deck
+
+
+@pytest.mark.api
+def test_section_23_item_12_post_games_takes_a_deal_as_json_and_refuses_a_bad_one_by_name():
+    from service.app import create_app
+    from service.config import Config
+
+    client = create_app(Config(store_url="memory://"), registry={RULES.kind: RULES}).test_client()
+    token = client.post("/players", json={"name": "a"}).json["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    deal = legal_deal(2, [1, 0])
+    created = client.post("/games", json={"type": RULES.kind, "seats": 2, "options": {"deal": deal}}, headers=auth)
+    assert created.status_code == 201 and created.json["options"]["deal"] == deal
+    bad = client.post("/games", json={"type": RULES.kind, "seats": 2,
+                                      "options": {"deal": {"deck": deal["deck"], "loyalty_order": [0]}}}, headers=auth)
+    assert bad.status_code == 422 and bad.json["option"] == "deal" and "loyalty_order" in bad.json["detail"]
