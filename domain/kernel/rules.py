@@ -66,7 +66,7 @@ class OptionSpec:
         if not isinstance(value, dict):
             raise InvalidOptions(self.name, "must be an object" + (" or null" if self.nullable else ""))
         try:
-            text = json.dumps(value)
+            text = json.dumps(value, allow_nan=False)
         except (TypeError, ValueError, RecursionError):
             raise InvalidOptions(self.name, "must be plain JSON") from None
         if len(text) > OBJECT_OPTION_MAX_CHARS:
@@ -121,8 +121,7 @@ class GameOptions:
 
     A subclass declares each option as a field made with ``option(...)``; its kind comes
     from the default (bool, int, or a choice when ``choices`` are given) unless it is given
-    (``kind="object"``). Cross-option
-    rules are the game's: it overrides ``validate``.
+    (``kind="object"``). Cross-option rules are the game's: it overrides ``validate``.
     """
 
     @classmethod

@@ -281,6 +281,8 @@ def test_an_object_option_refuses_null_unless_nullable_and_bounds_its_size():
         OptionSpec("setup", "object", {}, "a setup").check({"x": "y" * OBJECT_OPTION_MAX_CHARS})
     with pytest.raises(InvalidOptions, match="plain JSON"):
         OptionSpec("setup", "object", {}, "a setup").check({"x": {1, 2}})
+    with pytest.raises(InvalidOptions, match="plain JSON"):
+        OptionSpec("setup", "object", {}, "a setup").check({"x": float("nan")})
 
 
 def test_game_options_infer_the_object_kind_from_option_kind():
