@@ -287,6 +287,11 @@ def test_r_evt_confidence_failure_asks_the_active_player_first_when_they_hold_ca
     assert first.when(2, cmd("Discard", card=ZORAWAR_SINGH)).to_move() == [0]
 
 
+def test_r_evt_confidence_failure_with_no_hand_card_anywhere_asks_nobody():
+    done = end_turn(table(seats=3, market={(0, 0): CONFIDENCE_FAILURE}))
+    done.then(expect("CardMoved", card=CONFIDENCE_FAILURE, dst="discard"), expect("TurnStarted", seat=1))
+
+
 # -- 115 Pashtunwali Values / Intelligence -----------------------------------------------------
 
 def test_r_evt_pashtunwali_values_sets_any_suit_then_locks_it_against_icons():
