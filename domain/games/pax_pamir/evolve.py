@@ -49,6 +49,10 @@ def _action_spent(s: PaxState, e: Event) -> None:
     s.actions_left -= 1
 
 
+def _bribe_declined(s: PaxState, e: Event) -> None:
+    s.declined_bribes += 1
+
+
 def _card_used(s: PaxState, e: Event) -> None:
     s.used_cards.add(e.data["card"])
 
@@ -184,6 +188,7 @@ APPLY: dict[str, Callable[[PaxState, Event], None]] = {
     "TurnStarted": _turn_started,
     "ActionSpent": _action_spent,
     "CardUsed": _card_used,
+    "BribeDeclined": _bribe_declined,
     "CardMoved": _card_moved,
     "RupeesMoved": _rupees_moved,
     "MarketSlotMarked": _market_slot_marked,
