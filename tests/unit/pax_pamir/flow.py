@@ -100,7 +100,7 @@ def assert_reveals_no_hidden_card(g: Given, announced: tuple[int, ...] = ()) -> 
         for number in hidden:
             if number in COURT_CARDS:
                 assert COURT_CARDS[number].name not in prompt.text, f"seat {seat} is told of card {number}"
-            assert f"card {number})" not in prompt.text and f"card {number} " not in prompt.text
+            assert f"(card {number})" not in prompt.text, f"seat {seat} is told of card {number}"
         for command in g.legal(seat):
             value = next(iter(command.args.values()), None)
             assert command.args.get("card") not in hidden, f"seat {seat} is offered hidden card {value}"
