@@ -5,7 +5,13 @@ from __future__ import annotations
 from domain.games.pax_pamir.data.board import Suit
 from domain.games.pax_pamir.data.cards import EventEffect
 from tests.helpers.scenario import expect
-from tests.unit.pax_pamir.flow import asked, assert_prompt_is_the_law, assert_reveals_no_hidden_card, choices, cmd
+from tests.unit.pax_pamir.flow import (
+    asked,
+    assert_prompt_is_the_law,
+    assert_reveals_no_hidden_card,
+    choices,
+    cmd,
+)
 from tests.unit.pax_pamir.table import table
 
 MOHAN_LAL = 1  # Kabul: spy, spy, spy

@@ -13,7 +13,13 @@ from domain.games.pax_pamir.data.cards import (
     RUSSIAN_INFLUENCE,
 )
 from tests.helpers.scenario import expect, given
-from tests.unit.pax_pamir.flow import asked, assert_prompt_is_the_law, assert_reveals_no_hidden_card, choices, cmd
+from tests.unit.pax_pamir.flow import (
+    asked,
+    assert_prompt_is_the_law,
+    assert_reveals_no_hidden_card,
+    choices,
+    cmd,
+)
 from tests.unit.pax_pamir.table import table
 
 #: two rows of Kabul and Herat court cards, columns 0..5
