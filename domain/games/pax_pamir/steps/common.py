@@ -158,3 +158,5 @@ VERBS = (
          Arg("piece", PIECE),
          refusal="you are not asked to take a piece from the board"),
 )
+
+STEPS = (TakePiece(),)
