@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from domain.games.pax_pamir import RULES
@@ -12,7 +14,12 @@ from domain.games.pax_pamir.data.cards import (
     COURT_CARDS,
     EventEffect,
 )
+from domain.games.pax_pamir.steps.bribes import VERBS as BRIBE_VERB_SPECS
 from domain.games.pax_pamir.steps.bribes import hostage_bribe
+from domain.kernel.errors import RuleViolation
+from service.adapters.memory_store import MemoryStore
+from service.services import GameService
+from tests.helpers.play import start_game
 from tests.helpers.scenario import expect, given
 from tests.unit.pax_pamir.flow import (
     asked,
@@ -315,3 +322,48 @@ def test_the_hidden_card_in_the_payers_hand_is_never_named_to_the_recipient():
     g = offered(kabul_ruled_by_seat_1(), 1)
     text = asked(g, 1).text
     assert COURT_CARDS[HIDDEN].name not in text and str(HIDDEN) not in text
+
+
+# -- through the service: undo (section 23 item 9) ---------------------------------------------------------
+
+BRIBE_VERBS = {verb.type for verb in BRIBE_VERB_SPECS}
+
+
+def game_at_a_bribe(service, players, game_id, rng):
+    """Random legal play (never a bribe verb) until some seat is asked a bribe; None if the
+    game ends first."""
+    for _ in range(3000):
+        game = service.load(game_id)
+        if game.over:
+            return None
+        seat = game.rules.to_move(game.state)[0]
+        legal = game.rules.legal_commands(game.state, seat)
+        if any(c.type == "OfferBribe" for c in legal):
+            return seat
+        service.submit_command(game_id, players[seat], rng.choice([c for c in legal if c.type not in BRIBE_VERBS]))
+    return None
+
+
+def test_section_23_9_through_the_service_undo_stops_at_each_hand_over_and_works_within_one_seats_moves():
+    service = GameService(MemoryStore(), {RULES.kind: RULES})
+    for seed in range(20):
+        game_id, players = start_game(service, RULES.kind, 2)
+        payer = game_at_a_bribe(service, players, game_id, random.Random(seed))
+        if payer is not None:
+            break
+    else:
+        pytest.fail("no bribe arose in 20 random games")
+    service.submit_command(game_id, players[payer], cmd("OfferBribe", amount=0))
+    with pytest.raises(RuleViolation):
+        service.undo(game_id, players[payer])  # the offer handed the decision to the recipient
+    recipient = RULES.to_move(service.load(game_id).state)[0]
+    assert recipient != payer
+    service.submit_command(game_id, players[recipient], cmd("DeclineBribeOffer"))
+    with pytest.raises(RuleViolation):
+        service.undo(game_id, players[recipient])
+    with pytest.raises(RuleViolation, match="another seat has acted"):
+        service.undo(game_id, players[payer])
+    service.submit_command(game_id, players[payer], cmd("AbandonBribe"))
+    service.undo(game_id, players[payer])  # the payer's own move, with nobody else asked since
+    game = service.load(game_id)
+    assert RULES.prompt(game.state, payer).allows("AbandonBribe")

@@ -195,3 +195,22 @@ def test_r_loy_gifts_prizes_and_old_patriots_go_before_the_new_loyalty_is_set():
     assert s.players[0].court == [KABUL_BAZAAR, ARMY_OF_THE_INDUS]
     assert s.players[0].gifts == set() and s.players[0].prizes == []
     assert s.armies["kabul"]["afghan"] == 2  # blocks on the map stay where they are
+
+
+# -- section 23 item 13 -----------------------------------------------------------------------------------
+
+def test_section_23_13_the_court_limit_is_checked_again_after_leverage_discards_lower_it():
+    """Court limit 3 + 3 political stars = 6, with 7 cards. Giving up Maqpon Dynasty (leveraged)
+    with no rupees costs two more cards; giving up Dost Mohammad (2 political stars) among
+    them lowers the limit to 3, so cleanup goes on asking."""
+    court = [MAQPON_DYNASTY, DOST_MOHAMMAD, KABUL_BAZAAR, 9, 10, 11, 12]
+    g = table(rupees=[0, 4], courts={0: court}).when(0, cmd("EndTurn"))
+    assert asked(g, 0).text == "Cleanup: your court holds 7 cards, over its limit of 6; discard one."
+    g = g.when(0, cmd("Discard", card=MAQPON_DYNASTY))
+    g = g.when(0, cmd("Discard", card=DOST_MOHAMMAD)).when(0, cmd("Discard", card=KABUL_BAZAAR))
+    assert g.state.players[0].court == [9, 10, 11, 12]
+    assert g.to_move() == [0]
+    assert asked(g, 0).text == "Cleanup: your court holds 4 cards, over its limit of 3; discard one."
+    g = g.when(0, cmd("Discard", card=12))
+    assert g.state.players[0].court == [9, 10, 11]
+    assert g.state.active == 1
