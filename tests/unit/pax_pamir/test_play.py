@@ -40,7 +40,7 @@ def test_r_ply_1_play_costs_one_action_and_the_card_goes_to_the_chosen_end_of_th
     g = play(table(hands={0: [SHAH_SHUJAH]}, courts={0: [KABUL_BAZAAR]}), SHAH_SHUJAH)
     assert g.to_move() == [0]
     assert choices(g, 0) == {("ChooseSide", "left"), ("ChooseSide", "right")}
-    assert asked(g, 0).text == "Play the card at the left or the right end of your court?"
+    assert asked(g, 0).text == "Play Shah Shujah Durrani at the left or the right end of your court?"
     assert_prompt_is_the_law(g, 0)
     g = g.when(0, cmd("ChooseSide", side="left"))
     g.then(expect("ActionSpent", seat=0, action="play"),

@@ -14,6 +14,7 @@ from typing import ClassVar
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import Coalition
+from domain.games.pax_pamir.data.cards import COURT_CARDS
 from domain.games.pax_pamir.state import SUPPLY, PaxState
 from domain.kernel.engine import Turn
 from domain.kernel.prompt import NUMBER as _NUMBER
@@ -113,7 +114,7 @@ def lose_piece(t: Play, kind: str, owner: str | int, place: str, dst: str = SUPP
 def describe_place(kind: str, place: str) -> str:
     """``tribe``, ``kabul`` -> "a tribe in Kabul" (for prompts)."""
     if kind == "spy":
-        return f"a spy on card {place}"
+        return f"a spy on {COURT_CARDS[int(place)].name}"
     if kind == "gift":
         return f"a gift on your {place}-rupee gift space"
     if kind == "road":

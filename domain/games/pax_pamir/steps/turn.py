@@ -189,7 +189,7 @@ class PlayCard(Procedure):
 
     def choose_side(self, t: Play, frame: Frame) -> None:
         if t.state.players[frame.seat].court:  # type: ignore[index]
-            t.call("choose_side", frame.seat)
+            t.call("choose_side", frame.seat, card=frame.card)
 
     def settle_bribe(self, t: Play, frame: Frame) -> None:
         owed = bribe_owed(t.state, frame.seat, frame.card)  # type: ignore[arg-type]
@@ -219,7 +219,8 @@ class ChooseSide(Step[PaxState]):
     name = "choose_side"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
-        return Prompt(frame.seat, "Play the card at the left or the right end of your court?").one_of(  # type: ignore[arg-type]
+        what = COURT_CARDS[frame.card].name if "card" in frame.locals else "the card"
+        return Prompt(frame.seat, f"Play {what} at the left or the right end of your court?").one_of(  # type: ignore[arg-type]
             "ChooseSide", ["left", "right"])
 
     @handles("ChooseSide")
