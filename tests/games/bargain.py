@@ -7,7 +7,7 @@ their number) and hold three coins. Seats take turns; on your turn you may
   asked seat, not you, chooses which card of its hand to hand over, face down: only the
   two of you learn which. Play then returns to you: **keep** the card and pay your bid to
   the asked seat, or **return** it.
-- **Discard** one or two of your cards, face up.
+- **Discard** (``DiscardCards``) one or two of your cards, face up.
 - **Pass**.
 
 After ``turns`` turns each, the hand worth the most without going over 30 wins (a hand
@@ -123,14 +123,15 @@ class TakeTurn(Step[State]):
         prompt = Prompt(seat, "Your turn: ask another seat for a card, discard one or two cards, or pass.")
         if s.others_holding_cards(seat):
             prompt.nothing("Ask")
-        return (prompt.subset_of("Discard", s.hands[seat], 1, 2, why=lambda card: f"{card} is not in your hand")
+        return (prompt.subset_of("DiscardCards", s.hands[seat], 1, 2,
+                                 why=lambda card: f"{card} is not in your hand")
                 .nothing("Pass"))
 
     @handles("Ask")
     def ask_for_card(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         t.goto("choose_seat", seat)
 
-    @handles("Discard")
+    @handles("DiscardCards")
     def discard(self, t: Play, frame: Frame, seat: int, cards: list[str]) -> None:
         t.emit(Event("CardsDiscarded", {"seat": seat, "cards": sorted(cards)}))
         t.end()
@@ -214,7 +215,7 @@ class Settle(Step[State]):
 VERBS = (
     Verb("Ask", "Ask another seat for a card; you then choose the seat and your bid.",
          refusal="you can ask for a card only at the start of your turn"),
-    Verb("Discard", "Discard one or two cards from your hand, face up.", Arg("cards", CARD, many=True),
+    Verb("DiscardCards", "Discard one or two cards from your hand, face up.", Arg("cards", CARD, many=True),
          refusal="you can discard only at the start of your turn"),
     Verb("Pass", "End your turn doing nothing.", refusal="you can pass only at the start of your turn"),
     Verb("AskSeat", "Choose the seat you ask for a card.", Arg("seat", SEAT),

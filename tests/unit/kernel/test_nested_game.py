@@ -191,7 +191,7 @@ def test_a_barrier_falls_exactly_where_the_seat_owing_the_decision_changes(waiti
 
 def test_ask_is_not_offered_when_no_other_seat_holds_a_card():
     state = given(RULES, opening(["card-01", "card-02"], [])).state
-    assert [c.type for c in RULES.legal_commands(state, 0)] == ["Discard"] * 3 + ["Pass"]
+    assert [c.type for c in RULES.legal_commands(state, 0)] == ["DiscardCards"] * 3 + ["Pass"]
     assert refusal(state, 0, ASK) == ("you can ask for a card only at the start of your turn (you are asked: "
                                       "Your turn: ask another seat for a card, discard one or two cards, or pass.)")
 
@@ -205,8 +205,8 @@ def every_command_shape() -> list[Command]:
     commands += [Command("Bid", {"coins": coins}) for coins in range(-1, 11)]
     commands += [give(card) for card in DECK]
     commands += [settle(choice) for choice in ("keep", "return", "maybe")]
-    commands += [Command("Discard", {"cards": list(cards)}) for size in range(3) for cards in combinations(DECK, size)]
-    commands += [Command("Discard", {"cards": list(DECK[i:i + 3])}) for i in range(0, 12, 4)]
+    commands += [Command("DiscardCards", {"cards": list(cards)}) for size in range(3) for cards in combinations(DECK, size)]
+    commands += [Command("DiscardCards", {"cards": list(DECK[i:i + 3])}) for i in range(0, 12, 4)]
     return commands
 
 
