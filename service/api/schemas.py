@@ -44,7 +44,7 @@ class PlayerWithTokenSchema(PlayerSchema):
 # -- game types --------------------------------------------------------------------------
 class OptionSchema(Schema):
     name = fields.String(required=True)
-    type = fields.String(required=True, metadata={"description": "int, bool or choice"})
+    type = fields.String(required=True, metadata={"description": "int, bool, choice or object (a JSON object, its shape in the description)"})
     default = fields.Raw(required=True, allow_none=True)
     description = fields.String(required=True)
     nullable = fields.Boolean(required=True)

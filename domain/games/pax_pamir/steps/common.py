@@ -88,14 +88,15 @@ def pieces_on_board(s: PaxState, kind: str, seat: int) -> list[str]:
     return found
 
 
-def place_piece(t: Play, seat: int, kind: str, dst: str) -> None:
+def place_piece(t: Play, seat: int, kind: str, dst: str, *, placed: bool = True) -> None:
     """Place one piece of ``kind`` for ``seat`` at ``dst`` (R-IMP-1): from the supply, or
-    else the seat chooses one from the board (R-LIM, step ``take_piece``)."""
+    else the seat chooses one from the board (R-LIM, step ``take_piece``). ``placed=False``:
+    the piece does not count as placed this turn (Insurrection, section 23 item 8)."""
     s = t.state
     if supply_of(s, kind, seat) > 0:
-        t.emit(ev.piece_moved(kind, owner_key(s, kind, seat), SUPPLY, dst, placed=True))
+        t.emit(ev.piece_moved(kind, owner_key(s, kind, seat), SUPPLY, dst, placed=placed))
     else:
-        t.call("take_piece", seat, kind=kind, dst=dst)
+        t.call("take_piece", seat, kind=kind, dst=dst, **({} if placed else {"placed": False}))
 
 
 def lose_piece(t: Play, kind: str, owner: str | int, place: str, dst: str = SUPPLY) -> None:
@@ -134,7 +135,7 @@ class TakePiece(Step[PaxState]):
         kind, dst = frame.kind, frame.dst
         t.end()
         lose_piece(t, source_kind, owner, place)
-        t.emit(ev.piece_moved(kind, owner, SUPPLY, dst, placed=True))
+        t.emit(ev.piece_moved(kind, owner, SUPPLY, dst, placed=frame.locals.get("placed", True)))
 
 
 VERBS = (
@@ -142,3 +143,5 @@ VERBS = (
          Arg("piece", PIECE),
          refusal="you are not asked to take a piece from the board"),
 )
+
+STEPS = (TakePiece(),)
