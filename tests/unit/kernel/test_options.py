@@ -109,3 +109,22 @@ def test_the_platform_refuses_its_own_options_out_of_range_and_a_body_that_is_no
         split_options({"open_information": "yes"})
     with pytest.raises(InvalidOptions, match="option 'options': must be an object"):
         split_options(["seating"])  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class DealOptions(GameOptions):
+    deal: dict | None = option(None, "a given deal instead of a shuffle", kind="object")
+
+
+def test_an_object_option_takes_plain_json_objects_only_and_keeps_its_own_copy():
+    (spec,) = DealOptions.specs()
+    assert (spec.kind, spec.nullable) == ("object", True)
+    given = {"hands": [["c1"], ["c2"]]}
+    checked = DealOptions.check({"deal": given})
+    given["hands"].append(["c3"])
+    assert checked.deal == {"hands": [["c1"], ["c2"]]}, "changing what was given changes nothing checked"
+    assert DealOptions.check({}).deal is None and DealOptions.check({"deal": None}).deal is None
+    for bad, reason in (([1], "must be an object or null"), ({"x": float("nan")}, "must be plain JSON"),
+                        ({"x": "y" * 20_000}, "is too large")):
+        with pytest.raises(InvalidOptions, match=reason):
+            DealOptions.check({"deal": bad})
