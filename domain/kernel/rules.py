@@ -38,6 +38,9 @@ class OptionSpec:
     minimum: int | None = None
     maximum: int | None = None
     nullable: bool = False
+    #: A secret option (a given deal) is kept with the game's hidden facts: never shown in the
+    #: game's public record, its summary or the lobby.
+    secret: bool = False
 
     def check(self, value: Any) -> Any:
         if value is None and self.nullable:
@@ -92,6 +95,8 @@ class OptionSpec:
             out["minimum"] = self.minimum
         if self.maximum is not None:
             out["maximum"] = self.maximum
+        if self.secret:
+            out["secret"] = True
         return out
 
 
@@ -105,13 +110,14 @@ def check_options(specs: Sequence[OptionSpec], given: Mapping[str, Any]) -> dict
 
 
 def option(default: Any, description: str, *, choices: tuple[str, ...] = (), minimum: int | None = None,
-           maximum: int | None = None, nullable: bool = False, kind: str | None = None) -> Any:
+           maximum: int | None = None, nullable: bool = False, kind: str | None = None,
+           secret: bool = False) -> Any:
     """A field of a ``GameOptions`` dataclass: its default and what ``GET /game-types`` says of it.
     ``kind`` is inferred from the default unless given (``kind="object"``: a JSON object, or
     null when the default is None)."""
     return field(default=default, metadata={"option": {
         "description": description, "choices": choices, "minimum": minimum, "maximum": maximum,
-        "nullable": nullable or (kind == "object" and default is None), "kind": kind}})
+        "nullable": nullable or (kind == "object" and default is None), "kind": kind, "secret": secret}})
 
 
 @dataclass(frozen=True)
@@ -132,7 +138,8 @@ class GameOptions:
             kind = meta.get("kind") or (
                 "choice" if meta["choices"] else "bool" if isinstance(f.default, bool) else "int")
             out.append(OptionSpec(f.name, kind, f.default, meta["description"], choices=meta["choices"],
-                                  minimum=meta["minimum"], maximum=meta["maximum"], nullable=meta["nullable"]))
+                                  minimum=meta["minimum"], maximum=meta["maximum"], nullable=meta["nullable"],
+                                  secret=meta.get("secret", False)))
         return tuple(out)
 
     @classmethod
@@ -150,6 +157,14 @@ class GameOptions:
 
     def validate(self) -> None:
         """Cross-option rules; raise ``InvalidOptions`` naming the option at fault."""
+
+    def validate_seats(self, seats: int) -> None:
+        """Rules that tie an option to the seat count (a deal made for 4 seats), checked when
+        the game is created; raise ``InvalidOptions`` naming the option at fault."""
+
+    @classmethod
+    def secret_names(cls) -> tuple[str, ...]:
+        return tuple(spec.name for spec in cls.specs() if spec.secret)
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -51,6 +51,7 @@ class OptionSchema(Schema):
     choices = fields.List(fields.String())
     minimum = fields.Integer()
     maximum = fields.Integer()
+    secret = fields.Boolean(metadata={"description": "kept with the game's hidden facts; shown as '(secret)'"})
 
 
 class ArgumentSchema(Schema):

@@ -107,9 +107,10 @@ class PaxOptions(GameOptions):
         "for the seat count (52, 58, 64 or 70 cards for 2 to 5 seats: no event in the first 5+n cards, 2 events "
         "in the next pile, then one event and one Dominance Check in each of the four piles after it); its first "
         "12 cards fill the market column by column, top row first (R-SET-2). loyalty_order is every seat, "
-        "clockwise from the first to choose; the last chooser takes the first turn. Options are public, so "
-        "every seat can read a given deal. null: shuffle.",
-        kind="object")
+        "clockwise from the first to choose; the last chooser takes the first turn. The deal is a secret "
+        "option: it is kept with the game's hidden facts and shown to no seat until the game is over. "
+        "null: shuffle.",
+        kind="object", secret=True)
 
     def validate(self) -> None:
         if self.deal is None:
@@ -118,3 +119,9 @@ class PaxOptions(GameOptions):
         if self.first_chooser == "seat_0" and self.deal["loyalty_order"][0] != 0:
             raise _refuse("first_chooser is seat_0 but the deal's loyalty_order starts with seat "
                           f"{self.deal['loyalty_order'][0]}")
+
+    def validate_seats(self, seats: int) -> None:
+        """A deal is made for one seat count (its deck size says which)."""
+        if self.deal is not None and check_deal(self.deal) != seats:
+            raise _refuse(f"the deal's deck of {len(self.deal['deck'])} cards is for {check_deal(self.deal)} "
+                          f"seats, not {seats}")

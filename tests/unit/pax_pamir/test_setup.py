@@ -251,6 +251,29 @@ def test_section_23_item_12_the_platform_passes_a_deal_through_and_the_game_is_d
     assert next(o for o in listed["options"] if o["name"] == "deal")["type"] == "object"
 
 
+def test_section_23_item_12_a_given_deal_is_a_secret_option_no_seat_or_spectator_can_read():
+    service = GameService(MemoryStore(), {RULES.kind: RULES})
+    players = [service.create_player(f"p{i}") for i in range(2)]
+    deal = legal_deal(2, [1, 0])
+    game = service.create_game(players[0], RULES.kind, {"deal": deal}, 2)
+    for player in players:
+        service.join_game(game.id, player)
+    summary = service.load(game.id).summary()
+    assert summary["options"]["deal"] == "(secret)"
+    for reader in (None, players[0], players[1]):
+        text = str(service.events(game.id, reader)) + str(service.state(game.id, reader)) + str(summary)
+        assert str(deal["deck"][12:20])[1:-1] not in text  # the deck order is nowhere to be read
+    assert next(o for o in next(t for t in service.game_types() if t["type"] == RULES.kind)["options"]
+                if o["name"] == "deal")["secret"] is True
+
+
+def test_section_23_item_12_a_deal_for_another_seat_count_is_refused_when_the_game_is_created():
+    service = GameService(MemoryStore(), {RULES.kind: RULES})
+    player = service.create_player("p0")
+    with pytest.raises(InvalidOptions, match="is for 3 seats, not 2"):
+        service.create_game(player, RULES.kind, {"deal": legal_deal(3, [2, 0, 1])}, 2)
+
+
 def test_section_23_item_12_the_platform_refuses_a_bad_deal_when_the_game_is_created():
     service = GameService(MemoryStore(), {RULES.kind: RULES})
     player = service.create_player("p0")
@@ -317,7 +340,7 @@ def test_section_23_item_12_post_games_takes_a_deal_as_json_and_refuses_a_bad_on
     auth = {"Authorization": f"Bearer {token}"}
     deal = legal_deal(2, [1, 0])
     created = client.post("/games", json={"type": RULES.kind, "seats": 2, "options": {"deal": deal}}, headers=auth)
-    assert created.status_code == 201 and created.json["options"]["deal"] == deal
+    assert created.status_code == 201 and created.json["options"]["deal"] == "(secret)"  # kept hidden
     bad = client.post("/games", json={"type": RULES.kind, "seats": 2,
                                       "options": {"deal": {"deck": deal["deck"], "loyalty_order": [0]}}}, headers=auth)
     assert bad.status_code == 422 and bad.json["option"] == "deal" and "loyalty_order" in bad.json["detail"]
