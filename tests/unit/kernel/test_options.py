@@ -9,8 +9,9 @@ from dataclasses import FrozenInstanceError, dataclass
 import pytest
 
 from domain.kernel.errors import InvalidOptions
+from domain.kernel.events import redact
 from domain.kernel.rules import GameOptions, OptionSpec, option
-from domain.kernel.table import PLATFORM_OPTIONS, split_options
+from domain.kernel.table import PLATFORM_OPTIONS, Table, game_created, split_options
 
 
 @dataclass(frozen=True)
@@ -128,3 +129,23 @@ def test_an_object_option_takes_plain_json_objects_only_and_keeps_its_own_copy()
                         ({"x": "y" * 20_000}, "is too large")):
         with pytest.raises(InvalidOptions, match=reason):
             DealOptions.check({"deal": bad})
+
+
+@dataclass(frozen=True)
+class SecretDealOptions(GameOptions):
+    rounds: int = option(3, "rounds to play", minimum=1)
+    deal: dict | None = option(None, "a given deal", kind="object", secret=True)
+
+
+def test_a_secret_option_is_listed_as_secret_and_kept_out_of_the_public_record():
+    assert SecretDealOptions.secret_names() == ("deal",)
+    assert [spec.to_json().get("secret", False) for spec in SecretDealOptions.specs()] == [False, True]
+    options = SecretDealOptions.check({"deal": {"order": ["c2", "c1"]}}).to_json()
+    created = game_created("tax", options, 2, "p1", "seed", SecretDealOptions.secret_names())
+    public = redact(created, None)
+    assert public["data"]["options"] == {"rounds": 3} and public["data"]["secret_options"] == ["deal"]
+    assert "c2" not in str(public)
+    table = Table()
+    table.apply(created)
+    assert table.game_options() == {"rounds": 3, "deal": {"order": ["c2", "c1"]}}
+    assert table.public_options() == {"rounds": 3, "deal": "(secret)"}
