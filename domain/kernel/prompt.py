@@ -27,15 +27,19 @@ def short(value: object) -> str:
 
 # -- argument kinds ----------------------------------------------------------------------
 
+def _a(noun: str) -> str:
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
 def _as_string(kind: Kind, raw: object) -> str:
     if not isinstance(raw, str) or not 1 <= len(raw) <= 64:
-        raise RuleViolation(f"a {kind.name} must be a {kind.name} id, not {short(raw)}")
+        raise RuleViolation(f"{_a(kind.name)} must be {_a(kind.name)} id, not {short(raw)}")
     return raw
 
 
 def _as_integer(kind: Kind, raw: object) -> int:
     if isinstance(raw, bool) or not isinstance(raw, int):
-        raise RuleViolation(f"a {kind.name} must be an integer, not {short(raw)}")
+        raise RuleViolation(f"{_a(kind.name)} must be an integer, not {short(raw)}")
     return raw
 
 
