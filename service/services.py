@@ -385,7 +385,8 @@ class GameService:
         if move[0].event.get("actor") != seat:
             raise RuleViolation("another seat has acted since your last move; it can no longer be undone")
         if any(r.event.get("barrier") for r in move):
-            raise RuleViolation("your last move revealed hidden information or drew cards; it cannot be undone")
+            raise RuleViolation("your last move revealed hidden information or drew cards, or handed the "
+                                "decision to another seat; it cannot be undone")
         return move[0].version, move[-1].version
 
     def _seat(self, game: Game, player: Mapping[str, Any] | None) -> int:
