@@ -142,3 +142,5 @@ VERBS = (
          Arg("piece", PIECE),
          refusal="you are not asked to take a piece from the board"),
 )
+
+STEPS = (TakePiece(),)
