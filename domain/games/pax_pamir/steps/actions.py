@@ -58,6 +58,12 @@ BETRAY_COST = 2
 
 # -- reading the table ---------------------------------------------------------------------------
 
+def seat_of(frame: Frame) -> int:
+    """The seat an action step belongs to (always a seat, never the table)."""
+    assert frame.seat is not None
+    return frame.seat
+
+
 
 def _loyalty(s: PaxState, seat: int) -> Coalition:
     return block_owner(s, seat)
@@ -348,7 +354,7 @@ class CardBasedAction(Procedure):
     stages = ("hostage", "use_card", "act")
 
     def hostage(self, t: Play, frame: Frame) -> None:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = seat_of(frame)
         owed = hostage_bribe(t.state, seat, frame.card)
         if owed is not None:
             holder, amount = owed
@@ -359,13 +365,13 @@ class CardBasedAction(Procedure):
         if frame.locals.get("abandoned"):
             t.end()
             return
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = seat_of(frame)
         t.emit(ev.card_used(seat, frame.card, frame.action))
         if not is_favored(t.state, seat, frame.card):
             t.emit(ev.action_spent(seat, frame.action))
 
     def act(self, t: Play, frame: Frame) -> None:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = seat_of(frame)
         action = CardAction(frame.action)
         rank = COURT_CARDS[frame.card].rank
         if action == CardAction.TAX:
@@ -403,7 +409,7 @@ class Tax(ActionStep):
     name = "tax"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = seat_of(frame)
         cards, seats = taxable_market_cards(s), taxable_seats(s, seat)
         if frame.left <= 0 or not (cards or seats):
             return None
@@ -432,7 +438,7 @@ class Gift(ActionStep):
     name = "gift"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = seat_of(frame)
         values = [v for v in free_gift_spaces(s, seat) if v <= s.players[seat].rupees]
         if not values:
             return None
@@ -457,7 +463,7 @@ class Build(ActionStep):
     name = "build"
 
     def _places(self, s: PaxState, frame: Frame) -> tuple[list[str], list[str]]:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = seat_of(frame)
         if frame.built >= frame.limit:
             return [], []
         if block_is_paid(s, seat, frame.built) and s.players[seat].rupees < BLOCK_COST:
@@ -465,14 +471,14 @@ class Build(ActionStep):
         return build_places(s, seat)
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        seat = seat_of(frame)
         regions, borders = self._places(s, frame)
         if not (regions or borders):
-            return None if frame.built else Prompt(frame.seat, "Build: no block can be placed.").nothing(  # type: ignore[arg-type]
-                "StopAction")
-        paid = block_is_paid(s, frame.seat, frame.built)  # type: ignore[arg-type]
-        prompt = Prompt(frame.seat, f"Build: place block {frame.built + 1} of up to {frame.limit} "  # type: ignore[arg-type]
-                        f"({'2 rupees' if paid else 'free'}): an army in a region you rule or a road on "
-                        "one of its borders.")
+            # Never the case for a first block (the menu checked it); a way out all the same.
+            return None if frame.built else Prompt(seat, "Build: no block can be placed.").nothing("StopAction")
+        cost = f"{BLOCK_COST} rupees" if block_is_paid(s, seat, frame.built) else "free"
+        prompt = Prompt(seat, f"Build: place block {frame.built + 1} of up to {frame.limit} ({cost}): an army "
+                        "in a region you rule or a road on one of its borders.")
         prompt.one_of("BuildArmy", regions).one_of("BuildRoad", borders)
         return prompt.nothing("StopAction") if frame.built else prompt
 
@@ -484,7 +490,7 @@ class Build(ActionStep):
         self.finish(t, frame)
 
     def finish(self, t: Play, frame: Frame) -> None:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = seat_of(frame)
         if frame.built and q.has_ability(t.state, seat, Ability.INFRASTRUCTURE):
             t.goto("infrastructure", seat)
         else:
@@ -513,10 +519,10 @@ class Infrastructure(ActionStep):
     name = "infrastructure"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        regions, borders = build_places(s, frame.seat)  # type: ignore[arg-type]
+        regions, borders = build_places(s, seat_of(frame))
         if not (regions or borders):
             return None
-        return (Prompt(frame.seat, "Infrastructure: you may place one more block for free.")  # type: ignore[arg-type]
+        return (Prompt(seat_of(frame), "Infrastructure: you may place one more block for free.")
                 .one_of("BuildArmy", regions).one_of("BuildRoad", borders).nothing("StopAction"))
 
     @handles("BuildArmy")
@@ -541,7 +547,7 @@ class Move(ActionStep):
     name = "move"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = seat_of(frame)
         piece = frame.piece
         if piece is not None:
             kind, _, place = piece.partition(":")
@@ -585,11 +591,10 @@ class Betray(ActionStep):
     name = "betray"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        cards = betrayable_cards(s, frame.seat)  # type: ignore[arg-type]
+        cards = betrayable_cards(s, seat_of(frame))
         if not cards:
             return None
-        return Prompt(frame.seat, "Betray: discard a court card holding your spy.").one_of(  # type: ignore[arg-type]
-            "BetrayCard", cards)
+        return Prompt(seat_of(frame), "Betray: discard a court card holding your spy.").one_of("BetrayCard", cards)
 
     @handles("BetrayCard")
     def betray(self, t: Play, frame: Frame, seat: int, number: int) -> None:
@@ -602,6 +607,12 @@ class Betray(ActionStep):
         discard_from_court(t, owner, number)
 
 
+def prize_of(number: int) -> Coalition:
+    prize = COURT_CARDS[number].prize
+    assert prize is not None, f"card {number} is no prize"
+    return prize
+
+
 class Prize(ActionStep):
     """R-BTR-4: the betrayer may keep the card as a prize; one of another coalition first
     changes their loyalty (R-LOY). Refused, it stays in the discard pile."""
@@ -611,22 +622,23 @@ class Prize(ActionStep):
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         if frame.kept:
             return None
-        prize = COURT_CARDS[frame.card].prize
-        change = "" if prize == s.players[frame.seat].loyalty else f" (your loyalty changes to {prize})"  # type: ignore[index]
-        return (Prompt(frame.seat, f"Betray: keep card {frame.card} as a {prize} prize{change}, or refuse it?")  # type: ignore[arg-type]
+        seat = seat_of(frame)
+        prize = prize_of(frame.card)
+        change = "" if prize == s.players[seat].loyalty else f" (your loyalty changes to {prize})"
+        return (Prompt(seat, f"Betray: keep card {frame.card} as a {prize} prize{change}, or refuse it?")
                 .nothing("KeepPrize").nothing("RefusePrize"))
 
     def advance(self, t: Play, frame: Frame) -> None:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = seat_of(frame)
         t.end()
         t.emit(ev.card_moved(frame.card, "discard", f"prizes:{seat}"))
 
     @handles("KeepPrize")
     def keep(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         t.update(kept=True)
-        prize = COURT_CARDS[frame.card].prize
+        prize = prize_of(frame.card)
         if prize != t.state.players[seat].loyalty:
-            t.call("loyalty_change", seat, coalition=prize.value)  # type: ignore[union-attr]
+            t.call("loyalty_change", seat, coalition=prize.value)
 
     @handles("RefusePrize")
     def refuse(self, t: Play, frame: Frame, seat: int, _: None) -> None:
@@ -649,11 +661,11 @@ class Battle(ActionStep):
         if site is None or frame.left <= 0:
             return []
         if isinstance(site, int):
-            return card_enemies(s, frame.seat, site)  # type: ignore[arg-type]
-        return region_enemies(s, frame.seat, Region(site))  # type: ignore[arg-type]
+            return card_enemies(s, seat_of(frame), site)
+        return region_enemies(s, seat_of(frame), Region(site))
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = seat_of(frame)
         if frame.site is None:
             return (Prompt(seat, "Battle: choose a region or a court card to battle on.")
                     .one_of("BattleRegion", battle_regions(s, seat)).one_of("BattleCard", battle_cards(s, seat)))
@@ -674,7 +686,7 @@ class Battle(ActionStep):
     def finish(self, t: Play, frame: Frame) -> None:
         """R-BAT-3: Safe House choices, owed by the spies' owners in seat order from the
         active player."""
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = seat_of(frame)
         owners = sorted(set(frame.safe_house), key=lambda owner: (owner - seat) % t.state.seats)
         t.end()
         for owner in reversed(owners):  # the first owner's step goes on top
@@ -711,10 +723,11 @@ class SafeHouse(Step[PaxState]):
     name = "safe_house"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        houses = safe_houses_of(s, frame.seat)  # type: ignore[arg-type]
-        if frame.left <= 0 or not houses or q.cylinders_in_supply(s, frame.seat) <= 0:  # type: ignore[arg-type]
+        seat = seat_of(frame)
+        houses = safe_houses_of(s, seat)
+        if frame.left <= 0 or not houses or q.cylinders_in_supply(s, seat) <= 0:
             return None
-        return (Prompt(frame.seat, f"Safe House: your spy was removed in battle ({frame.left} to place); put it "  # type: ignore[arg-type]
+        return (Prompt(seat, f"Safe House: a spy of yours was removed in battle ({frame.left} to decide); put it "
                        "on your Safe House card, or leave it in your supply?")
                 .one_of("UseSafeHouse", houses).nothing("DeclineSafeHouse"))
 
