@@ -552,10 +552,13 @@ class Move(ActionStep):
         if piece is not None:
             kind, _, place = piece.partition(":")
             if kind == "spy":
-                return Prompt(seat, f"Move: the spy on card {place} goes to...").one_of(
-                    "MoveSpyTo", spy_destinations(s, seat, int(place)))
-            return Prompt(seat, f"Move: the {kind} in {place.title()} goes to...").one_of(
-                "MoveTo", region_destinations(s, seat, Region(place)))
+                cards = spy_destinations(s, seat, int(place))
+                if cards:
+                    return Prompt(seat, f"Move: the spy on card {place} goes to...").one_of("MoveSpyTo", cards)
+            else:
+                regions = region_destinations(s, seat, Region(place))
+                if regions:
+                    return Prompt(seat, f"Move: the {kind} in {place.title()} goes to...").one_of("MoveTo", regions)
         pieces = movable_pieces(s, seat)
         if frame.left <= 0 or not pieces:
             return None
@@ -667,8 +670,11 @@ class Battle(ActionStep):
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         seat = seat_of(frame)
         if frame.site is None:
+            regions, cards = battle_regions(s, seat), battle_cards(s, seat)
+            if not (regions or cards):
+                return None
             return (Prompt(seat, "Battle: choose a region or a court card to battle on.")
-                    .one_of("BattleRegion", battle_regions(s, seat)).one_of("BattleCard", battle_cards(s, seat)))
+                    .one_of("BattleRegion", regions).one_of("BattleCard", cards))
         targets = self._targets(s, frame)
         if not targets:
             return None
