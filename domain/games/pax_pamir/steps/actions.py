@@ -34,6 +34,7 @@ from domain.games.pax_pamir.data.cards import (
 )
 from domain.games.pax_pamir.state import SUPPLY, PaxState
 from domain.games.pax_pamir.steps import turn as _turn  # turn imports this module: read it at call time
+from domain.games.pax_pamir.steps.bribes import hostage_bribe, may_refuse
 from domain.games.pax_pamir.steps.common import (
     CARD,
     PIECE,
@@ -97,23 +98,12 @@ def minimum_cost(s: PaxState, seat: int, action: CardAction) -> int:
     return 0
 
 
-def hostage_bribe(s: PaxState, seat: int, number: int) -> tuple[int, int] | None:
-    """R-ACT-2, R-HST: (holder, amount) when the card is held hostage and the bribe is not
-    waived by Civil Service Reforms or Disregard for Customs."""
-    holder = q.hostage_holder(s, number)
-    if holder is None:
-        return None
-    if q.has_ability(s, seat, Ability.CIVIL_SERVICE_REFORMS) or EventEffect.DISREGARD_FOR_CUSTOMS in s.effects:
-        return None
-    return holder, s.spies[number][holder]
-
-
 def spare_rupees(s: PaxState, seat: int, number: int) -> int:
     """The rupees left for the action once a hostage bribe on ``number`` is paid in full.
     A seat holding Courtly Manners may decline the bribe and still act (R-ACT-2)."""
     rupees = s.players[seat].rupees
     owed = hostage_bribe(s, seat, number)
-    if owed is None or q.effect_active(s, EventEffect.COURTLY_MANNERS, seat):
+    if owed is None or may_refuse(s, seat):
         return rupees
     return rupees - owed[1]
 
