@@ -59,11 +59,11 @@ BETRAY_COST = 2
 
 # -- reading the table ---------------------------------------------------------------------------
 
+
 def seat_of(frame: Frame) -> int:
     """The seat an action step belongs to (always a seat, never the table)."""
     assert frame.seat is not None
     return frame.seat
-
 
 
 def _loyalty(s: PaxState, seat: int) -> Coalition:
