@@ -189,14 +189,16 @@ def test_r_act_2_courtly_manners_may_decline_the_bribe_so_its_holder_needs_no_ru
     assert g.when(0, cmd("Build", card=KABUL_BUILDER)).state.frames[-1].step == "bribe"
 
 
-def test_r_act_2_a_hostage_action_needs_the_bribe_plus_the_minimum_cost_which_the_bribe_must_leave():
+def test_r_act_2_a_hostage_bribe_may_only_leave_the_actions_minimum_cost_and_is_negotiated_down_if_short():
     def builder(rupees):
         return table(courts={0: [KABUL_BUILDER]}, spies={KABUL_BUILDER: {1: 2}}, tribes={"kabul": {0: 1}},
                      rupees=[rupees, 0])
-    assert offered(builder(3), 0, "Build") == []  # 2 for the bribe + 2 for a block
+    assert offered(builder(1), 0, "Build") == []  # not even the minimum cost of a block
+    short = builder(3).when(0, cmd("Build", card=KABUL_BUILDER))  # 2 asked, 2 must stay for a block
+    assert offered(short, 0, "PayBribe") == [] and offered(short, 0, "OfferBribe") == [0, 1]
     w = builder(4).when(0, cmd("Build", card=KABUL_BUILDER))
     assert w.state.frames[-1].reserve == 2 and offered(w, 0, "PayBribe") == [None]
-    gift = table(courts={0: [KABUL_GIFTER]}, spies={KABUL_GIFTER: {1: 1}}, gifts={0: [2]}, rupees=[4, 0])
+    gift = table(courts={0: [KABUL_GIFTER]}, spies={KABUL_GIFTER: {1: 1}}, gifts={0: [2]}, rupees=[3, 0])
     assert offered(gift, 0, "Gift") == []  # the cheapest free space is 4
     assert table(courts={0: [KABUL_GIFTER]}, spies={KABUL_GIFTER: {1: 1}}, gifts={0: [2]}, rupees=[5, 0]) \
         .when(0, cmd("Gift", card=KABUL_GIFTER)).state.frames[-1].reserve == 4

@@ -98,16 +98,6 @@ def minimum_cost(s: PaxState, seat: int, action: CardAction) -> int:
     return 0
 
 
-def spare_rupees(s: PaxState, seat: int, number: int) -> int:
-    """The rupees left for the action once a hostage bribe on ``number`` is paid in full.
-    A seat holding Courtly Manners may decline the bribe and still act (R-ACT-2)."""
-    rupees = s.players[seat].rupees
-    owed = hostage_bribe(s, seat, number)
-    if owed is None or may_refuse(s, seat):
-        return rupees
-    return rupees - owed[1]
-
-
 # Tax (R-TAX)
 
 def taxable_market_cards(s: PaxState) -> list[int]:
@@ -292,7 +282,9 @@ def can_take(s: PaxState, seat: int, action: CardAction, rupees: int) -> bool:
 def usable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:
     """Court cards of ``seat`` that may take ``action`` now: printed on the card (R-ACT-1),
     not used this turn (R-TRN-4), favored or with an action left (R-TRN-2, R-TRN-3), able to
-    have an effect (R-ACT-4), and leaving the rupees for a hostage bribe (R-ACT-2)."""
+    have an effect (R-ACT-4). A hostage bribe does not narrow this: it may be negotiated down
+    to nothing (R-BRB-3), and R-ACT-2's limit (no bribe may leave less than the action's
+    minimum cost) is held by the bribe step itself (its ``reserve``)."""
     player = s.players[seat]
     if player.loyalty is None:
         return []
@@ -303,7 +295,7 @@ def usable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:
         return []
     found = []
     for number in candidates:
-        rupees = spare_rupees(s, seat, number)
+        rupees = player.rupees
         if rupees >= minimum_cost(s, seat, action) and can_take(s, seat, action, rupees):
             found.append(number)
     return found
