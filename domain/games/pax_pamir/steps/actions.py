@@ -34,7 +34,7 @@ from domain.games.pax_pamir.data.cards import (
 )
 from domain.games.pax_pamir.state import SUPPLY, PaxState
 from domain.games.pax_pamir.steps import turn as _turn  # turn imports this module: read it at call time
-from domain.games.pax_pamir.steps.bribes import hostage_bribe, may_refuse
+from domain.games.pax_pamir.steps.bribes import hostage_bribe
 from domain.games.pax_pamir.steps.common import (
     CARD,
     PIECE,
