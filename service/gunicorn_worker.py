@@ -16,13 +16,15 @@ import socket
 from gunicorn import util
 from gunicorn.workers.ggevent import GeventWorker
 
+from service.api.problems import problem_type
+
 CODES = {400: "bad_request", 403: "forbidden", 414: "uri_too_long", 417: "expectation_failed",
          431: "request_header_fields_too_large", 500: "internal_error", 501: "not_implemented"}
 
 
 def write_problem(sock, status_int, reason, mesg):
     code = CODES.get(status_int, "error")
-    body = json.dumps({"type": f"https://dynasties.games/problems/{code}", "title": reason, "status": status_int,
+    body = json.dumps({"type": problem_type(code), "title": reason, "status": status_int,
                        "detail": mesg or reason, "code": code}).encode()
     head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")

@@ -185,8 +185,8 @@ class StreamSlots:
     @staticmethod
     def _refusal(scope: str, limit: int) -> Refusal:
         if scope == "process":
-            return Refusal(503, "too_many_streams", f"this server process holds its maximum of {limit} open "
-                                                     "streams; try again shortly", 5)
+            return Refusal(503, "server_busy", f"this server process holds its maximum of {limit} open "
+                                                "streams; try again shortly", 5)
         who = "your token" if scope == "token" else "your address"
         return Refusal(429, "too_many_streams", f"{who} already holds {limit} open streams; close one first", 5)
 

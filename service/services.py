@@ -103,7 +103,7 @@ class Game:
             "id": self.id,
             "type": table.game_type,
             "status": "finished" if outcome else table.status,
-            "options": table.options,
+            "options": table.public_options(),
             "seats": [
                 {"seat": s, "player_id": table.players.get(s),
                  "name": table.names.get(table.players[s]) if s in table.players else None}
@@ -209,13 +209,16 @@ class GameService:
             raise Unprocessable(f"{rules.title} is for {rules.min_seats} to {rules.max_seats} seats, not {seats}",
                                 code="invalid_option", option="seats")
         platform, own = split_options(dict(options))
-        checked = {**platform, **rules.check_options(own).to_json()}
+        game_options = rules.check_options(own)
+        game_options.validate_seats(seats)
+        checked = {**platform, **game_options.to_json()}
         if idempotency_key:
             game_id = hashlib.sha256(f"{player['id']}:{idempotency_key}".encode()).hexdigest()[:16]
         else:
             game_id = uuid.uuid4().hex[:16]
         self._check_waiting_quota(player["id"], game_id)
-        events = [Pending(game_created(kind, checked, seats, player["id"], secrets.token_hex(16)))]
+        events = [Pending(game_created(kind, checked, seats, player["id"], secrets.token_hex(16),
+                                       rules.options_type.secret_names()))]
         try:
             game = self._append(Game(game_id, 0, Table(), rules), events)
         except VersionConflict:  # the same idempotent request made it first: answer with that game
@@ -285,6 +288,11 @@ class GameService:
         return events
 
     # -- loading ---------------------------------------------------------------------
+    def current_version(self, game_id: str) -> int:
+        """The game's latest version, read from the store without reading or folding an
+        event (0: no such game). Answers built now depend on nothing else of the game."""
+        return self.store.version(stream_of(game_id))
+
     def load(self, game_id: str, at: int | None = None) -> Game:
         """The game folded to its latest version, or to version ``at`` (time travel)."""
         if at is None:
@@ -468,7 +476,8 @@ class GameService:
         if move[0].event.get("actor") != seat:
             raise RuleViolation("another seat has acted since your last move; it can no longer be undone")
         if any(r.event.get("barrier") for r in move):
-            raise RuleViolation("your last move revealed hidden information or drew cards; it cannot be undone")
+            raise RuleViolation("your last move revealed hidden information or drew cards, or handed the "
+                                "decision to another seat; it cannot be undone")
         return move[0].version, move[-1].version
 
     def _seat(self, game: Game, player: Mapping[str, Any] | None) -> int:
@@ -762,11 +771,12 @@ class GameService:
         if isinstance(seats, bool) or not isinstance(seats, int) or not rules.min_seats <= seats <= rules.max_seats:
             raise Unprocessable(f"{rules.title} is for {rules.min_seats} to {rules.max_seats} seats",
                                 code="invalid_log")
-        options = first.data.get("options")
-        if not isinstance(options, dict):
+        if not isinstance(first.data.get("options"), dict):
             raise Unprocessable("the log's GameCreated has no options", code="invalid_log")
-        rules.check_options(split_options(dict(options))[1])  # InvalidOptions: a value out of this server's bounds
         game = self._fold(game_id, records[:1])
+        # every option (secret ones included) within this server's bounds, else InvalidOptions
+        split_options(dict(game.table.options))
+        rules.check_options(game.table.game_options()).validate_seats(seats)
         afters: list[dict[str, Any] | None] = []
         for index, record in enumerate(records):
             if index:

@@ -57,7 +57,8 @@ def test_a_redis_store_outage_is_a_quick_503_and_health_names_it(make_server, pr
         assert_unavailable(answer, took, bound=4.0)
     health, took = timed(lambda: requests.get(f"{server.url}/health", timeout=20))
     assert health.status_code == 503 and took < 3.0
-    assert health.json()["status"] == "unavailable" and health.json()["checks"]["store"]["ok"] is False
+    assert health.headers["Content-Type"] == PROBLEM and health.json()["code"] == "unavailable"
+    assert health.json()["checks"]["store"]["ok"] is False
 
     backend.start() if fault == "killed" else backend.resume()
     deadline = time.monotonic() + 15
