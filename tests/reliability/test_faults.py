@@ -146,12 +146,20 @@ def test_sqlite_boot_waits_for_a_process_that_holds_the_fresh_file(tmp_path):
 
 
 def test_a_memory_store_is_served_by_one_worker_and_more_are_refused(server_process, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
     server = server_process("memory://", workers=None)
     player = requests.post(f"{server.url}/players", json={"name": "Ann"}, timeout=5).json()
     auth = {"Authorization": f"Bearer {player['token']}"}
-    statuses = {requests.post(f"{server.url}/games", json={"type": "dynasties", "seats": 2}, headers=auth,
-                              timeout=5).status_code for _ in range(19)}  # under the waiting-games quota
-    assert statuses == {201}  # never a worker that does not know the token
+    game = requests.post(f"{server.url}/games", json={"type": "dynasties", "seats": 2}, headers=auth, timeout=5)
+    assert game.status_code == 201
+
+    def read(_):  # many connections at once, so that every worker process would get some
+        return requests.get(f"{server.url}/games/{game.json()['id']}/state", headers=auth, timeout=10).status_code
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        statuses = set(pool.map(read, range(80)))
+    assert statuses == {200}  # never a worker that does not know the token
     refused = subprocess.run([sys.executable, "-m", "service", "serve", "--store", "memory://", "--workers", "2",
                               "--port", "1"], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                              capture_output=True, text=True, timeout=60)
