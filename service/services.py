@@ -860,9 +860,13 @@ def _fingerprint(kind: str, body: Any, expected: int | None) -> str:
 
 
 def public_event(record: Recorded, viewer: int | str | None) -> dict[str, Any]:
-    """A stored event as ``viewer`` may see it, with its version and envelope facts."""
+    """A stored event as ``viewer`` may see it, with its version and envelope facts.
+
+    The platform's own secrets (the game's seed, secret options such as a given deal) are
+    never sent to anyone, not even to everyone in a game of open information: the seed
+    would tell the draws still to come."""
     event = record.event
-    out = redact(Event.from_json(event), viewer)
+    out = redact(Event.from_json(event), None if _is_platform(event) else viewer)
     out.update(version=record.version, source=event.get("source", GAME_SOURCE), actor=event.get("actor"),
                at=event.get("at"))
     return out
