@@ -13,6 +13,7 @@ calls the handler, and runs automatic steps until some seat must answer.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Generic, TypeVar
@@ -41,6 +42,24 @@ RUNAWAY_LIMIT = 10_000
 
 class RunawayGame(DomainError):
     code = "runaway"
+
+
+class _AskedOf(threading.local):
+    """The prompts last computed, per thread: for one state object, seat -> prompt.
+
+    ``to_move``, ``legal_commands`` and ``decide`` each ask every seat's prompt of the same
+    state; building a prompt is most of the cost of a command, so it is built once. The
+    state is held (not its id), so it cannot be freed and its id reused; ``evolve`` forgets
+    the prompts of the state it changes. A state changed by any other means than
+    ``evolve`` must be copied first (as ``decide`` does), or its prompts may be stale.
+    """
+
+    state: Any = None
+    rules: Any = None
+    prompts: dict[int, Prompt | None]
+
+    def __init__(self) -> None:
+        self.prompts = {}
 
 
 class Turn(Generic[S]):
@@ -125,7 +144,13 @@ class StepRules(Generic[S]):
     def commands(self) -> tuple[Verb, ...]:
         return self.verbs
 
+    _asked = _AskedOf()
+
     def evolve(self, state: S | None, event: Event) -> S:
+        asked = self._asked
+        if asked.state is state and state is not None:
+            asked.state = None
+            asked.prompts = {}
         if event.type in FRAME_EVENTS:
             apply_frame_event(self.frames(state), event)  # type: ignore[arg-type]
             return state  # type: ignore[return-value]
@@ -144,6 +169,16 @@ class StepRules(Generic[S]):
 
     def prompt(self, state: S, seat: int) -> Prompt | None:
         """The question put to ``seat`` now, or None (not this seat's decision)."""
+        asked = self._asked
+        if asked.state is state and asked.rules is self:
+            if seat in asked.prompts:
+                return asked.prompts[seat]
+        else:
+            asked.state, asked.rules, asked.prompts = state, self, {}
+        found = asked.prompts[seat] = self._ask(state, seat)
+        return found
+
+    def _ask(self, state: S, seat: int) -> Prompt | None:
         if self.is_over(state):
             return None
         found = self.current(state)
