@@ -84,7 +84,7 @@ class Game:
             "id": self.id,
             "type": table.game_type,
             "status": "finished" if outcome else table.status,
-            "options": table.options,
+            "options": table.public_options(),
             "seats": [
                 {"seat": s, "player_id": table.players.get(s),
                  "name": table.names.get(table.players[s]) if s in table.players else None}
@@ -171,12 +171,15 @@ class GameService:
             raise Unprocessable(f"{rules.title} is for {rules.min_seats} to {rules.max_seats} seats, not {seats}",
                                 code="invalid_option", option="seats")
         platform, own = split_options(dict(options))
-        checked = {**platform, **rules.check_options(own).to_json()}
+        game_options = rules.check_options(own)
+        game_options.validate_seats(seats)
+        checked = {**platform, **game_options.to_json()}
         if idempotency_key:
             game_id = hashlib.sha256(f"{player['id']}:{idempotency_key}".encode()).hexdigest()[:16]
         else:
             game_id = uuid.uuid4().hex[:16]
-        events = [Pending(game_created(kind, checked, seats, player["id"], secrets.token_hex(16)))]
+        events = [Pending(game_created(kind, checked, seats, player["id"], secrets.token_hex(16),
+                                       rules.options_type.secret_names()))]
         try:
             return self._append(Game(game_id, 0, Table(), rules), events)
         except VersionConflict:  # the same idempotent request made it first: answer with that game
@@ -377,7 +380,8 @@ class GameService:
         if move[0].event.get("actor") != seat:
             raise RuleViolation("another seat has acted since your last move; it can no longer be undone")
         if any(r.event.get("barrier") for r in move):
-            raise RuleViolation("your last move revealed hidden information or drew cards; it cannot be undone")
+            raise RuleViolation("your last move revealed hidden information or drew cards, or handed the "
+                                "decision to another seat; it cannot be undone")
         return move[0].version, move[-1].version
 
     def _seat(self, game: Game, player: Mapping[str, Any] | None) -> int:

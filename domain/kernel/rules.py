@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, TypeVar
@@ -15,13 +16,18 @@ from domain.kernel.rng import Rng
 S = TypeVar("S")
 Opts = TypeVar("Opts", bound="GameOptions")
 
+#: The most characters of JSON an ``object`` option may take (a dealt deck is a few hundred).
+OBJECT_OPTION_MAX_CHARS = 10_000
+
 
 @dataclass(frozen=True)
 class OptionSpec:
     """One game-creation option, as listed by ``GET /game-types``.
 
-    ``kind`` is ``int``, ``bool`` or ``choice``. For ``int`` a ``minimum``/``maximum`` may
-    apply (``nullable`` lets ``null`` mean "no limit"); for ``choice`` the ``choices``.
+    ``kind`` is ``int``, ``bool``, ``choice`` or ``object``. For ``int`` a ``minimum``/``maximum``
+    may apply (``nullable`` lets ``null`` mean "no limit"); for ``choice`` the ``choices``. An
+    ``object`` is a JSON object of at most ``OBJECT_OPTION_MAX_CHARS`` characters; its shape is
+    the game's to check (``GameOptions.validate``).
     """
 
     name: str
@@ -32,6 +38,9 @@ class OptionSpec:
     minimum: int | None = None
     maximum: int | None = None
     nullable: bool = False
+    #: A secret option (a given deal) is kept with the game's hidden facts: never shown in the
+    #: game's public record, its summary or the lobby.
+    secret: bool = False
 
     def check(self, value: Any) -> Any:
         if value is None and self.nullable:
@@ -52,7 +61,20 @@ class OptionSpec:
             if value not in self.choices:
                 raise InvalidOptions(self.name, f"must be one of {', '.join(self.choices)}")
             return value
+        if self.kind == "object":
+            return self._check_object(value)
         raise AssertionError(f"unknown option kind {self.kind}")
+
+    def _check_object(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise InvalidOptions(self.name, "must be an object" + (" or null" if self.nullable else ""))
+        try:
+            text = json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
+            raise InvalidOptions(self.name, "must be plain JSON") from None
+        if len(text) > OBJECT_OPTION_MAX_CHARS:
+            raise InvalidOptions(self.name, f"is too large: at most {OBJECT_OPTION_MAX_CHARS} characters of JSON")
+        return json.loads(text)  # a copy the caller cannot change afterwards
 
     def _range_text(self) -> str:
         parts = []
@@ -73,6 +95,8 @@ class OptionSpec:
             out["minimum"] = self.minimum
         if self.maximum is not None:
             out["maximum"] = self.maximum
+        if self.secret:
+            out["secret"] = True
         return out
 
 
@@ -86,11 +110,14 @@ def check_options(specs: Sequence[OptionSpec], given: Mapping[str, Any]) -> dict
 
 
 def option(default: Any, description: str, *, choices: tuple[str, ...] = (), minimum: int | None = None,
-           maximum: int | None = None, nullable: bool = False) -> Any:
-    """A field of a ``GameOptions`` dataclass: its default and what ``GET /game-types`` says of it."""
+           maximum: int | None = None, nullable: bool = False, kind: str | None = None,
+           secret: bool = False) -> Any:
+    """A field of a ``GameOptions`` dataclass: its default and what ``GET /game-types`` says of it.
+    ``kind`` is inferred from the default unless given (``kind="object"``: a JSON object, or
+    null when the default is None)."""
     return field(default=default, metadata={"option": {
         "description": description, "choices": choices, "minimum": minimum, "maximum": maximum,
-        "nullable": nullable}})
+        "nullable": nullable or (kind == "object" and default is None), "kind": kind, "secret": secret}})
 
 
 @dataclass(frozen=True)
@@ -99,8 +126,8 @@ class GameOptions:
     read by the rules as attributes (``options.hand_limit``).
 
     A subclass declares each option as a field made with ``option(...)``; its kind comes
-    from the default (bool, int, or a choice when ``choices`` are given). Cross-option
-    rules are the game's: it overrides ``validate``.
+    from the default (bool, int, or a choice when ``choices`` are given) unless it is given
+    (``kind="object"``). Cross-option rules are the game's: it overrides ``validate``.
     """
 
     @classmethod
@@ -108,9 +135,11 @@ class GameOptions:
         out = []
         for f in fields(cls):
             meta = f.metadata["option"]
-            kind = "choice" if meta["choices"] else "bool" if isinstance(f.default, bool) else "int"
+            kind = meta.get("kind") or (
+                "choice" if meta["choices"] else "bool" if isinstance(f.default, bool) else "int")
             out.append(OptionSpec(f.name, kind, f.default, meta["description"], choices=meta["choices"],
-                                  minimum=meta["minimum"], maximum=meta["maximum"], nullable=meta["nullable"]))
+                                  minimum=meta["minimum"], maximum=meta["maximum"], nullable=meta["nullable"],
+                                  secret=meta.get("secret", False)))
         return tuple(out)
 
     @classmethod
@@ -128,6 +157,14 @@ class GameOptions:
 
     def validate(self) -> None:
         """Cross-option rules; raise ``InvalidOptions`` naming the option at fault."""
+
+    def validate_seats(self, seats: int) -> None:
+        """Rules that tie an option to the seat count (a deal made for 4 seats), checked when
+        the game is created; raise ``InvalidOptions`` naming the option at fault."""
+
+    @classmethod
+    def secret_names(cls) -> tuple[str, ...]:
+        return tuple(spec.name for spec in cls.specs() if spec.secret)
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -48,9 +48,17 @@ ACTIVE = "active"
 FINISHED = "finished"
 
 
-def game_created(kind: str, options: dict[str, Any], seats: int, created_by: str, seed: str) -> Event:
-    return Event(GAME_CREATED, {"game_type": kind, "options": options, "seats": seats, "created_by": created_by},
-                 secret={"seed": seed}, secret_to=frozenset())
+def game_created(kind: str, options: dict[str, Any], seats: int, created_by: str, seed: str,
+                 secret_options: tuple[str, ...] = ()) -> Event:
+    """A new game. Options named in ``secret_options`` (a given deal) go with the seed into
+    the part nobody sees; the public record says only that they were set."""
+    public = {name: value for name, value in options.items() if name not in secret_options}
+    hidden = {name: options[name] for name in secret_options if options.get(name) is not None}
+    data: dict[str, Any] = {"game_type": kind, "options": public, "seats": seats, "created_by": created_by}
+    if hidden:
+        data["secret_options"] = sorted(hidden)
+    return Event(GAME_CREATED, data, secret={"seed": seed, **({"options": hidden} if hidden else {})},
+                 secret_to=frozenset())
 
 
 def seat_taken(seat: int, player_id: str, name: str) -> Event:
@@ -94,6 +102,8 @@ class Table:
     started: bool = False
     finished: bool = False
     export_consent: set[int] = field(default_factory=set)
+    #: options kept secret (their values are in ``options``, from the event's secret part)
+    secret_options: tuple[str, ...] = ()
 
     @property
     def status(self) -> str:
@@ -110,6 +120,10 @@ class Table:
     @property
     def open_information(self) -> bool:
         return bool(self.options.get("open_information"))
+
+    def public_options(self) -> dict[str, Any]:
+        """The options anyone may read (secret ones are only said to be set)."""
+        return {k: ("(secret)" if k in self.secret_options else v) for k, v in self.options.items()}
 
     def game_options(self) -> dict[str, Any]:
         """The options the game's rules read (the platform's own taken out)."""
@@ -130,6 +144,8 @@ class Table:
             self.seats = event.data["seats"]
             self.created_by = event.data["created_by"]
             self.seed = (event.secret or {}).get("seed", "")
+            self.options.update((event.secret or {}).get("options", {}))
+            self.secret_options = tuple(event.data.get("secret_options", ()))
         elif event.type == SEAT_TAKEN:
             self.players[event.data["seat"]] = event.data["player_id"]
             self.names[event.data["player_id"]] = event.data["name"]

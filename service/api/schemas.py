@@ -44,13 +44,14 @@ class PlayerWithTokenSchema(PlayerSchema):
 # -- game types --------------------------------------------------------------------------
 class OptionSchema(Schema):
     name = fields.String(required=True)
-    type = fields.String(required=True, metadata={"description": "int, bool or choice"})
+    type = fields.String(required=True, metadata={"description": "int, bool, choice or object (a JSON object, its shape in the description)"})
     default = fields.Raw(required=True, allow_none=True)
     description = fields.String(required=True)
     nullable = fields.Boolean(required=True)
     choices = fields.List(fields.String())
     minimum = fields.Integer()
     maximum = fields.Integer()
+    secret = fields.Boolean(metadata={"description": "kept with the game's hidden facts; shown as '(secret)'"})
 
 
 class ArgumentSchema(Schema):

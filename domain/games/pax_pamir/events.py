@@ -48,6 +48,11 @@ def action_spent(seat: int, action: str) -> Event:
     return Event("ActionSpent", {"seat": seat, "action": action})
 
 
+def bribe_declined(payer: int, recipient: int, offer: int) -> Event:
+    """R-BRB-4: ``recipient`` declined ``payer``'s offer; declines are counted per turn."""
+    return Event("BribeDeclined", {"payer": payer, "recipient": recipient, "offer": offer})
+
+
 def card_used(seat: int, card: int, action: str) -> Event:
     """R-TRN-4: a court card has taken its one card-based action this turn."""
     return Event("CardUsed", {"seat": seat, "card": card, "action": action})

@@ -49,6 +49,10 @@ def _action_spent(s: PaxState, e: Event) -> None:
     s.actions_left -= 1
 
 
+def _bribe_declined(s: PaxState, e: Event) -> None:
+    s.declined_bribes += 1
+
+
 def _card_used(s: PaxState, e: Event) -> None:
     s.used_cards.add(e.data["card"])
 
@@ -139,7 +143,23 @@ def _piece_moved(s: PaxState, e: Event) -> None:
         s.placed[f"{kind}:{owner}:{e.data['dst']}"] += 1
     src_key = f"{kind}:{owner}:{e.data['src']}"
     if s.placed.get(src_key):
-        s.placed[src_key] -= 1
+        if e.data["dst"] == SUPPLY:  # a piece removed (R-LIM pickups take only unplaced ones)
+            s.placed[src_key] = min(s.placed[src_key], _count(s, kind, owner, e.data["src"]))
+        else:  # moved on: may be taken under R-LIM (section 23 item 8)
+            s.placed[src_key] -= 1
+
+
+def _count(s: PaxState, kind: str, owner: str | int, place: str) -> int:
+    """Pieces of ``kind`` and ``owner`` at ``place``."""
+    if kind == "army":
+        return s.armies[Region(place)][Coalition(owner)]
+    if kind == "road":
+        return s.roads[Border(place)][Coalition(owner)]
+    if kind == "tribe":
+        return s.tribes[Region(place)][owner]  # type: ignore[index]
+    if kind == "spy":
+        return s.spies.get(int(place), Counter())[owner]  # type: ignore[index]
+    return int(int(place) in s.players[owner].gifts)  # type: ignore[index]
 
 
 def _favored_suit_changed(s: PaxState, e: Event) -> None:
@@ -184,6 +204,7 @@ APPLY: dict[str, Callable[[PaxState, Event], None]] = {
     "TurnStarted": _turn_started,
     "ActionSpent": _action_spent,
     "CardUsed": _card_used,
+    "BribeDeclined": _bribe_declined,
     "CardMoved": _card_moved,
     "RupeesMoved": _rupees_moved,
     "MarketSlotMarked": _market_slot_marked,

@@ -14,6 +14,7 @@ from typing import ClassVar
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import Coalition
+from domain.games.pax_pamir.data.cards import COURT_CARDS
 from domain.games.pax_pamir.state import SUPPLY, PaxState
 from domain.kernel.engine import Turn
 from domain.kernel.prompt import NUMBER as _NUMBER
@@ -88,14 +89,16 @@ def pieces_on_board(s: PaxState, kind: str, seat: int) -> list[str]:
     return found
 
 
-def place_piece(t: Play, seat: int, kind: str, dst: str) -> None:
+def place_piece(t: Play, seat: int, kind: str, dst: str, *, placed: bool = True) -> None:
     """Place one piece of ``kind`` for ``seat`` at ``dst`` (R-IMP-1): from the supply, or
-    else the seat chooses one from the board (R-LIM, step ``take_piece``)."""
+    else the seat chooses one from the board (R-LIM, step ``take_piece``). ``placed``: it
+    counts as placed this turn, so R-LIM may not take it back (section 23 item 8: impact
+    icons, Gift, Build, Infrastructure and Blackmail do; Insurrection and Safe House don't)."""
     s = t.state
     if supply_of(s, kind, seat) > 0:
-        t.emit(ev.piece_moved(kind, owner_key(s, kind, seat), SUPPLY, dst, placed=True))
+        t.emit(ev.piece_moved(kind, owner_key(s, kind, seat), SUPPLY, dst, placed=placed))
     else:
-        t.call("take_piece", seat, kind=kind, dst=dst)
+        t.call("take_piece", seat, kind=kind, dst=dst, placed=placed)
 
 
 def lose_piece(t: Play, kind: str, owner: str | int, place: str, dst: str = SUPPLY) -> None:
@@ -108,10 +111,23 @@ def lose_piece(t: Play, kind: str, owner: str | int, place: str, dst: str = SUPP
             t.call("overthrow", owner, region=place, lost="tribe")  # type: ignore[arg-type]
 
 
+def describe_place(kind: str, place: str) -> str:
+    """``tribe``, ``kabul`` -> "a tribe in Kabul" (for prompts)."""
+    if kind == "spy":
+        return f"a spy on {COURT_CARDS[int(place)].name}"
+    if kind == "gift":
+        return f"a gift on your {place}-rupee gift space"
+    if kind == "road":
+        return f"a road on the {place.replace('_', '-').title()} border"
+    return f"{'an' if kind == 'army' else 'a'} {kind} in {place.title()}"
+
+
 class TakePiece(Step[PaxState]):
     """R-LIM: the supply is empty, so the placing seat takes a piece of the same kind from
-    the board (not one placed this turn) and places it at ``dst``; with none, the
-    placement is skipped (R-LIM-4)."""
+    the board (R-LIM-2: a block of its coalition, or one of its cylinders, gifts included;
+    not one placed this turn, R-LIM-1) and places it at ``dst``; with none, the placement
+    is skipped (R-LIM-4). Taking a tribe may overthrow its owner there (R-OVR-6). Taking a
+    piece from the very place it would go changes nothing, so it is not offered."""
 
     name = "take_piece"
 
@@ -120,8 +136,9 @@ class TakePiece(Step[PaxState]):
         choices = [p for p in pieces_on_board(s, frame.kind, seat) if p != f"{frame.kind}:{frame.dst}"]
         if not choices:
             return None
-        return Prompt(seat, f"Your supply is empty: take a {'block' if frame.kind in ('army', 'road') else 'cylinder'} "
-                      f"from the board to place as {frame.kind} at {frame.dst}.").one_of("TakePiece", choices)
+        what = "block" if frame.kind in ("army", "road") else "cylinder"
+        return Prompt(seat, f"Your supply has no {what} left: take one of yours from the board to place as "
+                      f"{describe_place(frame.kind, frame.dst)}.").one_of("TakePiece", choices)
 
     def advance(self, t: Play, frame: Frame) -> None:
         t.end()  # R-LIM-4: nothing eligible, the placement is skipped
@@ -134,7 +151,7 @@ class TakePiece(Step[PaxState]):
         kind, dst = frame.kind, frame.dst
         t.end()
         lose_piece(t, source_kind, owner, place)
-        t.emit(ev.piece_moved(kind, owner, SUPPLY, dst, placed=True))
+        t.emit(ev.piece_moved(kind, owner, SUPPLY, dst, placed=frame.locals.get("placed", True)))
 
 
 VERBS = (
@@ -142,3 +159,5 @@ VERBS = (
          Arg("piece", PIECE),
          refusal="you are not asked to take a piece from the board"),
 )
+
+STEPS = (TakePiece(),)

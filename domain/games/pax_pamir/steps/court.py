@@ -40,6 +40,9 @@ class DiscardCourtCard(Procedure):
 
     def remove(self, t: Play, frame: Frame) -> None:
         owner, number = frame.seat, frame.card
+        if number not in t.state.players[owner].court:  # type: ignore[index]
+            t.end()  # already gone: a discard earlier in the same chain took it (R-OVR-5)
+            return
         for spy_owner, count in sorted(t.state.spies.get(number, {}).items()):
             for _ in range(count):
                 t.emit(ev.piece_moved("spy", spy_owner, str(number), SUPPLY))
@@ -53,7 +56,7 @@ class DiscardCourtCard(Procedure):
         if paid:
             t.emit(ev.rupees_moved(paid, f"seat:{owner}", "bank", "leverage"))
         if paid < LEVERAGE_DEBT:
-            t.call("leverage_discard", owner, missing=LEVERAGE_DEBT - paid)
+            t.call("leverage_discard", owner, missing=LEVERAGE_DEBT - paid, card=frame.card)
 
     def check_overthrow(self, t: Play, frame: Frame) -> None:
         court_card = COURT_CARDS[frame.card]
@@ -75,8 +78,11 @@ class LeverageDiscard(Step[PaxState]):
         cards = sorted(player.hand) + player.court
         if not cards:
             return None
-        return Prompt(frame.seat, f"Leverage: you owe {frame.missing} more rupee(s); discard a card from your "  # type: ignore[arg-type]
-                      "hand or court for each.").one_of("Discard", cards)
+        missing = frame.missing
+        leveraged = f" on {COURT_CARDS[frame.card].name}" if "card" in frame.locals else ""
+        return Prompt(frame.seat, f"Leverage{leveraged}: you cannot repay {missing} rupee{'s' if missing > 1 else ''}; "  # type: ignore[arg-type]
+                      f"discard {'a card' if missing == 1 else f'{missing} cards, one at a time,'} from your hand "
+                      "or court.").one_of("Discard", cards)
 
     def advance(self, t: Play, frame: Frame) -> None:
         t.end()  # R-LEV-3: no cards left, the debt is forgiven
@@ -111,7 +117,7 @@ class Overthrow(Procedure):
         owner: int = frame.seat  # type: ignore[assignment]
         if t.state.tribes[region][owner]:
             return
-        for number in political_cards_of(t.state, owner, region):
+        for number in reversed(political_cards_of(t.state, owner, region)):  # resolved left to right
             discard_from_court(t, owner, number)
 
 
@@ -134,9 +140,10 @@ class LoyaltyChange(Procedure):
     def discard_patriots(self, t: Play, frame: Frame) -> None:
         seat: int = frame.seat  # type: ignore[assignment]
         old = t.state.players[seat].loyalty
-        for number in list(t.state.players[seat].court):
-            if number != frame.locals.get("keep") and COURT_CARDS[number].patriot == old:
-                discard_from_court(t, seat, number)
+        patriots = [n for n in t.state.players[seat].court
+                    if n != frame.locals.get("keep") and COURT_CARDS[n].patriot == old]
+        for number in reversed(patriots):  # resolved left to right
+            discard_from_court(t, seat, number)
 
     def change(self, t: Play, frame: Frame) -> None:
         t.emit(ev.loyalty_changed(frame.seat, frame.coalition))  # type: ignore[arg-type]

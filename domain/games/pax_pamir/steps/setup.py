@@ -13,10 +13,11 @@ from domain.games.pax_pamir.data.board import (
     Coalition,
     pile_size,
 )
-from domain.games.pax_pamir.data.cards import COURT_CARDS, DOMINANCE_CHECKS, EVENT_CARDS
-from domain.games.pax_pamir.options import PaxOptions
+from domain.games.pax_pamir.data.cards import ALL_CARDS, COURT_CARDS, DOMINANCE_CHECKS, EVENT_CARDS
+from domain.games.pax_pamir.options import PaxOptions, check_deal
 from domain.games.pax_pamir.state import PaxState
 from domain.games.pax_pamir.steps.common import Play
+from domain.kernel.errors import InvalidOptions
 from domain.kernel.prompt import COALITION, Arg, Prompt, Verb
 from domain.kernel.rng import Rng
 from domain.kernel.steps import Frame, Step, handles
@@ -45,21 +46,38 @@ def market_fill_order() -> list[tuple[int, int]]:
 
 def setup(t: Play, seats: int, options: PaxOptions) -> None:
     """R-SET-1 to R-SET-5: the deck, the market, 4 rupees each, then loyalty choices from a
-    random seat (or seat 0) clockwise; the last to choose takes the first turn."""
+    random seat (or seat 0) clockwise; the last to choose takes the first turn. A given deal
+    (section 23 item 12) fixes the deck and the order of the choices instead of the rng."""
     rng = t.rng
     assert rng is not None
-    t.emit(ev.game_started(options.to_json(), seats))
-    deck, out = build_deck(rng, seats)
+    # The deal is the deck order: the game's own record of its options leaves it out (the
+    # deck is in DeckBuilt, a secret of nobody's).
+    t.emit(ev.game_started({**options.to_json(), "deal": None}, seats))
+    if options.deal is not None:
+        deck, out, order = dealt(options.deal, seats)
+    else:
+        deck, out = build_deck(rng, seats)
+        first = 0 if options.first_chooser == "seat_0" else rng.randint(0, seats - 1)
+        order = [(first + step) % seats for step in range(seats)]
     t.emit(ev.deck_built(deck, out))
     for row, column in market_fill_order():
         t.emit(ev.card_dealt(t.state.deck[0], row, column))
     for seat in range(seats):
         t.emit(ev.rupees_moved(STARTING_RUPEES, "bank", f"seat:{seat}", "setup"))
-    first = 0 if options.first_chooser == "seat_0" else rng.randint(0, seats - 1)
-    order = [(first + step) % seats for step in range(seats)]
     t.emit(ev.loyalty_order_chosen(order))
     t.call("turns", None, next=order[-1])
     t.call("loyalty", order[0], order=order, index=0)
+
+
+def dealt(deal: dict[str, list[int]], seats: int) -> tuple[list[int], list[int], list[int]]:
+    """Section 23 item 12: the deck, the cards left out and the loyalty order of a given deal,
+    which ``PaxOptions`` has checked except for the seat count it is made for."""
+    made_for = check_deal(deal)
+    if made_for != seats:
+        raise InvalidOptions("deal", f"the deal's deck of {len(deal['deck'])} cards is for {made_for} seats, "
+                                     f"not {seats}")
+    deck = list(deal["deck"])
+    return deck, sorted(set(ALL_CARDS) - set(deck)), list(deal["loyalty_order"])
 
 
 class Loyalty(Step[PaxState]):

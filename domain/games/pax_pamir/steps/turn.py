@@ -189,7 +189,7 @@ class PlayCard(Procedure):
 
     def choose_side(self, t: Play, frame: Frame) -> None:
         if t.state.players[frame.seat].court:  # type: ignore[index]
-            t.call("choose_side", frame.seat)
+            t.call("choose_side", frame.seat, card=frame.card)
 
     def settle_bribe(self, t: Play, frame: Frame) -> None:
         owed = bribe_owed(t.state, frame.seat, frame.card)  # type: ignore[arg-type]
@@ -219,7 +219,8 @@ class ChooseSide(Step[PaxState]):
     name = "choose_side"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
-        return Prompt(frame.seat, "Play the card at the left or the right end of your court?").one_of(  # type: ignore[arg-type]
+        what = COURT_CARDS[frame.card].name if "card" in frame.locals else "the card"
+        return Prompt(frame.seat, f"Play {what} at the left or the right end of your court?").one_of(  # type: ignore[arg-type]
             "ChooseSide", ["left", "right"])
 
     @handles("ChooseSide")
@@ -233,24 +234,30 @@ class Impacts(Step[PaxState]):
 
     name = "impacts"
 
-    def _icon(self, frame: Frame) -> ImpactIcon | None:
+    def _icon(self, s: PaxState, frame: Frame) -> ImpactIcon | None:
+        """The next icon to resolve; none once the card has left the court (R-PLY-6: a
+        leverage discard earlier in the same play may give it up, and what is left of it
+        is skipped)."""
         icons = COURT_CARDS[frame.card].impact_icons
-        return icons[frame.index] if frame.index < len(icons) else None
+        if frame.index >= len(icons) or frame.card not in s.players[frame.seat].court:  # type: ignore[index]
+            return None
+        return icons[frame.index]
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        icon = self._icon(frame)
-        region = COURT_CARDS[frame.card].region
+        icon = self._icon(s, frame)
+        court_card = COURT_CARDS[frame.card]
+        region = court_card.region
         if icon == ImpactIcon.ROAD:
-            return Prompt(frame.seat, f"Place a road on a border of {region.title()}.").one_of(  # type: ignore[arg-type]
+            return Prompt(frame.seat, f"{court_card.name}: place a road on a border of {region.title()}.").one_of(  # type: ignore[arg-type]
                 "PlaceRoad", [b.value for b in BORDERS_OF[region]])
         if icon == ImpactIcon.SPY:
             cards = [n for _, n in q.court_cards(s) if COURT_CARDS[n].region == region]
-            return Prompt(frame.seat, f"Place a spy on a court card of {region.title()}.").one_of(  # type: ignore[arg-type]
-                "PlaceSpy", cards)
+            return Prompt(frame.seat, f"{court_card.name}: place a spy on a court card of {region.title()}, "  # type: ignore[arg-type]
+                          "in any court.").one_of("PlaceSpy", cards)
         return None
 
     def advance(self, t: Play, frame: Frame) -> None:
-        icon = self._icon(frame)
+        icon = self._icon(t.state, frame)
         if icon is None:
             t.end()
             return
@@ -263,7 +270,7 @@ class Impacts(Step[PaxState]):
             place_piece(t, seat, "tribe", region.value)
         elif icon == ImpactIcon.LEVERAGE:
             t.emit(ev.rupees_moved(LEVERAGE_RUPEES, "bank", f"seat:{seat}", "leverage"))
-        else:
+        elif icon in FAVORED_SUIT_OF_ICON:
             change_favored_suit(t, FAVORED_SUIT_OF_ICON[icon], "impact")
 
     @handles("PlaceRoad")
