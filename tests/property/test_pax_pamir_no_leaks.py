@@ -14,6 +14,8 @@ choices (the commands of A, replayed through ``decide``):
   places: how many are left is public);
 * the deck beyond what has been dealt at some moment T is reordered (with the unused
   cards), and the two worlds are compared up to T;
+* the same, with both worlds made from a given ``deal`` option (a secret option) that
+  differ only in those cards;
 * one seat's hand is held in another order before every command of B.
 
 For every seat and a spectator, every view, prompt, list of legal commands and the
@@ -31,7 +33,7 @@ from dataclasses import replace
 from typing import Any
 
 from domain.games.pax_pamir import RULES
-from domain.games.pax_pamir.data.cards import DOMINANCE_CHECKS
+from domain.games.pax_pamir.data.cards import DOMINANCE_CHECKS, is_court_card, is_event
 from domain.games.pax_pamir.state import PaxState
 from domain.kernel.commands import Command
 from domain.kernel.events import Event, redact
@@ -110,6 +112,19 @@ def exchanged(r: random.Random, deck: list[int], keep: int, out: list[int]) -> t
     return deck[:keep] + new_tail, shuffled[len(free):]
 
 
+def exchanged_by_kind(r: random.Random, deck: list[int], keep: int, out: list[int]) -> list[int]:
+    """``deck`` with its cards after the first ``keep`` exchanged with unused cards of the
+    same kind (court cards with court cards, events with events; Dominance Checks stay), so
+    the deck is still a legal pile construction for a given ``deal``."""
+    new = list(deck)
+    for kind in (is_court_card, is_event):
+        places = [i for i in range(keep, len(deck)) if kind(deck[i])]
+        pool = [deck[i] for i in places] + [n for n in out if kind(n)]
+        for i, number in zip(places, r.sample(pool, len(pool)), strict=False):
+            new[i] = number
+    return new
+
+
 def seen(state: PaxState, viewer: int | None) -> dict[str, Any]:
     """Everything ``viewer`` is shown of ``state``: its view, and for every seat whether it
     is asked something; for a seat, its own prompt and legal commands too."""
@@ -165,6 +180,26 @@ def test_exchanging_the_cards_nobody_ever_sees_changes_nothing_anyone_is_shown()
         assert_same_to(a, b, viewers_of(seats))
         assert [e.to_json() for e in a.stream if e.type != "DeckBuilt"] == \
             [e.to_json() for e in b.stream if e.type != "DeckBuilt"], "the same choices made another game"
+
+
+def test_two_given_deals_differing_only_in_cards_nobody_sees_look_the_same_to_everyone():
+    changed = 0
+    for seed, seats in GAMES:
+        shuffled = setup_events(seed, seats)
+        built = next(e for e in shuffled if e.type == "DeckBuilt").secret
+        order = next(e for e in shuffled if e.type == "LoyaltyOrderChosen").data["order"]
+        a = World(seed, setup_events(seed, seats, {"deal": {"deck": built["deck"], "loyalty_order": order}}))
+        assert next(e for e in a.stream if e.type == "DeckBuilt").secret["deck"] == built["deck"]
+        dealt = len(built["deck"]) - len(a.final.deck)
+        deck = exchanged_by_kind(random.Random(seed), built["deck"], dealt, built["out"])
+        if deck == built["deck"]:
+            continue  # the whole deck was dealt: nothing unseen to exchange
+        b = World(seed, setup_events(seed, seats, {"deal": {"deck": deck, "loyalty_order": order}}), script=a.script)
+        assert b.final.deck != a.final.deck
+        assert_same_to(a, b, viewers_of(seats))
+        check_nothing_hidden_is_named(a, seats)
+        changed += 1
+    assert changed >= 3, f"only {changed} games left cards unseen to exchange"
 
 
 def test_the_deck_beyond_what_has_been_dealt_is_unknown_to_everyone():
