@@ -5,7 +5,8 @@ Only ``legal_commands`` drive the games. Along the way: no dead end (until the g
 some seat has a legal command, and exactly the seats in ``to_move`` have one, each with a
 prompt of its own), every listed command is accepted, random unlisted and malformed
 commands are refused with ``RuleViolation``, ``decide`` never changes the state it is
-given, and a game ends within ``MAX_COMMANDS``. At the end the stored stream, after a JSON
+given, the prompts the kernel keeps between calls are the ones built afresh, and a game
+ends within ``MAX_COMMANDS``. At the end the stored stream, after a JSON
 round trip, folds to the same state; for some games the same seed and commands replay to
 the same stream.
 
@@ -157,6 +158,9 @@ def play_game(seed: int, seats: int, given_options: dict[str, Any], thorough: bo
             break
         checker.at_decision(state)
         legal = check_decision_point(state, seats)
+        if thorough or r.random() < 0.2:  # the kernel's kept prompts are the ones built afresh
+            fresh = RULES.copy(state)
+            assert legal == {seat: RULES.legal_commands(fresh, seat) for seat in range(seats)}, "stale prompts"
         movers = [seat for seat in legal if legal[seat]]
         seat = r.choice(movers)
         command = r.choice(legal[seat])
