@@ -36,6 +36,15 @@ class ReadModels:
         """Games from the lobby, latest activity first."""
         return lobby.games(self._model(lobby.NAME), kind, status)
 
+    def version(self, name: str) -> dict[str, Any]:
+        """How far a read of ``name`` would reach, without loading the model: in inline mode
+        the log's heads (a read catches up to at least them), else the stored model's
+        checkpoints. Equal versions, equal models."""
+        if self.catch_up_on_read:
+            return {"heads": self.runner.heads()}
+        record = self.runner.store.load_projection(name)
+        return {"checkpoints": record.checkpoints if record else {}}
+
     def scoreboard(self, kind: str) -> dict[str, Any]:
         return {"type": kind, "players": scoreboard.table(self._model(scoreboard.NAME), kind)}
 
@@ -60,6 +69,11 @@ def read_models_of(service: GameService) -> ReadModels:
         found = ReadModels(ProjectionRunner(service.store), catch_up_on_read=True)
         attach(service, found)
     return found
+
+
+def lobby_version(service: GameService) -> dict[str, Any]:
+    """What the lobby's answer depends on, read cheaply (for its ETag)."""
+    return read_models_of(service).version(lobby.NAME)
 
 
 def scoreboard_of(service: GameService, kind: str) -> dict[str, Any]:

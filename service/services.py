@@ -221,6 +221,11 @@ class GameService:
         return events
 
     # -- loading ---------------------------------------------------------------------
+    def current_version(self, game_id: str) -> int:
+        """The game's latest version, read from the store without reading or folding an
+        event (0: no such game). Answers built now depend on nothing else of the game."""
+        return self.store.version(stream_of(game_id))
+
     def load(self, game_id: str, at: int | None = None) -> Game:
         """The game folded to its latest version, or to version ``at`` (time travel)."""
         if at is None:

@@ -28,13 +28,12 @@ from flask import Response, current_app
 from flask_smorest import Blueprint
 
 from service.api.auth import current_player
+from service.api.errors import problem_responses
 from service.api.read_model_schemas import StreamHeadersSchema, StreamQuerySchema
-from service.api.schemas import ProblemSchema
 from service.read_models import End, Heartbeat, follow
 
 blp = Blueprint("live", __name__, url_prefix="/games", description="Live updates (Server-Sent Events)")
 
-PROBLEM = "application/problem+json"
 #: one server-sent event, as an EventSource hands it over (OpenAPI 3.0: the schema of each event)
 SSE_EVENT = {
     "type": "object",
@@ -61,10 +60,8 @@ STREAM_DOC = {
 @blp.route("/<game_id:game_id>/stream", methods=["GET"])
 @blp.arguments(StreamQuerySchema, location="query")
 @blp.arguments(StreamHeadersSchema, location="headers")
-@blp.doc(security=[{"bearerAuth": []}, {}], responses=STREAM_DOC)
-@blp.alt_response(401, schema=ProblemSchema, content_type=PROBLEM)
-@blp.alt_response(404, schema=ProblemSchema, content_type=PROBLEM)
-@blp.alt_response(422, schema=ProblemSchema, content_type=PROBLEM)
+@blp.doc(operationId="streamEvents", security=[{"bearerAuth": []}, {}], responses=STREAM_DOC)
+@problem_responses(blp, 422, 404, 401)
 def stream_game(query, headers, game_id):
     """The game's new events as they happen, as the caller's seat sees them (spectator without a token)."""
     service = current_app.extensions["games"]

@@ -14,10 +14,20 @@ class StrictSchema(Schema):
         ordered = True
 
 
+class Ref(fields.Raw):
+    """A value dumped as it is and documented as the component schema ``component`` (one
+    that ``service.app`` builds from the hosted games, such as ``GameCommand``)."""
+
+    def __init__(self, component: str, **kwargs):
+        super().__init__(**kwargs)
+        self.component = component
+
+
 class ProblemSchema(Schema):
     """An error, as application/problem+json (RFC 9457)."""
 
-    type = fields.String(required=True)
+    type = fields.String(required=True, metadata={
+        "description": "/problems/{code}, relative to the server: what the problem means"})
     title = fields.String(required=True)
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
@@ -98,9 +108,12 @@ class SeatSchema(Schema):
 
 
 class OutcomeSchema(Schema):
-    winners = fields.List(fields.Integer(), required=True)
-    scores = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
-    details = fields.Dict(required=True)
+    """How a finished game ended."""
+
+    winners = fields.List(fields.Integer(), required=True, metadata={"description": "the winning seats"})
+    scores = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
+                         metadata={"description": "seat (as a string) -> final score (gold, points)"})
+    details = fields.Dict(required=True, metadata={"description": "the game's own account of the ending"})
 
 
 class GameSchema(Schema):
@@ -144,19 +157,25 @@ class StateSchema(Schema):
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "the caller's seat; null: spectator"})
     status = fields.String(required=True)
-    view = fields.Dict(required=True, allow_none=True, metadata={"description": "the game's view for this seat"})
+    view = Ref("GameView", required=True, allow_none=True,
+               metadata={"description": "the game's view for this seat; null before the game has started"})
 
 
-class LegalCommandSchema(Schema):
-    type = fields.String(required=True)
-    args = fields.Dict(required=True)
+class PromptChoiceSchema(Schema):
+    """What one command type allows now."""
+
+    allows = fields.String(required=True, validate=validate.OneOf(["nothing", "one_of", "subset_of", "between"]),
+                           metadata={"description": "nothing: no argument; one_of: one of `options`; subset_of: "
+                                                    "`min` to `max` of `options`; between: a number in `min..max`"})
+    options = fields.List(fields.Raw(), metadata={"description": "for one_of and subset_of"})
+    min = fields.Integer()
+    max = fields.Integer()
 
 
 class PromptSchema(Schema):
     text = fields.String(required=True, metadata={"description": "the question put to the caller's seat"})
-    choices = fields.Dict(keys=fields.String(), values=fields.Dict(), required=True, metadata={
-        "description": "per command type what it allows: {allows: nothing | one_of | subset_of | between, "
-                       "options?, min?, max?}"})
+    choices = fields.Dict(keys=fields.String(), values=fields.Nested(PromptChoiceSchema), required=True,
+                          metadata={"description": "per command type, what it allows"})
 
 
 class LegalCommandsSchema(Schema):
@@ -164,7 +183,7 @@ class LegalCommandsSchema(Schema):
     seat = fields.Integer(required=True)
     prompt = fields.Nested(PromptSchema, allow_none=True, required=True,
                            metadata={"description": "what the caller is asked now; null when nothing is"})
-    commands = fields.List(fields.Nested(LegalCommandSchema), required=True,
+    commands = fields.List(Ref("GameCommand"), required=True,
                            metadata={"description": "every command the caller may post now, in full"})
 
 
@@ -198,7 +217,7 @@ class ReplayQuerySchema(StrictSchema):
 
 class ReplayStepSchema(Schema):
     event = fields.Nested(EventSchema, required=True)
-    view = fields.Dict(required=True, allow_none=True)
+    view = Ref("GameView", required=True, allow_none=True, metadata={"description": "the view right after the event"})
 
 
 class ReplaySchema(Schema):
