@@ -7,7 +7,7 @@ PORT   ?= 8000
 STORE  ?= sqlite:///./data/events.db
 TS     := clients/typescript
 
-.PHONY: serve test lint openapi bench clean worker
+.PHONY: serve test lint openapi bench clean worker drills
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,9 @@ lint: $(VENV)/.installed-dev
 
 test: $(VENV)/.installed-dev lint $(TS)/node_modules/.package-lock.json  ## install dev and node dependencies, lint, run every test
 	$(PY) -m pytest
+
+drills: $(VENV)/.installed-dev  ## the heavy reliability drills (kill -9 loops, thousands of streams)
+	$(PY) -m pytest -m drill tests/reliability -s
 
 openapi: $(VENV)/.installed  ## rewrite openapi.yaml from the app
 	$(PY) -m service.openapi > openapi.yaml

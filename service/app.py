@@ -9,8 +9,9 @@ import yaml
 from flask import Flask
 
 from domain.kernel import GameRules
+from service import limits
 from service.adapters.store import EventStore
-from service.api import commands, live, meta, read_models, routes
+from service.api import commands, faults, input_guard, links, live, meta, read_models, routes
 from service.api.contract import ContractApi, register_views
 from service.api.errors import register_error_handlers
 from service.bootstrap import build_service
@@ -62,6 +63,11 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
                       live.blp, read_models.scoreboards, read_models.histories, read_models.projections):
         api.register_blueprint(blueprint)
     register_error_handlers(app)
+    faults.register(app)
+    limits.install(app, config)
+    input_guard.install(app)
+    limits.document(api.spec._paths)
+    links.add_links(api.spec._paths)
     app.extensions["api"] = api
     return app
 

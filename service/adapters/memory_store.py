@@ -27,6 +27,8 @@ class MemoryStore(EventStore):
         self._players: dict[str, dict[str, Any]] = {}
         self._snapshots: dict[tuple[str, str], dict[int, bytes]] = {}
         self._projections: dict[str, bytes] = {}
+        self._secrets: dict[str, str] = {}
+        self._sets: dict[str, set[str]] = {}
 
     def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
                idempotency: tuple[str, dict[str, Any]] | None = None) -> int:
@@ -113,6 +115,30 @@ class MemoryStore(EventStore):
     def delete_projection(self, name: str) -> None:
         with self._lock:
             self._projections.pop(name, None)
+
+    def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
+        with self._lock:
+            found = self._players.get(player_id)
+            if found is None or found["token_hash"] != old_hash:
+                return False
+            found["token_hash"] = new_hash or f"revoked:{player_id}"
+            return True
+
+    def secret(self, name: str, candidate: str) -> str:
+        with self._lock:
+            return self._secrets.setdefault(name, candidate)
+
+    def set_add(self, name: str, member: str) -> None:
+        with self._lock:
+            self._sets.setdefault(name, set()).add(member)
+
+    def set_remove(self, name: str, member: str) -> None:
+        with self._lock:
+            self._sets.get(name, set()).discard(member)
+
+    def set_members(self, name: str) -> list[str]:
+        with self._lock:
+            return sorted(self._sets.get(name, set()))
 
 
 def _copy(value: dict[str, Any]) -> dict[str, Any]:

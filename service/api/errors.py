@@ -59,7 +59,11 @@ def register_error_handlers(app: Flask) -> None:
     def service_error(exc: ServiceError):
         extra = dict(exc.extra)
         code = extra.pop("code", exc.code)
-        return problem(exc.status, code, exc.title, exc.detail, **extra)
+        retry_after = extra.pop("retry_after", None)
+        response = problem(exc.status, code, exc.title, exc.detail, **extra)
+        if retry_after is not None:
+            response.headers["Retry-After"] = str(retry_after)
+        return response
 
     @app.errorhandler(InvalidOptions)
     def invalid_options(exc: InvalidOptions):

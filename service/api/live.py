@@ -30,6 +30,7 @@ from flask_smorest import Blueprint
 from service.api.auth import current_player
 from service.api.errors import problem_responses
 from service.api.read_model_schemas import StreamHeadersSchema, StreamQuerySchema
+from service.limits import stream_slot
 from service.read_models import End, Heartbeat, follow
 
 blp = Blueprint("live", __name__, url_prefix="/games", description="Live updates (Server-Sent Events)")
@@ -67,10 +68,20 @@ def stream_game(query, headers, game_id):
     service = current_app.extensions["games"]
     config = current_app.extensions["config"]
     after = headers.get("last_event_id", query["after"])
-    events = follow(service, game_id, current_player(), after, poll=config.stream_poll,
-                    heartbeat=config.stream_heartbeat, max_seconds=config.stream_max_seconds)
-    return Response(_messages(events), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    player = current_player()
+    release, refused = stream_slot(current_app)  # open streams per token, per IP, per process
+    if refused is not None:
+        return refused
+    try:
+        events = follow(service, game_id, player, after, poll=config.stream_poll,
+                        heartbeat=config.stream_heartbeat, max_seconds=config.stream_max_seconds)
+    except BaseException:
+        release()
+        raise
+    response = Response(_messages(events), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response.call_on_close(release)
+    return response
 
 
 def _messages(events):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from flask import Response, current_app, render_template_string
 from flask_smorest import Blueprint
 
-from service.api.errors import problem_responses
+from service.api.errors import problem, problem_responses
+from service.api.faults import checks
 from service.api.problems import PROBLEM_TYPES
 from service.api.schemas import HealthSchema
 from service.errors import NotFound
@@ -16,12 +17,21 @@ HTML = {"200": {"description": "an HTML page", "content": {"text/html": {"schema
 
 @blp.route("/health", methods=["GET"])
 @blp.response(200, HealthSchema)
+@problem_responses(blp, 503)
 @blp.doc(operationId="health")
 def health():
-    """Liveness and readiness: the store answers."""
+    """Liveness and readiness: every backing service answers (the store; in RQ mode the job
+    queue; a Redis limits storage). A 503 problem names what is down in `checks`; each probe
+    gives up after 1 s."""
     store = current_app.extensions["games"].store
-    store.version("health-probe")
-    return {"status": "ok", "store": type(store).__name__}
+    found = checks(current_app)
+    down = [name for name, check in found.items() if not check["ok"]]
+    if not down:
+        return {"status": "ok", "store": type(store).__name__, "checks": found}
+    response = problem(503, "unavailable", "Service Unavailable", f"not answering: {', '.join(down)}",
+                       checks=found, store=type(store).__name__)
+    response.headers["Retry-After"] = "5"
+    return response
 
 
 @blp.route("/openapi.yaml", methods=["GET"])

@@ -76,7 +76,34 @@ _ALL = [
     ProblemType("export_not_allowed", 409, "Export not allowed",
                 "A game is exported once it is over, or once every seat consented "
                 "(`POST /games/{id}/export-consent`)."),
+    # -- limits and quotas (service.limits, docs/operations.md) ---------------------------
+    ProblemType("rate_limited", 429, "Too Many Requests",
+                "Too many requests from this address or with this token; wait `Retry-After` seconds."),
+    ProblemType("too_many_streams", 429, "Too many open streams",
+                "This token or address already holds its maximum of open live streams; close one first."),
+    ProblemType("server_busy", 503, "Server busy",
+                "This server process holds its maximum of open live streams; retry after `Retry-After` "
+                "seconds (another process may have room)."),
+    ProblemType("too_many_waiting_games", 429, "Too many waiting games",
+                "The player already created the most games that may wait for players at once; fill or "
+                "wait for one first."),
+    ProblemType("too_many_requests", 429, "Too Many Requests", "A quota is used up; see `Retry-After`."),
+    # -- malformed requests refused before any route (service.api.input_guard) -------------
+    ProblemType("invalid_json", 422, "Invalid JSON",
+                "The body is not strict JSON (invalid UTF-8, a lone surrogate, NaN), nests deeper than 32 "
+                "levels, or holds a number beyond 64 bits."),
+    ProblemType("unknown_query_parameter", 422, "Unknown query parameter",
+                "The operation does not take this query parameter; `errors` names it."),
+    ProblemType("uri_too_long", 414, "URI Too Long", "The request's URL is longer than 4,000 characters."),
+    ProblemType("request_header_fields_too_large", 431, "Request Header Fields Too Large",
+                "More than 100 header fields, or more than 16 KiB of them (gunicorn: one over 8,190 bytes)."),
+    ProblemType("expectation_failed", 417, "Expectation Failed", "The `Expect` header cannot be met."),
+    ProblemType("not_implemented", 501, "Not Implemented", "The request uses a transfer coding this server lacks."),
     # -- the server ---------------------------------------------------------------------
+    ProblemType("store_unavailable", 503, "Service Unavailable",
+                "The event store does not answer (Redis down or frozen, SQLite locked); nothing was done. "
+                "Retry after `Retry-After` seconds; `GET /health` says what is down."),
+    ProblemType("unavailable", 503, "Service Unavailable", "A backing service does not answer; retry later."),
     ProblemType("internal_error", 500, "Internal server error",
                 "The server failed to handle the request; it has been logged. Nothing is known to have changed."),
 ]

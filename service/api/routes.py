@@ -8,7 +8,7 @@ from werkzeug.routing import BaseConverter
 
 from service import read_models
 from service.api import schemas as s
-from service.api.auth import current_player, idempotency_key
+from service.api.auth import bearer_token, current_player, idempotency_key
 from service.api.commands import parse_command
 from service.api.conditional import HEADERS, PRIVATE, answer, conditional, etag, player_id
 from service.api.errors import problem_responses
@@ -55,6 +55,24 @@ def _game_tag(game_id: str, *parts) -> str | None:
 def create_player(body):
     """Register a player; keep the token secret: it is the player's key to its seats."""
     return service().create_player(body["name"])
+
+
+@players.route("/me/token", methods=["POST"])
+@players.response(201, s.PlayerWithTokenSchema)
+@players.doc(operationId="rotateToken", security=BEARER)
+@problem_responses(players, 401)
+def rotate_token():
+    """Rotate your token: a new one is issued and the one sent stops working at once."""
+    return service().rotate_token(bearer_token(required=True))
+
+
+@players.route("/me/token", methods=["DELETE"])
+@players.response(204)
+@players.doc(operationId="revokeToken", security=BEARER)
+@problem_responses(players, 401)
+def revoke_token():
+    """Revoke the token sent: it stops working at once (the player keeps no other token)."""
+    service().revoke_token(bearer_token(required=True))
 
 
 @players.route("/<string:player_id>", methods=["GET"])
@@ -184,10 +202,12 @@ def get_replay(query, game_id):
 @games.doc(operationId="exportGame",
            responses={"200": {"description": "the game log: a header line, then one event per line",
                               "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}})
-@_errors(404, 409)
+@games.doc(security=BEARER_OR_SPECTATOR)
+@_errors(401, 403, 404, 409)
 def export_game(game_id):
-    """The game as JSON Lines (after Game Over, or once every seat consented), to import elsewhere."""
-    return Response(service().export(game_id), mimetype="application/x-ndjson")
+    """The game as signed JSON Lines: whole to anyone after Game Over; during play only to a seated
+    player once every seat consented, with what that seat may not see left out."""
+    return Response(service().export(game_id, current_player()), mimetype="application/x-ndjson")
 
 
 @games.route("/<game_id:game_id>/export-consent", methods=["POST"])
@@ -199,6 +219,15 @@ def consent_to_export(game_id):
     return service().consent_to_export(game_id, current_player(required=True))
 
 
+@games.route("/<game_id:game_id>/export-consent", methods=["DELETE"])
+@games.response(200, s.ExportConsentSchema)
+@games.doc(operationId="withdrawConsent", security=BEARER)
+@_errors(401, 403, 404, 409)
+def withdraw_export_consent(game_id):
+    """Take your seat's consent back: the unfinished game can no longer be exported."""
+    return service().withdraw_export_consent(game_id, current_player(required=True))
+
+
 @games.route("/import", methods=["POST"])
 @games.doc(operationId="importGame", security=BEARER, requestBody={
     "required": True, "description": "a log as returned by GET /games/{id}/export",
@@ -207,7 +236,9 @@ def consent_to_export(game_id):
 @games.response(201, s.GameSchema)
 @_errors(401, 422)
 def import_game():
-    """Replay an exported log into a new game; a tampered or truncated log is refused whole."""
+    """Import an exported log. A log this server signed, of a game not here yet, comes back ranked
+    under its own id; any other log becomes a new, unranked game (`ranked: false`) for replay and
+    study. Public facts are recomputed from the events; a broken or truncated log is refused whole."""
     current_player(required=True)
     return service().import_game(request.get_data(as_text=True)).summary()
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, validate
+import unicodedata
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 #: the largest version, position or page bound the API accepts (stores use 64-bit integers)
 MAX_INT = 2**31 - 1
@@ -35,11 +37,36 @@ class ProblemSchema(Schema):
     current_version = fields.Integer(metadata={"description": "on a version conflict: the game's version"})
     option = fields.String(metadata={"description": "on an invalid option: its name"})
     errors = fields.Dict(metadata={"description": "on invalid input: the message per field"})
+    checks = fields.Dict(metadata={"description": "on a 503 from /health: each backing service and whether "
+                                                  "it answers"})
 
 
 # -- players ---------------------------------------------------------------------------
+#: characters a name may not hold: bidirectional overrides and isolates, zero-width marks
+#: (they make a name display as another one); controls, surrogates and separators are refused
+#: by category in ``player_name``
+INVISIBLE = set("\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                "\u2060\u2066\u2067\u2068\u2069\ufeff")
+NAME_MAX = 64
+
+
+def player_name(name: str) -> None:
+    """A name shows as what it is: printable, no control, bidi or invisible characters, not blank."""
+    if unicodedata.normalize("NFC", name) != name:
+        raise ValidationError("must be in Unicode normal form C")
+    if not name.strip():
+        raise ValidationError("must not be blank")
+    if name != name.strip():
+        raise ValidationError("must not start or end with white space")
+    for char in name:
+        if unicodedata.category(char) in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") or char in INVISIBLE:
+            raise ValidationError(f"must not contain the character U+{ord(char):04X}")
+
+
 class NewPlayerSchema(StrictSchema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=NAME_MAX), player_name],
+                         metadata={"description": "1 to 64 printable characters (no control, bidi-override or "
+                                                  "zero-width characters; no leading or trailing space)"})
 
 
 class PlayerSchema(Schema):
@@ -125,6 +152,9 @@ class GameSchema(Schema):
     to_move = fields.List(fields.Integer(), required=True)
     version = fields.Integer(required=True)
     outcome = fields.Nested(OutcomeSchema, allow_none=True, required=True)
+    ranked = fields.Boolean(dump_default=True, metadata={
+        "description": "false for an imported log this server did not sign (or already had): it never "
+                       "counts for scoreboards or players' records"})
 
 
 class JoinedSchema(Schema):
@@ -143,7 +173,7 @@ class GameListSchema(Schema):
 
 
 class GameQuerySchema(StrictSchema):
-    type = fields.String()
+    type = fields.String(validate=validate.Length(min=1, max=64))
     status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
     offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT))
@@ -237,6 +267,13 @@ class CommandResultSchema(Schema):
     events = fields.List(fields.Nested(EventSchema), required=True)
 
 
+class HealthCheckSchema(Schema):
+    ok = fields.Boolean(required=True)
+    error = fields.String()
+
+
 class HealthSchema(Schema):
-    status = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["ok"]))
     store = fields.String(required=True)
+    checks = fields.Dict(keys=fields.String(), values=fields.Nested(HealthCheckSchema), metadata={
+        "description": "each backing service (store, queue, limits) and whether it answers"})
