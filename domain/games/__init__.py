@@ -7,5 +7,6 @@ from domain.kernel.rules import GameRules
 
 def default_registry() -> dict[str, GameRules]:
     from domain.games.dynasties import RULES as DYNASTIES
+    from domain.games.pax_pamir import RULES as PAX_PAMIR
 
-    return {DYNASTIES.kind: DYNASTIES}
+    return {DYNASTIES.kind: DYNASTIES, PAX_PAMIR.kind: PAX_PAMIR}

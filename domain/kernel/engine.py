@@ -13,6 +13,7 @@ calls the handler, and runs automatic steps until some seat must answer.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Generic, TypeVar
@@ -41,6 +42,31 @@ RUNAWAY_LIMIT = 10_000
 
 class RunawayGame(DomainError):
     code = "runaway"
+
+
+class _AskedOf(threading.local):
+    """The prompts last computed, per thread: for one state object, seat -> prompt.
+
+    ``to_move``, ``legal_commands`` and ``decide`` each ask every seat's prompt of the same
+    state; building a prompt is most of the cost of a command, so it is built once. The
+    state is held (not its id), so it cannot be freed and its id reused; ``evolve`` forgets
+    the prompts of the state it changes. A state changed by any other means than
+    ``evolve`` must be copied first (as ``decide`` does), or its prompts may be stale.
+
+    ``decide`` has already asked the prompts of the state its events lead to (to know
+    when to stop). When the caller then applies exactly those events, in order, to the
+    very state it decided on, the result equals that state, and ``evolve`` hands the
+    prompts over to it (``pending``: the state, the events, how many are applied, the
+    prompts).
+    """
+
+    state: Any = None
+    rules: Any = None
+    prompts: dict[int, Prompt | None]
+    pending: tuple[Any, list[Event], int, dict[int, Prompt | None]] | None = None
+
+    def __init__(self) -> None:
+        self.prompts = {}
 
 
 class Turn(Generic[S]):
@@ -125,11 +151,29 @@ class StepRules(Generic[S]):
     def commands(self) -> tuple[Verb, ...]:
         return self.verbs
 
+    _asked = _AskedOf()
+
     def evolve(self, state: S | None, event: Event) -> S:
+        asked = self._asked
+        if asked.state is state and state is not None:
+            asked.state = None
+            asked.prompts = {}
         if event.type in FRAME_EVENTS:
             apply_frame_event(self.frames(state), event)  # type: ignore[arg-type]
-            return state  # type: ignore[return-value]
-        return self.apply(state, event)
+            after = state
+        else:
+            after = self.apply(state, event)
+        pending = asked.pending
+        if pending is not None:
+            decided, events, applied, prompts = pending
+            if decided is not state or after is not state or events[applied] is not event:
+                asked.pending = None
+            elif applied + 1 < len(events):
+                asked.pending = (decided, events, applied + 1, prompts)
+            else:  # every event decided on is applied: this is the state decide ended with
+                asked.pending = None
+                asked.state, asked.rules, asked.prompts = state, self, prompts
+        return after  # type: ignore[return-value]
 
     def begin(self, state: S, rng: Rng) -> Turn[S]:
         """The working turn handlers receive; a game may return a subclass of ``Turn``."""
@@ -144,6 +188,16 @@ class StepRules(Generic[S]):
 
     def prompt(self, state: S, seat: int) -> Prompt | None:
         """The question put to ``seat`` now, or None (not this seat's decision)."""
+        asked = self._asked
+        if asked.state is state and asked.rules is self:
+            if seat in asked.prompts:
+                return asked.prompts[seat]
+        else:
+            asked.state, asked.rules, asked.prompts = state, self, {}
+        found = asked.prompts[seat] = self._ask(state, seat)
+        return found
+
+    def _ask(self, state: S, seat: int) -> Prompt | None:
         if self.is_over(state):
             return None
         found = self.current(state)
@@ -179,8 +233,12 @@ class StepRules(Generic[S]):
         turn = self.begin(self.copy(state), rng)
         handler(turn, frame, seat, value)
         self.run_until_input(turn)
-        if self.barrier_on_handover and turn.events and self.to_move(turn.state) != [seat]:
+        movers = self.to_move(turn.state)
+        if self.barrier_on_handover and turn.events and movers != [seat]:
             turn.events[-1] = replace(turn.events[-1], barrier=True)
+        asked_after = self._asked
+        if turn.events and asked_after.state is turn.state:
+            asked_after.pending = (state, turn.events, 0, asked_after.prompts)
         return turn.events
 
     def run_until_input(self, turn: Turn[S]) -> None:
@@ -194,7 +252,11 @@ class StepRules(Generic[S]):
             if found is None:
                 return
             frame, step = found
-            if step.awaits(state, frame, seats):
+            if type(step).awaits is Step.awaits:  # the default: ask through the kept prompts
+                owners = range(seats) if frame.seat is None else (frame.seat,)
+                if any(self.prompt(state, owner) is not None for owner in owners):
+                    return
+            elif step.awaits(state, frame, seats):
                 return
             step.advance(turn, frame)
         raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")

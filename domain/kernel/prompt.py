@@ -138,6 +138,14 @@ class Verb:
         return values
 
 
+def _command(kind: str, args: dict[str, Any]) -> Command:
+    """``Command(kind, args)`` without the frozen dataclass's ``__init__``: a prompt lists
+    every command it allows each time legal commands are asked for."""
+    made = object.__new__(Command)
+    made.__dict__.update(type=kind, args=args)
+    return made
+
+
 # -- what a prompt allows per verb -------------------------------------------------------
 
 Why = str | Callable[[Any], str] | None
@@ -289,9 +297,10 @@ class Prompt:
             if allowed is None:
                 continue
             if verb.arg is None:
-                out.append(Command(verb.type, {}))
+                out.append(_command(verb.type, {}))
             else:
-                out.extend(Command(verb.type, {verb.arg.name: value}) for value in allowed.values())
+                name = verb.arg.name
+                out.extend(_command(verb.type, {name: value}) for value in allowed.values())
         return out
 
     def to_json(self) -> dict[str, Any]:

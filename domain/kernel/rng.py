@@ -17,8 +17,17 @@ T = TypeVar("T")
 
 class Rng:
     def __init__(self, seed: str | int, version: int = 0):
-        digest = hashlib.sha256(f"{seed}:{version}".encode()).digest()
-        self._random = random.Random(int.from_bytes(digest[:16], "big"))
+        self._seed = f"{seed}:{version}"
+        self._generator: random.Random | None = None
+
+    @property
+    def _random(self) -> random.Random:
+        """Seeded on first use: most commands draw nothing, and seeding costs more than a
+        whole command of some games."""
+        if self._generator is None:
+            digest = hashlib.sha256(self._seed.encode()).digest()
+            self._generator = random.Random(int.from_bytes(digest[:16], "big"))
+        return self._generator
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
         out = list(items)

@@ -65,15 +65,24 @@ def step_updated(step: str, values: Mapping[str, Any]) -> Event:
     return Event(STEP_UPDATED, {"step": step, "locals": dict(values)})
 
 
+def _made(step: str, seat: int | None, values: dict[str, Any]) -> Frame:
+    """``Frame(step, seat, values)`` without the frozen dataclass's ``__init__`` (a frame
+    is made for every frame event folded, so this is on the hot path)."""
+    made = object.__new__(Frame)
+    made.__dict__.update(step=step, seat=seat, locals=values)
+    return made
+
+
 def apply_frame_event(frames: list[Frame], event: Event) -> None:
     """The stack after one frame event (in place). ``evolve`` calls it; it never validates."""
+    data = event.data
     if event.type == STEP_ENTERED:
-        frames.append(frame(event.data["step"], event.data["seat"], **event.data["locals"]))
+        frames.append(_made(data["step"], data["seat"], dict(data["locals"])))
     elif event.type == STEP_LEFT:
         frames.pop()
     else:
         top = frames[-1]
-        frames[-1] = Frame(top.step, top.seat, {**top.locals, **event.data["locals"]})
+        frames[-1] = _made(top.step, top.seat, {**top.locals, **data["locals"]})
 
 
 def handles(verb: str) -> Callable[[Callable[..., None]], Callable[..., None]]:

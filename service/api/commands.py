@@ -43,10 +43,20 @@ def _strict(name: str, spec: dict[str, fields.Field]) -> type[Schema]:
 
 
 def command_schemas(registry: Mapping[str, GameRules]) -> dict[str, type[Schema]]:
-    """``{command type: schema}`` for every command of every game."""
+    """``{command type: schema}`` for every command of every game.
+
+    A posted command is parsed before its game is loaded, so a command type means one
+    shape across every game the server hosts: two games may share a type only with the
+    same argument."""
     out: dict[str, type[Schema]] = {}
+    shapes: dict[str, tuple[str, Any]] = {}
     for rules in registry.values():
         for spec in rules.commands:
+            shape = spec.arg.to_json() if spec.arg else None
+            if spec.type in shapes and shapes[spec.type][1] != shape:
+                raise ValueError(f"{rules.kind} and {shapes[spec.type][0]} both have a command {spec.type!r} "
+                                 f"with different arguments; command types are global to the server")
+            shapes[spec.type] = (rules.kind, shape)
             args = _strict(f"{spec.type}Args", {spec.arg.name: arg_field(spec.arg)} if spec.arg else {})
             out[spec.type] = _strict(f"{spec.type}Command", {
                 "type": fields.String(required=True, validate=validate.OneOf([spec.type]),

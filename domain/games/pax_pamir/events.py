@@ -110,7 +110,7 @@ def effects_cleared() -> Event:
 def hands_swapped(first: int, second: int, first_hand: list[int], second_hand: list[int]) -> Event:
     """Other Persuasive Methods: the two hands change owners; what was in them stays theirs to know."""
     return Event("HandsSwapped", {"seats": [first, second], "counts": [len(first_hand), len(second_hand)]},
-                 secret={"hands": [list(first_hand), list(second_hand)]}, secret_to=frozenset((first, second)),
+                 secret={"hands": [sorted(first_hand), sorted(second_hand)]}, secret_to=frozenset((first, second)),
                  barrier=True)
 
 

@@ -13,8 +13,6 @@ from domain.games.pax_pamir.data.board import (
     BORDERS_OF,
     CYLINDERS_PER_PLAYER,
     GIFT_VALUES,
-    MARKET_COLUMNS,
-    MARKET_ROWS,
     Coalition,
     Region,
     Suit,
@@ -22,11 +20,12 @@ from domain.games.pax_pamir.data.board import (
 from domain.games.pax_pamir.data.cards import (
     ALWAYS_FAVORED,
     COURT_CARDS,
+    DOMINANCE_CHECKS,
     NEW_TACTICS,
     Ability,
     CourtCard,
     EventEffect,
-    is_dominance_check,
+    cards_with_ability,
 )
 from domain.games.pax_pamir.state import PaxState
 
@@ -34,6 +33,15 @@ from domain.games.pax_pamir.state import PaxState
 ACTIONS_PER_TURN = 2
 #: R-BRB-4: declined negotiations allowed per turn.
 DECLINED_BRIBES_LIMIT = 3
+
+# The predicates below run thousands of times per game (every prompt reads them), so they
+# read these flat tables rather than the card objects, iterate tuples rather than the
+# enums, and read counters with ``get`` (a missing key costs a Python-level __missing__).
+_REGIONS: tuple[Region, ...] = tuple(Region)
+_RANK: dict[int, int] = {n: c.rank for n, c in COURT_CARDS.items()}
+_SUIT: dict[int, Suit] = {n: c.suit for n, c in COURT_CARDS.items()}
+_PATRIOT: dict[int, Coalition | None] = {n: c.patriot for n, c in COURT_CARDS.items()}
+_CARDS_WITH: dict[str, tuple[int, ...]] = {ability.value: cards_with_ability(ability) for ability in Ability}
 
 
 def card(number: int) -> CourtCard:
@@ -57,7 +65,11 @@ def court_cards(s: PaxState) -> Iterator[tuple[int, int]]:
 
 def has_ability(s: PaxState, seat: int, ability: Ability) -> bool:
     """R-SA: an ability is active only while its card is in its owner's court."""
-    return any(card(n).special_ability == ability for n in s.players[seat].court)
+    court = s.players[seat].court
+    for number in _CARDS_WITH[ability]:
+        if number in court:
+            return True
+    return False
 
 
 def effect_active(s: PaxState, effect: EventEffect, seat: int | None = None) -> bool:
@@ -71,24 +83,31 @@ def effect_active(s: PaxState, effect: EventEffect, seat: int | None = None) -> 
 # -- 6.1 rulers ------------------------------------------------------------------------------
 
 def tribes(s: PaxState, seat: int, region: Region) -> int:
-    return s.tribes[region][seat]
+    return s.tribes[region].get(seat, 0)
 
 
 def ruling_pieces(s: PaxState, seat: int, region: Region) -> int:
     loyalty = s.players[seat].loyalty
-    return s.tribes[region][seat] + (s.armies[region][loyalty] if loyalty else 0)
+    return s.tribes[region].get(seat, 0) + (s.armies[region].get(loyalty, 0) if loyalty else 0)
 
 
 def ruler_of(s: PaxState, region: Region) -> int | None:
     """R-RUL: the one seat with a tribe there whose ruling pieces beat every other seat's and
     every coalition's army count; None otherwise."""
-    best_armies = max(s.armies[region].values(), default=0)
-    counts = [ruling_pieces(s, seat, region) for seat in range(s.seats)]
-    top = max(counts)
-    if top <= best_armies or counts.count(top) > 1:
+    armies = s.armies[region]
+    tribes_here = s.tribes[region]
+    top = max(armies.values(), default=0)  # a seat must beat every coalition's armies
+    ruler: int | None = None
+    for seat, player in enumerate(s.players):
+        loyalty = player.loyalty
+        count = tribes_here.get(seat, 0) + (armies.get(loyalty, 0) if loyalty else 0)
+        if count > top:
+            top, ruler = count, seat
+        elif count == top:
+            ruler = None  # a tie (with a seat or with the armies) means no ruler
+    if ruler is None or tribes_here.get(ruler, 0) < 1:
         return None
-    seat = counts.index(top)
-    return seat if s.tribes[region][seat] >= 1 else None
+    return ruler
 
 
 def rules(s: PaxState, seat: int, region: Region) -> bool:
@@ -96,14 +115,14 @@ def rules(s: PaxState, seat: int, region: Region) -> bool:
 
 
 def ruled_regions(s: PaxState, seat: int) -> list[Region]:
-    return [region for region in Region if ruler_of(s, region) == seat]
+    return [region for region in _REGIONS if ruler_of(s, region) == seat]
 
 
 # -- 6.2 stars -------------------------------------------------------------------------------
 
 def stars(s: PaxState, seat: int, suit: Suit) -> int:
     """R-STR: ranks of the court cards of ``suit`` (91 and 99 keep their printed suit)."""
-    return sum(card(n).rank for n in s.players[seat].court if card(n).suit == suit)
+    return sum(_RANK[n] for n in s.players[seat].court if _SUIT[n] == suit)
 
 
 def court_limit(s: PaxState, seat: int) -> int:
@@ -124,7 +143,8 @@ def influence(s: PaxState, seat: int) -> int:
     """R-INF: 1 + patriots (0 under Rumor) + prizes + gifts (x2 with Koh-i-noor, x0 under
     Embarrassment of Riches)."""
     player = s.players[seat]
-    patriots = sum(1 for n in player.court if card(n).patriot == player.loyalty)
+    loyalty = player.loyalty
+    patriots = sum(1 for n in player.court if _PATRIOT[n] == loyalty)
     if s.effects.get(EventEffect.RUMOR, -1) == seat:  # Rumor targets one player
         patriots = 0
     gift_value = 1
@@ -151,7 +171,7 @@ def hostage_holder(s: PaxState, number: int) -> int | None:
 # -- supplies ----------------------------------------------------------------------------------
 
 def cylinders_in_play(s: PaxState, seat: int) -> int:
-    return (sum(s.tribes[r][seat] for r in Region) + sum(c[seat] for c in s.spies.values())
+    return (sum(c.get(seat, 0) for c in s.tribes.values()) + sum(c.get(seat, 0) for c in s.spies.values())
             + len(s.players[seat].gifts))
 
 
@@ -160,8 +180,8 @@ def cylinders_in_supply(s: PaxState, seat: int) -> int:
 
 
 def blocks_in_play(s: PaxState, coalition: Coalition) -> int:
-    return (sum(s.armies[r][coalition] for r in Region)
-            + sum(c[coalition] for c in s.roads.values()))
+    return (sum(c.get(coalition, 0) for c in s.armies.values())
+            + sum(c.get(coalition, 0) for c in s.roads.values()))
 
 
 def blocks_in_supply(s: PaxState, coalition: Coalition) -> int:
@@ -176,25 +196,24 @@ def free_gift_spaces(s: PaxState, seat: int) -> list[int]:
 
 def counts_as_favored(s: PaxState, seat: int, number: int) -> bool:
     """R-TRN-3: of the favored suit, card 91 or 99, or military under New Tactics."""
-    court_card = card(number)
-    if court_card.suit == s.favored or number in ALWAYS_FAVORED:
+    suit = _SUIT[number]
+    if suit == s.favored or number in ALWAYS_FAVORED:
         return True
-    return court_card.suit == Suit.MILITARY and s.effects.get(EventEffect.NEW_TACTICS, -1) == seat
+    return suit == Suit.MILITARY and s.effects.get(EventEffect.NEW_TACTICS, -1) == seat
 
 
 def market_slots(s: PaxState) -> Iterator[tuple[int, int, int]]:
     """(row, column, card) for every card in the market."""
-    for row in range(MARKET_ROWS):
-        for column in range(MARKET_COLUMNS):
-            number = s.market[row][column]
+    for row, cards in enumerate(s.market):
+        for column, number in enumerate(cards):
             if number is not None:
                 yield row, column, number
 
 
 def dominance_checks_left(s: PaxState) -> int:
     """Section 23 item 10: checks left in the deck and the market (public)."""
-    in_market = sum(1 for _, _, n in market_slots(s) if is_dominance_check(n))
-    return in_market + sum(1 for n in s.deck if is_dominance_check(n))
+    in_market = sum(1 for row in s.market for n in row if n in DOMINANCE_CHECKS)
+    return in_market + sum(1 for n in s.deck if n in DOMINANCE_CHECKS)
 
 
 def roads_touching(s: PaxState, region: Region) -> Iterator[tuple[str, Coalition, int]]:

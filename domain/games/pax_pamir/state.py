@@ -91,6 +91,13 @@ class PaxState:
         return self.outcome is not None
 
 
+def _counter(counts: Counter[Any]) -> Counter[Any]:
+    """A copy of a Counter, without ``Counter.__init__``'s Python-level update (4x faster)."""
+    copy: Counter[Any] = Counter.__new__(Counter)
+    dict.update(copy, counts)
+    return copy
+
+
 def copy_state(s: PaxState) -> PaxState:
     new = object.__new__(PaxState)
     d = dict(s.__dict__)
@@ -100,14 +107,14 @@ def copy_state(s: PaxState) -> PaxState:
     d["market"] = [row[:] for row in s.market]
     d["market_rupees"] = [row[:] for row in s.market_rupees]
     d["discard"] = s.discard[:]
-    d["armies"] = {k: Counter(v) for k, v in s.armies.items()}
-    d["roads"] = {k: Counter(v) for k, v in s.roads.items()}
-    d["tribes"] = {k: Counter(v) for k, v in s.tribes.items()}
-    d["spies"] = {k: Counter(v) for k, v in s.spies.items()}
+    d["armies"] = {k: _counter(v) for k, v in s.armies.items()}
+    d["roads"] = {k: _counter(v) for k, v in s.roads.items()}
+    d["tribes"] = {k: _counter(v) for k, v in s.tribes.items()}
+    d["spies"] = {k: _counter(v) for k, v in s.spies.items()}
     d["effects"] = dict(s.effects)
     d["used_cards"] = set(s.used_cards)
     d["marked"] = set(s.marked)
-    d["placed"] = Counter(s.placed)
+    d["placed"] = _counter(s.placed)
     d["frames"] = s.frames[:]
     new.__dict__.update(d)
     return new
