@@ -72,6 +72,20 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
+def gunicorn_settings(host: str, port: int, workers: int = 2, connections: int = 1000) -> dict:
+    """The gunicorn settings ``serve`` runs with (bench/bench_side_by_side.py serves its
+    ceiling app with the same ones)."""
+    return {
+        "bind": f"{host}:{port}",
+        "workers": workers,
+        "worker_class": "gevent",
+        "worker_connections": connections,
+        "timeout": 60,
+        "graceful_timeout": 10,
+        "accesslog": "-",
+    }
+
+
 def _gunicorn(config: Config, args: argparse.Namespace) -> None:
     from gunicorn.app.base import BaseApplication
 
@@ -80,16 +94,7 @@ def _gunicorn(config: Config, args: argparse.Namespace) -> None:
         has patched the standard library (the app is not preloaded)."""
 
         def load_config(self):
-            settings = {
-                "bind": f"{args.host}:{args.port}",
-                "workers": args.workers,
-                "worker_class": "gevent",
-                "worker_connections": args.connections,
-                "timeout": 60,
-                "graceful_timeout": 10,
-                "accesslog": "-",
-            }
-            for key, value in settings.items():
+            for key, value in gunicorn_settings(args.host, args.port, args.workers, args.connections).items():
                 self.cfg.set(key, value)
 
         def load(self):
