@@ -4,6 +4,12 @@
 ``UNIQUE(stream, version)`` makes a second appender of the same version fail even if two
 processes race past the version check. Appends run in ``BEGIN IMMEDIATE`` transactions,
 so the version check, the events and the idempotency record commit together.
+
+Read models live in ``rm_rows`` (one row per projection, table and key), ``rm_index``
+(ordered indexes: key and score, with an index on the order) and ``rm_counts`` (the
+size of each index, kept as a count so a lobby's total is one lookup), with the
+checkpoints in ``rm_checkpoints``. (The ``projections`` table of whole documents from
+earlier versions is dropped; the read models rebuild themselves from the log.)
 """
 
 from __future__ import annotations
@@ -20,8 +26,9 @@ from service.adapters.store import (
     CheckpointMoved,
     DuplicateRequest,
     EventStore,
-    ProjectionRecord,
+    IndexWrite,
     Recorded,
+    RowWrite,
     VersionConflict,
 )
 
@@ -43,9 +50,20 @@ CREATE TABLE IF NOT EXISTS snapshots (
     stream TEXT NOT NULL, schema TEXT NOT NULL, version INTEGER NOT NULL, state BLOB NOT NULL,
     PRIMARY KEY (stream, schema, version)
 );
-CREATE TABLE IF NOT EXISTS projections (
-    name TEXT PRIMARY KEY, checkpoints BLOB NOT NULL, model BLOB NOT NULL
-);
+DROP TABLE IF EXISTS projections;
+CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, checkpoints BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS rm_rows (
+    name TEXT NOT NULL, tbl TEXT NOT NULL, key TEXT NOT NULL, row BLOB NOT NULL,
+    PRIMARY KEY (name, tbl, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rm_index (
+    name TEXT NOT NULL, idx TEXT NOT NULL, key TEXT NOT NULL, score REAL NOT NULL,
+    PRIMARY KEY (name, idx, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS rm_index_order ON rm_index (name, idx, score, key);
+CREATE TABLE IF NOT EXISTS rm_counts (
+    name TEXT NOT NULL, idx TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (name, idx)
+) WITHOUT ROWID;
 """
 
 
@@ -189,26 +207,70 @@ class SqliteStore(EventStore):
         with self._write() as db:
             db.execute("DELETE FROM snapshots")
 
-    def load_projection(self, name: str) -> ProjectionRecord | None:
-        with self._reading() as db:
-            return self._load_projection(db, name)
+    # -- read models, per row ----------------------------------------------------------
+    def load_checkpoints(self, name: str) -> dict[int, int] | None:
+        row = self._row("SELECT checkpoints FROM rm_checkpoints WHERE name = ?", (name,))
+        return {int(k): v for k, v in loads(row[0]).items()} if row else None
 
-    @staticmethod
-    def _load_projection(db: sqlite3.Connection, name: str) -> ProjectionRecord | None:
-        row = db.execute("SELECT checkpoints, model FROM projections WHERE name = ?", (name,)).fetchone()
-        if row is None:
-            return None
-        return ProjectionRecord({int(k): v for k, v in loads(row[0]).items()}, loads(row[1]))
-
-    def save_projection(self, name: str, record: ProjectionRecord, previous: dict[int, int] | None) -> None:
+    def save_rows(self, name: str, checkpoints: dict[int, int], previous: dict[int, int] | None,
+                  rows: Sequence[RowWrite], index: Sequence[IndexWrite]) -> None:
         with self._write() as db:
-            row = db.execute("SELECT checkpoints FROM projections WHERE name = ?", (name,)).fetchone()
+            row = db.execute("SELECT checkpoints FROM rm_checkpoints WHERE name = ?", (name,)).fetchone()
             current = {int(k): v for k, v in loads(row[0]).items()} if row else None
-            if current != previous:  # only the checkpoints are compared: the model may be large
+            if current != previous:
                 raise CheckpointMoved(name)
-            db.execute("INSERT OR REPLACE INTO projections (name, checkpoints, model) VALUES (?, ?, ?)",
-                       (name, dumps(record.checkpoints), dumps(record.model)))
+            deletes = [(name, t, k) for t, k, raw in rows if raw is None]
+            if deletes:
+                db.executemany("DELETE FROM rm_rows WHERE name = ? AND tbl = ? AND key = ?", deletes)
+            db.executemany("INSERT OR REPLACE INTO rm_rows (name, tbl, key, row) VALUES (?, ?, ?, ?)",
+                           [(name, t, k, raw) for t, k, raw in rows if raw is not None])
+            counts: dict[str, int] = {}
+            for idx, key, score in index:
+                if score is None:
+                    gone = db.execute("DELETE FROM rm_index WHERE name = ? AND idx = ? AND key = ?",
+                                      (name, idx, key)).rowcount
+                    counts[idx] = counts.get(idx, 0) - gone
+                elif not db.execute("UPDATE rm_index SET score = ? WHERE name = ? AND idx = ? AND key = ?",
+                                    (score, name, idx, key)).rowcount:
+                    db.execute("INSERT INTO rm_index (name, idx, key, score) VALUES (?, ?, ?, ?)",
+                               (name, idx, key, score))
+                    counts[idx] = counts.get(idx, 0) + 1
+            db.executemany(
+                "INSERT INTO rm_counts (name, idx, n) VALUES (?, ?, ?)"
+                " ON CONFLICT (name, idx) DO UPDATE SET n = n + excluded.n",
+                [(name, idx, n) for idx, n in counts.items() if n])
+            db.execute("INSERT OR REPLACE INTO rm_checkpoints (name, checkpoints) VALUES (?, ?)",
+                       (name, dumps(checkpoints)))
+
+    def get_rows(self, name: str, table: str, keys: Sequence[str]) -> list[bytes | None]:
+        if not keys:
+            return []
+        found: dict[str, bytes] = {}
+        with self._reading() as db:
+            for start in range(0, len(keys), 500):
+                chunk = list(keys[start:start + 500])
+                marks = ",".join("?" * len(chunk))
+                found.update(db.execute(f"SELECT key, row FROM rm_rows WHERE name = ? AND tbl = ? AND key IN ({marks})",
+                                        (name, table, *chunk)).fetchall())
+        return [found.get(key) for key in keys]
+
+    def index_page(self, name: str, index: str, offset: int = 0, limit: int | None = None) -> list[str]:
+        rows = self._rows("SELECT key FROM rm_index WHERE name = ? AND idx = ? ORDER BY score, key LIMIT ? OFFSET ?",
+                          (name, index, -1 if limit is None else limit, offset))
+        return [key for (key,) in rows]
+
+    def index_count(self, name: str, index: str) -> int:
+        row = self._row("SELECT n FROM rm_counts WHERE name = ? AND idx = ?", (name, index))
+        return row[0] if row else 0
+
+    def index_entries(self, name: str, index: str) -> list[tuple[str, float]]:
+        return [(key, score) for key, score in self._rows(
+            "SELECT key, score FROM rm_index WHERE name = ? AND idx = ? ORDER BY score, key", (name, index))]
+
+    def table_rows(self, name: str, table: str) -> dict[str, bytes]:
+        return dict(self._rows("SELECT key, row FROM rm_rows WHERE name = ? AND tbl = ?", (name, table)))
 
     def delete_projection(self, name: str) -> None:
         with self._write() as db:
-            db.execute("DELETE FROM projections WHERE name = ?", (name,))
+            for table in ("rm_checkpoints", "rm_rows", "rm_index", "rm_counts"):
+                db.execute(f"DELETE FROM {table} WHERE name = ?", (name,))

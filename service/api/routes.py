@@ -84,9 +84,10 @@ def create_game(body):
 @_errors(422)
 def list_games(query):
     """The lobby: games by type and status, latest activity first, paged with limit and offset."""
-    found = service().list_games(query.get("type"), query.get("status"))
-    page = found[query["offset"]:query["offset"] + query["limit"]]
-    return {"games": [{**game, "last_activity": game["at"]} for game in page], "total": len(found)}
+    from service.read_models import lobby_of
+
+    page = lobby_of(service(), query.get("type"), query.get("status"), query["offset"], query["limit"])
+    return {"games": [{**game, "last_activity": game["at"]} for game in page["games"]], "total": page["total"]}
 
 
 @games.route("/<game_id:game_id>", methods=["GET"])
