@@ -259,13 +259,14 @@ class ProjectionRunner:
         previous = self.store.load_checkpoints(name)
         if previous != cache.checkpoints:  # another runner saved since: what we cached is stale
             cache.clear()
-        partitions = range(self.store.partitions)
-        checkpoints = {p: (previous or {}).get(p, 0) for p in partitions}
+        heads = self.store.log_heads()
+        checkpoints = {p: (previous or {}).get(p, 0) for p in heads}
         session = Session(self.store, projection, cache)
-        total = sum(max(0, self.store.log_head(p) - checkpoints[p]) for p in partitions) if progress else 0
+        total = sum(max(0, heads[p] - checkpoints[p]) for p in heads)
         applied = unsaved = 0
         batch = self.batch_size if limit is None else max(1, min(self.batch_size, limit))
-        for partition, recorded in self._merged(checkpoints, heartbeat, batch):
+        behind = {p: c for p, c in checkpoints.items() if heads[p] > c}  # only these partitions are read
+        for partition, recorded in self._merged(behind, heartbeat, batch):
             projection.apply(session.model, envelope(recorded.stream, recorded.version, recorded.event,
                                                      partition, recorded.position))
             checkpoints[partition] = recorded.position
@@ -347,7 +348,7 @@ class ProjectionRunner:
                 for table in projection.initial()}
 
     def heads(self) -> dict[int, int]:
-        return {p: self.store.log_head(p) for p in range(self.store.partitions)}
+        return self.store.log_heads()
 
     def lag(self, name: str) -> int:
         """Events in the log that the stored model has not applied yet."""

@@ -283,6 +283,13 @@ class RedisStore(EventStore):
         head = self._redis.get(f"{self._tag(partition)}:logpos")
         return int(head) if head is not None else 0
 
+    def log_heads(self) -> dict[int, int]:
+        with self._redis.pipeline(transaction=False) as pipe:
+            for partition in range(self.partitions):
+                pipe.get(f"{self._tag(partition)}:logpos")
+            found = pipe.execute()
+        return {p: int(head) if head is not None else 0 for p, head in enumerate(found)}
+
     # -- idempotency -----------------------------------------------------------------
     def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
         raw = self._redis.hget(self._idempotency(stream), key)

@@ -108,6 +108,10 @@ class EventStore(ABC):
     def log_head(self, partition: int) -> int:
         """The newest position in ``partition`` (0 if empty)."""
 
+    def log_heads(self) -> dict[int, int]:
+        """Every partition's newest position (stores with many partitions answer in one round trip)."""
+        return {p: self.log_head(p) for p in range(self.partitions)}
+
     # -- idempotency -----------------------------------------------------------------
     @abstractmethod
     def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
