@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.open_loop import read_games  # noqa: E402
 from bench.open_loop import run as open_loop  # noqa: E402
+from bench.profile_summary import summarize, table  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 PY = sys.executable
@@ -223,10 +224,19 @@ class Bench:
         result = self.tmp / f"wrk-{target.name}.out"
         before = target.cpu()
         started = time.monotonic()
+        spies = self.profile(target) if args.profile else []
         subprocess.run(["wrk", f"-t{args.connections}", f"-c{args.connections}", f"-d{args.seconds}s",
                         "--timeout", "10s", "-s", str(HERE / "cycle.lua"), target.url, "--", str(games)],
                        env={**os.environ, "CYCLE_RESULT": str(result)}, check=True, capture_output=True)
         elapsed = time.monotonic() - started
+        for spy, _, _ in spies:
+            spy.wait(timeout=60)
+        profiles = {}
+        for _, role, out in spies:
+            if out.exists():
+                profiles.setdefault(role, []).append(str(out))
+        for role, paths in profiles.items():
+            print(f"  profile {target.name} {role}: {table(summarize(paths))}", flush=True)
         # the worker's catch-up for this round's load belongs to the round's cost
         self.settle(target)
         after = target.cpu()
@@ -255,6 +265,20 @@ class Bench:
             "gets_per_cycle": gets / max(posts, 1), "errors": errors, "exhausted": exhausted,
             "statuses": statuses,
         }
+
+    def profile(self, target: Target) -> list[tuple[subprocess.Popen, str, Path]]:
+        """py-spy on each web worker (the gunicorn master's children) and on the RQ worker."""
+        spies = []
+        for role, proc in target.procs.items():
+            if role == "redis":
+                continue
+            pids = tree(proc.pid)[1:] if role == "web" else [proc.pid]
+            for pid in pids:
+                out = self.tmp / f"profile-{target.name}-{role}-{pid}.txt"
+                spies.append((subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "-r", "200", "-d", str(max(2, self.args.seconds - 2)),
+                                                "-f", "raw", "-o", str(out), "-p", str(pid)],
+                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), role, out))
+        return spies
 
     def open_loop_run(self, target: Target, games: Path) -> dict:
         before = target.cpu()
@@ -308,6 +332,7 @@ def main() -> None:
     parser.add_argument("--targets", nargs="+", default=["ceiling", "redis", "sqlite"])
     parser.add_argument("--env", nargs="*", default=[], help="KEY=VALUE settings for the project's processes")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs)")
+    parser.add_argument("--profile", action="store_true", help="py-spy the web and RQ workers during each round")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install -y wrk)")

@@ -72,9 +72,13 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
-def gunicorn_settings(host: str, port: int, workers: int = 2, connections: int = 1000) -> dict:
+def gunicorn_settings(host: str, port: int, workers: int = 2, connections: int = 1000,
+                      access_log: str | None = None) -> dict:
     """The gunicorn settings ``serve`` runs with (bench/bench_side_by_side.py serves its
-    ceiling app with the same ones)."""
+    ceiling app with the same ones). The access log is off unless ``access_log`` (else
+    ``GAMES_ACCESS_LOG``) names a file or ``-`` (stdout)."""
+    if access_log is None:
+        access_log = Config.from_env().access_log
     return {
         "bind": f"{host}:{port}",
         "workers": workers,
@@ -82,7 +86,7 @@ def gunicorn_settings(host: str, port: int, workers: int = 2, connections: int =
         "worker_connections": connections,
         "timeout": 60,
         "graceful_timeout": 10,
-        "accesslog": "-",
+        "accesslog": access_log or None,
     }
 
 
@@ -94,7 +98,8 @@ def _gunicorn(config: Config, args: argparse.Namespace) -> None:
         has patched the standard library (the app is not preloaded)."""
 
         def load_config(self):
-            for key, value in gunicorn_settings(args.host, args.port, args.workers, args.connections).items():
+            for key, value in gunicorn_settings(args.host, args.port, args.workers, args.connections,
+                                                config.access_log).items():
                 self.cfg.set(key, value)
 
         def load(self):

@@ -20,6 +20,9 @@ class Config:
     #: RQ mode: the Redis that holds the job queue (default: the store's URL) and the queue's name
     queue_url: str = ""
     queue_name: str = "projections"
+    #: RQ mode: seconds an append's catch-up request waits, off the command's path, so that one
+    #: request covers a burst of appends (0: request in the command's own thread)
+    enqueue_delay: float = 0.002
     #: projection runner: events per log read, events applied between saves, seconds to
     #: pause after each save (throttles a rebuild), and the TTL of a worker's lock on a projection
     projection_batch: int = 1000
@@ -31,6 +34,9 @@ class Config:
     stream_poll: float = 0.2
     stream_heartbeat: float = 15.0
     stream_max_seconds: float = 300.0
+    #: gunicorn's access log: "" (off, the default: it costs a tenth of a web worker's CPU),
+    #: "-" (stdout) or a file path
+    access_log: str = ""
 
     @property
     def rq_url(self) -> str:
@@ -47,6 +53,7 @@ class Config:
             "redis_partitions": int(env.get("GAMES_REDIS_PARTITIONS", cls.redis_partitions)),
             "queue_url": env.get("GAMES_QUEUE_URL", cls.queue_url),
             "queue_name": env.get("GAMES_QUEUE", cls.queue_name),
+            "enqueue_delay": float(env.get("GAMES_ENQUEUE_DELAY", cls.enqueue_delay)),
             "projection_batch": int(env.get("GAMES_PROJECTION_BATCH", cls.projection_batch)),
             "projection_save_every": int(env.get("GAMES_PROJECTION_SAVE_EVERY", cls.projection_save_every)),
             "projection_pause": float(env.get("GAMES_PROJECTION_PAUSE", cls.projection_pause)),
@@ -54,6 +61,7 @@ class Config:
             "stream_poll": float(env.get("GAMES_STREAM_POLL", cls.stream_poll)),
             "stream_heartbeat": float(env.get("GAMES_STREAM_HEARTBEAT", cls.stream_heartbeat)),
             "stream_max_seconds": float(env.get("GAMES_STREAM_MAX_SECONDS", cls.stream_max_seconds)),
+            "access_log": env.get("GAMES_ACCESS_LOG", cls.access_log),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:

@@ -12,6 +12,7 @@ import hashlib
 import pickle
 import secrets
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -39,6 +40,9 @@ from service.errors import Conflict, Forbidden, NotFound, Unauthorized, Unproces
 
 #: How often a command is retried against a newer state when no expected version was given.
 CONFLICT_RETRIES = 20
+#: Players found by token are kept this many seconds (and at most this many) per process.
+TOKEN_CACHE_SECONDS = 60.0
+TOKEN_CACHE_SIZE = 10_000
 GAME_SOURCE = "game"
 
 
@@ -116,6 +120,7 @@ class GameService:
         self._cache: OrderedDict[str, Game] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
+        self._players_by_token: dict[str, tuple[dict[str, Any], float]] = {}
 
     # -- players -------------------------------------------------------------------
     def create_player(self, name: str) -> dict[str, Any]:
@@ -127,9 +132,17 @@ class GameService:
     def authenticate(self, token: str | None) -> dict[str, Any] | None:
         if token is None:
             return None
-        player = self.store.player_by_token(hash_token(token))
+        token_hash = hash_token(token)
+        now = time.monotonic()
+        known = self._players_by_token.get(token_hash)
+        if known is not None and known[1] > now:  # a token never changes hands: cache it a while
+            return dict(known[0])
+        player = self.store.player_by_token(token_hash)
         if player is None:
             raise Unauthorized("the bearer token is not a known player's token")
+        if len(self._players_by_token) >= TOKEN_CACHE_SIZE:
+            self._players_by_token.clear()
+        self._players_by_token[token_hash] = (dict(player), now + TOKEN_CACHE_SECONDS)
         return player
 
     def get_player(self, player_id: str) -> dict[str, Any]:
@@ -206,11 +219,17 @@ class GameService:
         return events
 
     # -- loading ---------------------------------------------------------------------
-    def load(self, game_id: str, at: int | None = None) -> Game:
-        """The game folded to its latest version, or to version ``at`` (time travel)."""
+    def load(self, game_id: str, at: int | None = None, *, trust_cache: bool = False) -> Game:
+        """The game folded to its latest version, or to version ``at`` (time travel).
+
+        ``trust_cache``: answer from this process's cache without asking the store for a
+        newer tail (a command does this: its append checks the version anyway, and a
+        conflict loads again)."""
         if at is None:
             with self._lock:
                 cached = self._cache.get(game_id)
+            if cached is not None and trust_cache:
+                return cached
             if cached is not None:
                 game = self._extend(cached, self.store.read(stream_of(game_id), cached.version))
                 if game is not None:
@@ -307,8 +326,11 @@ class GameService:
         replay = self._replayed(stream, player, idempotency_key, fingerprint)
         if replay is not None:
             return replay
-        for _ in range(CONFLICT_RETRIES):
-            game = self.load(game_id)
+        for attempt in range(CONFLICT_RETRIES):
+            # the first attempt decides on the cached game: the append refuses it if it is stale
+            game = self.load(game_id, trust_cache=attempt == 0)
+            if expected_version is not None and expected_version != game.version and attempt == 0:
+                game = self.load(game_id)  # the cache may be behind what the client saw
             seat = self._seat(game, player)
             if expected_version is not None and expected_version != game.version:
                 raise Conflict(f"the game is at version {game.version}, not {expected_version}",

@@ -64,9 +64,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import redis
-
 from service.adapters.codec import dumps, loads
+from service.adapters.redis_client import connect
 from service.adapters.store import (
     CheckpointMoved,
     DuplicateRequest,
@@ -186,7 +185,7 @@ class RedisStore(EventStore):
         self.partitions = partitions
         self.prefix = prefix
         self.keep_snapshots = keep_snapshots
-        self._redis = redis.Redis.from_url(url)
+        self._redis = connect(url)
         self._append = self._redis.register_script(APPEND)
         self._save_snapshot = self._redis.register_script(SAVE_SNAPSHOT)
         self._load_snapshot = self._redis.register_script(LOAD_SNAPSHOT)

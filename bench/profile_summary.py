@@ -1,0 +1,67 @@
+"""Where a process spends its CPU, by package, from a py-spy raw profile.
+
+Each sample is charged to the innermost frame that belongs to a known package (a
+sample in ``socket.send`` called from redis-py counts for redis-py), so the shares add
+up to 100%. Used by ``bench_side_by_side.py --profile``; on its own:
+
+    py-spy record -r 200 -d 15 -f raw -o profile.txt -p PID
+    python bench/profile_summary.py profile.txt [more.txt ...]
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+
+#: (label, substrings of the frame's file path); the first match wins
+CATEGORIES = [
+    ("access log", ("gunicorn/glogging",)),
+    ("redis-py", ("site-packages/redis/",)),
+    ("rq", ("site-packages/rq/",)),
+    ("gunicorn", ("site-packages/gunicorn/",)),
+    ("gevent", ("site-packages/gevent/",)),
+    ("flask-smorest/webargs", ("flask_smorest/", "webargs/", "apispec/")),
+    ("marshmallow", ("marshmallow/",)),
+    ("flask/werkzeug", ("site-packages/flask/", "site-packages/werkzeug/", "site-packages/jinja2/")),
+    ("JSON", ("/json/", "orjson")),
+    ("logging", ("/logging/",)),
+    ("openskill", ("openskill/",)),
+    ("service", ("/service/",)),
+    ("projections", ("/projections/",)),
+    ("domain", ("/domain/",)),
+    ("sqlite3", ("sqlite3",)),
+]
+
+
+def category(frame: str) -> str | None:
+    for label, needles in CATEGORIES:
+        if any(n in frame for n in needles):
+            return label
+    return None
+
+
+def summarize(paths: list[str]) -> Counter:
+    shares: Counter = Counter()
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                stack, _, count = line.rstrip("\n").rpartition(" ")
+                if not stack or not count.isdigit():
+                    continue
+                label = "other (stdlib, C)"
+                for frame in reversed(stack.split(";")):
+                    found = category(frame)
+                    if found:
+                        label = found
+                        break
+                shares[label] += int(count)
+    return shares
+
+
+def table(shares: Counter) -> str:
+    total = sum(shares.values()) or 1
+    return ", ".join(f"{label} {100 * n / total:.0f}%" for label, n in shares.most_common())
+
+
+if __name__ == "__main__":
+    print(table(summarize(sys.argv[1:])))
