@@ -111,11 +111,12 @@ class Bench:
         self.started: list[subprocess.Popen] = []
         self.logs = []
 
-    def spawn(self, cmd: list[str], env: dict | None = None, name: str = "proc") -> subprocess.Popen:
+    def spawn(self, cmd: list[str], env: dict | None = None, name: str = "proc", cwd: str | Path = ROOT
+              ) -> subprocess.Popen:
         log = open(self.tmp / f"{name}.log", "wb")
         self.logs.append(log)
         proc = subprocess.Popen(cmd, env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT,
-                                cwd=ROOT, start_new_session=True)
+                                cwd=cwd, start_new_session=True)
         self.started.append(proc)
         return proc
 
@@ -168,9 +169,26 @@ class Bench:
         env = {"GAMES_STORE": store, "GAMES_PROJECTIONS": "inline", **self.extra_env()}
         web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", store], env, "sqlite-web")
         targets.append(Target("sqlite", f"http://127.0.0.1:{port}", {"web": web}))
+        if self.args.baseline:  # the same project from another checkout (the "before")
+            root = str(Path(self.args.baseline).resolve())
+            redis_url, redis_proc = self.redis("base")
+            port = free_port()
+            env = {"GAMES_STORE": redis_url, "GAMES_PROJECTIONS": "rq", "PYTHONPATH": root, **self.extra_env()}
+            web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", redis_url], env,
+                             "base-redis-web", cwd=root)
+            worker = self.spawn([PY, "-m", "service", "worker", "--store", redis_url], env, "base-redis-worker", cwd=root)
+            targets.append(Target("redis@base", f"http://127.0.0.1:{port}",
+                                  {"web": web, "worker": worker, "redis": redis_proc}, redis_url=redis_url))
+            port = free_port()
+            store = f"sqlite:///{self.tmp}/base-events.db"
+            env = {"GAMES_STORE": store, "GAMES_PROJECTIONS": "inline", "PYTHONPATH": root, **self.extra_env()}
+            web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", store], env,
+                             "base-sqlite-web", cwd=root)
+            targets.append(Target("sqlite@base", f"http://127.0.0.1:{port}", {"web": web}))
         for target in targets:
             wait_for(lambda t=target: _ok(f"{t.url}/health"), timeout=30)
-        return [t for t in targets if t.name in self.args.targets]
+        wanted = set(self.args.targets) | ({"redis@base", "sqlite@base"} if self.args.baseline else set())
+        return [t for t in targets if t.name in wanted]
 
     def extra_env(self) -> dict[str, str]:
         return dict(item.split("=", 1) for item in self.args.env)
@@ -333,6 +351,8 @@ def main() -> None:
     parser.add_argument("--env", nargs="*", default=[], help="KEY=VALUE settings for the project's processes")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs)")
     parser.add_argument("--profile", action="store_true", help="py-spy the web and RQ workers during each round")
+    parser.add_argument("--baseline", help="a checkout of the project to run beside this one (e.g. the code before "
+                                           "a change: `git archive COMMIT | tar -x -C DIR`)")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install -y wrk)")
@@ -364,7 +384,8 @@ def main() -> None:
                     ratios.append(row["cycles_s"] / ceiling.rounds[i]["cycles_s"])
             median_row = sorted(target.rounds, key=lambda r: r["cycles_s"])[len(target.rounds) // 2]
             ratio = f"{statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})" if ratios else "-"
-            label = {"ceiling": "bare ceiling", "redis": "project, Redis + RQ worker", "sqlite": "project, SQLite"}
+            label = {"ceiling": "bare ceiling", "redis": "project, Redis + RQ worker", "sqlite": "project, SQLite",
+                     "redis@base": "baseline, Redis + RQ worker", "sqlite@base": "baseline, SQLite"}
             print(f"| {label[target.name]} | {median_row['cycles_s']:,.0f} | {ratio} | "
                   f"{median_row['p50']:.1f} / {median_row['p99']:.1f} ms | {cpu_text(median_row['cpu_ms'])} |")
         if args.rate:

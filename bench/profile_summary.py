@@ -15,21 +15,21 @@ from collections import Counter
 
 #: (label, substrings of the frame's file path); the first match wins
 CATEGORIES = [
-    ("access log", ("gunicorn/glogging",)),
-    ("redis-py", ("site-packages/redis/",)),
-    ("rq", ("site-packages/rq/",)),
-    ("gunicorn", ("site-packages/gunicorn/",)),
-    ("gevent", ("site-packages/gevent/",)),
-    ("flask-smorest/webargs", ("flask_smorest/", "webargs/", "apispec/")),
-    ("marshmallow", ("marshmallow/",)),
-    ("flask/werkzeug", ("site-packages/flask/", "site-packages/werkzeug/", "site-packages/jinja2/")),
-    ("JSON", ("/json/", "orjson")),
-    ("logging", ("/logging/",)),
-    ("openskill", ("openskill/",)),
-    ("service", ("/service/",)),
-    ("projections", ("/projections/",)),
-    ("domain", ("/domain/",)),
-    ("sqlite3", ("sqlite3",)),
+    ("access log", ("(gunicorn/glogging",)),
+    ("redis-py", ("(redis/",)),
+    ("rq", ("(rq/",)),
+    ("gunicorn", ("(gunicorn/",)),
+    ("gevent", ("(gevent/",)),
+    ("flask-smorest/webargs", ("(flask_smorest/", "(webargs/", "(apispec/")),
+    ("marshmallow", ("(marshmallow/",)),
+    ("flask/werkzeug", ("(flask/", "(werkzeug/", "(jinja2/")),
+    ("JSON", ("(json/", "orjson")),
+    ("logging", ("(logging/",)),
+    ("openskill", ("(openskill/",)),
+    ("service", ("(service/",)),
+    ("projections", ("(projections/",)),
+    ("domain", ("(domain/",)),
+    ("sqlite3", ("(sqlite3/",)),
 ]
 
 

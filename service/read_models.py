@@ -127,6 +127,17 @@ class End:
         self.version = version
 
 
+def live_hub_of(service: GameService, poll: float = 0.2):
+    """The process's one ``LiveHub`` for ``service`` (created on first use)."""
+    from service.live_hub import LiveHub
+
+    hub = getattr(service, "live_hub", None)
+    if hub is None:
+        hub = LiveHub(service.store, lambda stream: service.load(stream.removeprefix("game-")), poll=poll)
+        service.live_hub = hub  # type: ignore[attr-defined]
+    return hub
+
+
 def follow(service: GameService, game_id: str, player: Mapping[str, Any] | None, after: int = 0, *,
            poll: float = 0.2, heartbeat: float = 15.0, max_seconds: float | None = None) -> Iterator[Any]:
     """A game's events after version ``after`` as ``player`` may see them, as they happen.
@@ -135,8 +146,9 @@ def follow(service: GameService, game_id: str, player: Mapping[str, Any] | None,
     (``public_event``: redacted for the caller's seat, or for a spectator without a
     player; everything once the game is over, like ``GameService.events``), a
     ``Heartbeat`` after ``heartbeat`` seconds without one, and finally ``End`` when the
-    game is finished and every event was sent. It polls the store every ``poll`` seconds,
-    so it sees appends made by any process; it stops after ``max_seconds`` (the client
+    game is finished and every event was sent. New events come from the process's
+    ``LiveHub`` (one poll of the store every ``poll`` seconds for every stream), so it
+    sees appends made by any process; it stops after ``max_seconds`` (the client
     reconnects from the last version it received).
     """
     game = service.load(game_id)
@@ -148,27 +160,44 @@ def _feed(service: GameService, game: Any, player: Mapping[str, Any] | None, aft
     from service.services import public_event, stream_of
 
     stream = stream_of(game.id)
-    started = last_sent = time.monotonic()
-    while True:
-        records = service.store.read(stream, after)
-        if records:
+    subscriber = live_hub_of(service, poll).subscribe(stream)  # before the backlog: nothing falls between
+    try:
+        started = last_sent = time.monotonic()
+        backlog = service.store.read(stream, after)
+        if backlog:
             game = service.load(game.id)
             viewer = EVERYONE if game.over else game.viewer_for(player)
-            for record in records:
+            for record in backlog:
                 yield public_event(record, viewer)
                 after = record.version
             last_sent = time.monotonic()
-        if game.over and after >= game.version:
-            yield End(after)
-            return
-        now = time.monotonic()
-        if now - last_sent >= heartbeat:
-            yield Heartbeat()
-            last_sent = now
-        wait = poll
-        if max_seconds is not None:
-            left = started + max_seconds - now
-            if left <= 0:
+        while True:
+            if game.over and after >= game.version:
+                yield End(after)
                 return
-            wait = min(poll, left)
-        time.sleep(wait)
+            now = time.monotonic()
+            wait = last_sent + heartbeat - now
+            if max_seconds is not None:
+                left = started + max_seconds - now
+                if left <= 0:
+                    return
+                wait = min(wait, left)
+            batch = subscriber.get(wait)
+            if batch is None:
+                if time.monotonic() - last_sent >= heartbeat:
+                    yield Heartbeat()
+                    last_sent = time.monotonic()
+                continue
+            if batch.game.version >= game.version:
+                game = batch.game
+            viewer = EVERYONE if game.over else game.viewer_for(player)
+            sent = False
+            for number, event in batch.encoded(viewer, public_event):
+                if number > after:
+                    yield event
+                    after = number
+                    sent = True
+            if sent:
+                last_sent = time.monotonic()
+    finally:
+        subscriber.close()
