@@ -21,7 +21,7 @@ def open_store(config: Config) -> EventStore:
 
         path = url.removeprefix("sqlite:///")
         return SqliteStore(path or "./data/events.db")
-    if scheme in ("redis", "rediss"):
+    if scheme in ("redis", "rediss", "redis-cluster", "rediss-cluster"):
         from service.adapters.redis_store import RedisStore
 
         return RedisStore(url, partitions=config.redis_partitions, prefix=config.redis_prefix)

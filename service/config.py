@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Config:
-    #: sqlite:///PATH (default), redis://HOST:PORT/DB, or memory://
+    #: sqlite:///PATH (default), redis://HOST:PORT/DB, redis-cluster://HOST:PORT[,HOST:PORT...]
+    #: (a Redis Cluster: set queue_url to a standalone Redis for RQ), or memory://
     store_url: str = "sqlite:///./data/events.db"
     #: take a snapshot every N events of a game (0: never)
     snapshot_every: int = 100
@@ -40,6 +41,9 @@ class Config:
 
     @property
     def rq_url(self) -> str:
+        if not self.queue_url and self.store_url.startswith(("redis-cluster://", "rediss-cluster://")):
+            raise ValueError("RQ needs a standalone Redis beside a Redis Cluster store: set GAMES_QUEUE_URL "
+                             "(redis://HOST:PORT/DB)")
         return self.queue_url or self.store_url
 
     @classmethod
@@ -65,5 +69,6 @@ class Config:
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:
-            values["projections"] = "rq" if values["store_url"].startswith("redis://") else "inline"
+            values["projections"] = "rq" if values["store_url"].startswith(("redis://", "rediss://", "redis-cluster://",
+                                                                            "rediss-cluster://")) else "inline"
         return cls(**values)

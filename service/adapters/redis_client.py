@@ -34,6 +34,25 @@ class LeanConnectionPool(redis.ConnectionPool):
         return connection
 
 
-def connect(url: str, **options) -> redis.Redis:
-    """A ``redis.Redis`` for ``url`` on a ``LeanConnectionPool``."""
-    return redis.Redis(connection_pool=LeanConnectionPool.from_url(url, **options))
+CLUSTER_SCHEMES = ("redis-cluster://", "rediss-cluster://")
+
+
+def is_cluster(url: str) -> bool:
+    return url.startswith(CLUSTER_SCHEMES)
+
+
+def connect(url: str, **options):
+    """A client for ``url``: ``redis://HOST:PORT/DB`` (a ``redis.Redis`` on a
+    ``LeanConnectionPool``) or ``redis-cluster://HOST:PORT[,HOST:PORT...]`` (a
+    ``redis.RedisCluster`` that discovers the cluster from any of those nodes)."""
+    if not is_cluster(url):
+        return redis.Redis(connection_pool=LeanConnectionPool.from_url(url, **options))
+    from redis.cluster import ClusterNode, RedisCluster
+
+    scheme, _, rest = url.partition("://")
+    hosts = rest.split("/", 1)[0].split("?", 1)[0]
+    nodes = []
+    for host in hosts.split(","):
+        name, _, port = host.rpartition(":")
+        nodes.append(ClusterNode(name or "127.0.0.1", int(port or 6379)))
+    return RedisCluster(startup_nodes=nodes, ssl=scheme.startswith("rediss"), **options)
