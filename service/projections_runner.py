@@ -28,6 +28,7 @@ reads nothing but the log and the checkpoints.
 
 from __future__ import annotations
 
+import fcntl
 import heapq
 import logging
 import threading
@@ -400,10 +401,15 @@ class InlineProjections:
     """
 
     def __init__(self, runner: ProjectionRunner, delay: float = 0.1, background: bool = True,
-                 slice: int = INLINE_SLICE):
+                 slice: int = INLINE_SLICE, lock_path: str | None = None):
+        """``lock_path``: a file every process of one SQLite store locks (``flock``) around
+        its background catch-up, so that one process at a time does it instead of all of
+        them racing for the same compare-and-set; a process that finds it taken tries
+        again after ``delay``."""
         self.runner = runner
         self.delay = delay
         self.slice = max(1, slice)
+        self.lock_path = lock_path
         self.background = background  # False: catch up in the appender's thread (tests, tools)
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
@@ -435,4 +441,16 @@ class InlineProjections:
             self._wake.wait()
             time.sleep(self.delay)
             self._wake.clear()
-            self.flush()
+            if self.lock_path is None:
+                self.flush()
+                continue
+            with open(self.lock_path, "a") as handle:
+                try:
+                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:  # another process is catching up: look again shortly
+                    self._wake.set()
+                    continue
+                try:
+                    self.flush()
+                finally:
+                    fcntl.flock(handle, fcntl.LOCK_UN)

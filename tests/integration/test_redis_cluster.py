@@ -188,7 +188,9 @@ def _keep_playing(deployment: Deployment, seed: int, stop: threading.Event, acke
         for _ in range(20):
             try:
                 return session.request(method, f"{deployment.url}{path}", timeout=10, **kwargs)
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError):
+                if method == "POST" and "/commands" in path:
+                    return None  # cut off: it may or may not have been made; look at the game again
                 time.sleep(0.05)
         raise AssertionError(f"{method} {path}: no web process answered")
 
@@ -205,6 +207,8 @@ def _keep_playing(deployment: Deployment, seed: int, stop: threading.Event, acke
                 seat = rng.choice(summary["to_move"])
                 legal = call("GET", f"/games/{game}/legal-commands", seats[seat]).json()["commands"]
                 posted = call("POST", f"/games/{game}/commands", seats[seat], json=rng.choice(legal))
+                if posted is None:
+                    continue
                 if posted.status_code == 201:
                     acked.append((game, posted.json()["version"]))
                 elif posted.status_code != 409:  # a retried POST may find the move already made
