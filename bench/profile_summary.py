@@ -2,7 +2,8 @@
 
 Each sample is charged to the innermost frame that belongs to a known package (a
 sample in ``socket.send`` called from redis-py counts for redis-py), so the shares add
-up to 100%. Used by ``bench_side_by_side.py --profile``; on its own:
+up to 100%. Samples whose innermost frame is a wait (gevent's hub loop, a blocking
+read, a sleep) are left out: py-spy counts such a thread as running. Used by ``bench_side_by_side.py --profile``; on its own:
 
     py-spy record -r 200 -d 15 -f raw -o profile.txt -p PID
     python bench/profile_summary.py profile.txt [more.txt ...]
@@ -40,6 +41,15 @@ def category(frame: str) -> str | None:
     return None
 
 
+#: innermost frames that mean "waiting": gevent's hub, a blocking socket read, a sleep
+WAITING = ("run (gevent/hub.py", "wait (gevent/", "switch (gevent/", "select (", "poll (", "_read_from_socket (",
+           "read_response (redis/_parsers", "sleep (", "recv_into (", "readinto (socket.py")
+
+
+def _waiting(leaf: str) -> bool:
+    return leaf.startswith(WAITING)
+
+
 def summarize(paths: list[str]) -> Counter:
     shares: Counter = Counter()
     for path in paths:
@@ -48,8 +58,11 @@ def summarize(paths: list[str]) -> Counter:
                 stack, _, count = line.rstrip("\n").rpartition(" ")
                 if not stack or not count.isdigit():
                     continue
+                frames = stack.split(";")
+                if _waiting(frames[-1]):
+                    continue  # the process is waiting (an event loop or a blocking read), not working
                 label = "other (stdlib, C)"
-                for frame in reversed(stack.split(";")):
+                for frame in reversed(frames):
                     found = category(frame)
                     if found:
                         label = found
