@@ -1,10 +1,12 @@
 """Read models at 1,000, 10,000 and 100,000 games: the cost of applying one event, and of
 ``GET /games``, should not grow with the number of games.
 
-For each store (a SQLite file; a Redis started on a spare port, 16 partitions) the
-lobby grows in steps: games are created through ``GameService`` (half of them with one
-seat taken, so histories have rows too) and the projections catch up with one streaming
-rebuild-style catch-up (timed: events/s, saved every 5,000 events). At each size:
+For each store kind (SQLite files; a Redis started on a spare port, one database per
+size, 16 partitions) one store per size is filled: games are created through
+``GameService`` (half of them with one seat taken, so histories have rows too) and the
+projections catch up in one streaming catch-up (timed: events/s, saved every 5,000
+events). Then the sizes are sampled in interleaved rounds, so the machine's changing
+load falls on every size alike. Each sample:
 
 * apply: append one event to a random game (a seat taken, which touches the lobby row,
   the history rows and the scoreboard's game row), then time one catch-up of every
@@ -52,63 +54,76 @@ def percentiles(values: list[float]) -> str:
     return f"{statistics.median(values):7.2f} / {values[int(len(values) * 0.9)]:7.2f}"
 
 
-def run(store_url: str, sizes: list[int], samples: int) -> list[tuple]:
-    config = Config(store_url=store_url, projections="rq", redis_prefix="rmbench")
-    store = open_store(config)
-    service = GameService(store, default_registry())
-    runner = ProjectionRunner(store, save_every=5000)
-    attach(service, ReadModels(runner, catch_up_on_read=False, mode="rq"))
-    client = create_app(config, service=service).test_client()
-    players = [service.create_player(f"p{i}") for i in range(1000)]
-    rng = random.Random(5)
-    games: list[str] = []
-    rows = []
-    for size in sizes:
+class Lobby:
+    """One store with ``size`` games, its service, runner and in-process app."""
+
+    def __init__(self, store_url: str, size: int, rng: random.Random):
+        self.size = size
+        config = Config(store_url=store_url, projections="rq", redis_prefix=f"rmbench{size}")
+        self.store = open_store(config)
+        self.service = GameService(self.store, default_registry())
+        self.runner = ProjectionRunner(self.store, save_every=5000)
+        attach(self.service, ReadModels(self.runner, catch_up_on_read=False, mode="rq"))
+        self.client = create_app(config, service=self.service).test_client()
+        self.players = [self.service.create_player(f"p{i}") for i in range(1000)]
         started = time.perf_counter()
-        while len(games) < size:
-            host = players[len(games) % len(players)]
-            game = service.create_game(host, "dynasties", {}, 4)
-            if len(games) % 2:
-                service.join_game(game.id, players[(len(games) * 7 + 1) % len(players)])
-            games.append(game.id)
-        created = time.perf_counter() - started
+        self.open_games: list[str] = []
+        for number in range(size):
+            game = self.service.create_game(self.players[number % len(self.players)], "dynasties", {}, 4)
+            if number % 2:
+                self.service.join_game(game.id, self.players[(number * 7 + 1) % len(self.players)])
+            self.open_games.append(game.id)
+        self.created = time.perf_counter() - started
         started = time.perf_counter()
-        applied = sum(runner.catch_up(name) for name in runner.names)
-        caught = time.perf_counter() - started
-        apply_ms = []
-        open_games = [g for g in games if len(service.load(g).table.open_seats()) > 1]
-        joiners = iter(rng.sample(players, len(players)))
-        for _ in range(samples):
-            game_id = rng.choice(open_games)
-            try:
-                service.join_game(game_id, next(joiners))
-            except Exception:  # already seated there: draw again
-                joiners = iter(rng.sample(players, len(players)))
+        self.applied = sum(self.runner.catch_up(name) for name in self.runner.names)
+        self.caught = time.perf_counter() - started
+        self.rng = rng
+        self.apply_ms: list[float] = []
+        self.lobby_ms: list[float] = []
+        self.filtered_ms: list[float] = []
+        print(f"  {size:>7,} games: made in {self.created:5.1f} s; caught up {self.applied:,} event applications "
+              f"in {self.caught:5.1f} s ({self.applied / self.caught:,.0f}/s, saved every 5,000)", flush=True)
+
+    def sample(self) -> None:
+        """One event applied (a seat taken) and two lobby reads, timed."""
+        while True:
+            game_id = self.rng.choice(self.open_games)
+            game = self.service.load(game_id)
+            if len(game.table.open_seats()) <= 1:
+                self.open_games.remove(game_id)
                 continue
-            if len(service.load(game_id).table.open_seats()) <= 1:
-                open_games.remove(game_id)
-            started = time.perf_counter()
-            for name in runner.names:
-                runner.catch_up(name)
-            apply_ms.append((time.perf_counter() - started) * 1000)
-        lobby_ms, filtered_ms = [], []
-        for _ in range(samples):
-            started = time.perf_counter()
-            response = client.get("/games?limit=50")
-            lobby_ms.append((time.perf_counter() - started) * 1000)
-            assert response.status_code == 200 and len(response.get_json()["games"]) == 50
-            started = time.perf_counter()
-            response = client.get("/games?type=dynasties&status=waiting&limit=50&offset=50")
-            filtered_ms.append((time.perf_counter() - started) * 1000)
-            assert response.status_code == 200
-        total = client.get("/games?limit=1").get_json()["total"]
-        rows.append((size, total, created, applied, caught, apply_ms, lobby_ms, filtered_ms))
-        print(f"  {size:>7,} games (lobby total {total:,}): made in {created:5.1f} s; caught up {applied:,} "
-              f"event applications in {caught:5.1f} s ({applied / caught:,.0f}/s); one event, every projection "
-              f"(p50 / p90 ms) {percentiles(apply_ms)}; GET /games {percentiles(lobby_ms)}; "
-              f"filtered page 2 {percentiles(filtered_ms)}", flush=True)
-    store.close()
-    return rows
+            seated = set(game.table.players.values())
+            joiner = next(p for p in self.rng.sample(self.players, 10) if p["id"] not in seated)
+            self.service.join_game(game_id, joiner)
+            break
+        started = time.perf_counter()
+        for name in self.runner.names:
+            self.runner.catch_up(name)
+        self.apply_ms.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        response = self.client.get("/games?limit=50")
+        self.lobby_ms.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200 and len(response.get_json()["games"]) == 50
+        started = time.perf_counter()
+        response = self.client.get("/games?type=dynasties&status=waiting&limit=50&offset=50")
+        self.filtered_ms.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200
+
+
+def run(url_for, sizes: list[int], samples: int) -> list[Lobby]:
+    """Build one store per size, then sample them in interleaved rounds (the machine's load
+    drifts; interleaving spreads it evenly over the sizes)."""
+    rng = random.Random(5)
+    lobbies = [Lobby(url_for(size), size, rng) for size in sizes]
+    for _ in range(samples):
+        for lobby in lobbies:
+            lobby.sample()
+    for lobby in lobbies:
+        print(f"  {lobby.size:>7,} games: one event, every projection (p50 / p90 ms) {percentiles(lobby.apply_ms)}; "
+              f"GET /games {percentiles(lobby.lobby_ms)}; filtered page 2 {percentiles(lobby.filtered_ms)}",
+              flush=True)
+        lobby.store.close()
+    return lobbies
 
 
 def main() -> None:
@@ -123,15 +138,18 @@ def main() -> None:
         proc = None
         try:
             if kind == "sqlite":
-                url = f"sqlite:///{tmp}/events.db"
+                def url_for(size, tmp=tmp):
+                    return f"sqlite:///{tmp}/events-{size}.db"
             else:
                 port = free_port()
                 proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                                          "--appendonly", "no", "--dir", tmp], stdout=subprocess.DEVNULL)
                 time.sleep(0.5)
-                url = f"redis://127.0.0.1:{port}/0"
+
+                def url_for(size, port=port):
+                    return f"redis://127.0.0.1:{port}/{args.sizes.index(size)}"
             print(f"{kind}:", flush=True)
-            results[kind] = run(url, args.sizes, args.samples)
+            results[kind] = run(url_for, args.sizes, args.samples)
         finally:
             if proc is not None:
                 proc.terminate()
@@ -140,13 +158,17 @@ def main() -> None:
     print("\n| store | games | apply one event, all projections (p50 / p90 ms) | GET /games (p50 / p90 ms) "
           "| filtered page 2 (p50 / p90 ms) |")
     print("|---|---|---|---|---|")
-    for kind, rows in results.items():
-        for size, _, _, _, _, apply_ms, lobby_ms, filtered_ms in rows:
-            print(f"| {kind} | {size:,} | {percentiles(apply_ms)} | {percentiles(lobby_ms)} | {percentiles(filtered_ms)} |")
-        first, last = rows[0], rows[-1]
-        print(f"| {kind} | ratio {last[0]:,} ÷ {first[0]:,} | {statistics.median(last[5]) / statistics.median(first[5]):.2f} "
-              f"| {statistics.median(last[6]) / statistics.median(first[6]):.2f} "
-              f"| {statistics.median(last[7]) / statistics.median(first[7]):.2f} |")
+    for kind, lobbies in results.items():
+        for lobby in lobbies:
+            print(f"| {kind} | {lobby.size:,} | {percentiles(lobby.apply_ms)} | {percentiles(lobby.lobby_ms)} "
+                  f"| {percentiles(lobby.filtered_ms)} |")
+        first, last = lobbies[0], lobbies[-1]
+
+        def ratio(values_last, values_first):
+            return statistics.median(values_last) / statistics.median(values_first)
+
+        print(f"| {kind} | ratio {last.size:,} ÷ {first.size:,} | {ratio(last.apply_ms, first.apply_ms):.2f} "
+              f"| {ratio(last.lobby_ms, first.lobby_ms):.2f} | {ratio(last.filtered_ms, first.filtered_ms):.2f} |")
 
 
 if __name__ == "__main__":

@@ -43,7 +43,8 @@ def category(frame: str) -> str | None:
 
 #: innermost frames that mean "waiting": gevent's hub, a blocking socket read, a sleep
 WAITING = ("run (gevent/hub.py", "wait (gevent/", "switch (gevent/", "select (", "poll (", "_read_from_socket (",
-           "read_response (redis/_parsers", "sleep (", "recv_into (", "readinto (socket.py")
+           "read_response (redis/_parsers", "sleep (", "recv_into (", "readinto (socket.py",
+           "acquire_with_timeout (gevent/", "_socket_can_read (", "_HiredisParser.read_from_socket (")
 
 
 def _waiting(leaf: str) -> bool:
