@@ -19,7 +19,6 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from domain.kernel.events import EVERYONE
 from projections import history, lobby, scoreboard
 from service.adapters.codec import loads
 from service.errors import NotFound
@@ -166,7 +165,7 @@ def _feed(service: GameService, game: Any, player: Mapping[str, Any] | None, aft
         backlog = service.store.read(stream, after)
         if backlog:
             game = service.load(game.id)
-            viewer = EVERYONE if game.over else game.viewer_for(player)
+            viewer = game.audience(player)
             for record in backlog:
                 yield public_event(record, viewer)
                 after = record.version
@@ -190,7 +189,7 @@ def _feed(service: GameService, game: Any, player: Mapping[str, Any] | None, aft
                 continue
             if batch.game.version >= game.version:
                 game = batch.game
-            viewer = EVERYONE if game.over else game.viewer_for(player)
+            viewer = game.audience(player)
             sent = False
             for number, event in batch.encoded(viewer, public_event):
                 if number > after:

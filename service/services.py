@@ -24,6 +24,7 @@ from domain.kernel import Command, Event, GameRules, Rng, RuleViolation, redact
 from domain.kernel.events import EVERYONE
 from domain.kernel.table import (
     PLATFORM,
+    PLATFORM_OPTIONS,
     UNDONE,
     Table,
     export_consented,
@@ -31,6 +32,7 @@ from domain.kernel.table import (
     game_started,
     moves_undone,
     seat_taken,
+    split_options,
     undone_versions,
 )
 from domain.kernel.upcasting import current_version
@@ -72,6 +74,13 @@ class Game:
     def viewer_for(self, player: Mapping[str, Any] | None) -> int | None:
         return self.table.seat_of(player["id"]) if player else None
 
+    def audience(self, player: Mapping[str, Any] | None) -> int | str | None:
+        """Who a reader counts as: everyone once the game is over or in a game of open
+        information; otherwise the reader's seat (None for a spectator)."""
+        if self.over or self.table.open_information:
+            return EVERYONE
+        return self.viewer_for(player)
+
     def summary(self) -> dict[str, Any]:
         table = self.table
         outcome = self.rules.outcome(self.state) if self.state is not None else None
@@ -79,7 +88,7 @@ class Game:
             "id": self.id,
             "type": table.game_type,
             "status": "finished" if outcome else table.status,
-            "options": table.options,
+            "options": table.public_options(),
             "seats": [
                 {"seat": s, "player_id": table.players.get(s),
                  "name": table.names.get(table.players[s]) if s in table.players else None}
@@ -155,8 +164,9 @@ class GameService:
     def game_types(self) -> list[dict[str, Any]]:
         return [
             {"type": rules.kind, "title": rules.title, "min_seats": rules.min_seats, "max_seats": rules.max_seats,
-             "options": [spec.to_json() for spec in rules.options],
-             "commands": [{"type": c.type, "args": c.args, "description": c.description} for c in rules.commands]}
+             "options": [spec.to_json() for spec in (*PLATFORM_OPTIONS, *rules.options_type.specs())],
+             "commands": [{"type": verb.type, "args": verb.args, "description": verb.description,
+                           "arguments": [verb.arg.to_json()] if verb.arg else []} for verb in rules.commands]}
             for rules in self.registry.values()
         ]
 
@@ -173,12 +183,16 @@ class GameService:
         if not rules.min_seats <= seats <= rules.max_seats:
             raise Unprocessable(f"{rules.title} is for {rules.min_seats} to {rules.max_seats} seats, not {seats}",
                                 code="invalid_option", option="seats")
-        checked = rules.check_options(dict(options))
+        platform, own = split_options(dict(options))
+        game_options = rules.check_options(own)
+        game_options.validate_seats(seats)
+        checked = {**platform, **game_options.to_json()}
         if idempotency_key:
             game_id = hashlib.sha256(f"{player['id']}:{idempotency_key}".encode()).hexdigest()[:16]
         else:
             game_id = uuid.uuid4().hex[:16]
-        events = [Pending(game_created(kind, checked, seats, player["id"], secrets.token_hex(16)))]
+        events = [Pending(game_created(kind, checked, seats, player["id"], secrets.token_hex(16),
+                                       rules.options_type.secret_names()))]
         try:
             return self._append(Game(game_id, 0, Table(), rules), events)
         except VersionConflict:  # the same idempotent request made it first: answer with that game
@@ -215,7 +229,8 @@ class GameService:
         if table.options.get("seating") == "random":
             players = rng.shuffled(players)
         events = [Pending(game_started(players))]
-        events += [Pending(e, source=GAME_SOURCE) for e in game.rules.setup(table.seats, table.options, rng)]
+        options = game.rules.options_type.from_json(table.game_options())
+        events += [Pending(e, source=GAME_SOURCE) for e in game.rules.setup(table.seats, options, rng)]
         return events
 
     # -- loading ---------------------------------------------------------------------
@@ -465,7 +480,7 @@ class GameService:
         game = game or self.load(stream.removeprefix("game-"))
         if events is None:  # a replayed request: read back what the first one stored
             events = self.store.read(stream, record["first"] - 1, record["last"])
-        viewer = EVERYONE if game.over else record["seat"]
+        viewer = EVERYONE if game.audience(None) == EVERYONE else record["seat"]
         return {"version": record["last"], "events": [public_event(r, viewer) for r in events]}
 
     def _replayed(self, stream: str, player: Mapping[str, Any] | None, key: str | None,
@@ -487,15 +502,20 @@ class GameService:
         seat = current.viewer_for(player)
         game = current if at is None else self.load(game_id, at)
         # looking back at a finished game, everything is revealed; during play, only what the seat saw then
-        viewer = EVERYONE if current.over and at is not None else seat
+        viewer = current.audience(player) if at is not None or current.table.open_information else seat
         view = game.rules.view(game.state, viewer) if game.state is not None else None
         return {"version": game.version, "seat": seat, "status": game.summary()["status"], "view": view}
 
     def legal_commands(self, game_id: str, player: Mapping[str, Any] | None) -> dict[str, Any]:
         game = self.load(game_id)
         seat = self._seat(game, player)
-        commands = [] if game.over else game.rules.legal_commands(game.state, seat)
-        return {"version": game.version, "seat": seat, "commands": [c.to_json() for c in commands]}
+        if game.over:
+            return {"version": game.version, "seat": seat, "prompt": None, "commands": []}
+        asked = game.rules.prompt(game.state, seat)
+        commands = game.rules.legal_commands(game.state, seat)
+        return {"version": game.version, "seat": seat,
+                "prompt": {"text": asked.text, "choices": asked.to_json()["choices"]} if asked else None,
+                "commands": [c.to_json() for c in commands]}
 
     def list_games(self, kind: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
         """Games from the lobby projection (see ``service.read_models``), latest activity first."""
@@ -506,7 +526,7 @@ class GameService:
     def events(self, game_id: str, player: Mapping[str, Any] | None, after: int = 0,
                limit: int = 100) -> dict[str, Any]:
         game = self.load(game_id)
-        viewer = EVERYONE if game.over else game.viewer_for(player)
+        viewer = game.audience(player)
         records = self.store.read(stream_of(game_id), after, after + limit)
         return {"version": game.version, "events": [public_event(r, viewer) for r in records],
                 "next_after": records[-1].version if records and records[-1].version < game.version else None}
@@ -519,7 +539,7 @@ class GameService:
         over, everything is revealed to anyone.
         """
         current = self.load(game_id)
-        viewer = EVERYONE if current.over else current.viewer_for(player)
+        viewer = current.audience(player)
         records = self.store.read(stream_of(game_id), 0, current.version)
         rules, state = current.rules, None
         steps = []

@@ -1,22 +1,41 @@
-"""A working turn: rules code emits events, each applied the moment it is emitted.
+"""The engine every game runs on: a working turn, and command handling through prompts.
 
-``decide`` builds a ``Turn`` over a copy of the state, so handlers can read the state as
-the rulebook would ("if the hand is empty, Enquire") while their only output is the
-event list. ``decide`` and ``evolve`` cannot drift apart: the state a handler reads is
-the state the events produce.
+``Turn``: rules code emits events, each applied the moment it is emitted, so handlers can
+read the state as the rulebook would ("if the hand is empty, Enquire") while their only
+output is the event list; ``decide`` and ``evolve`` cannot drift apart.
+
+``StepRules``: the part of ``GameRules`` that is the same for every game. A game gives its
+verbs, its steps, how to find its frames and how to apply its own events; the kernel
+derives ``prompt``, ``to_move`` and ``legal_commands`` from the steps' prompts, refuses a
+command the prompt does not allow (with the prompt's text) **before** any handler runs,
+calls the handler, and runs automatic steps until some seat must answer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Generic, TypeVar
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, Generic, TypeVar
 
-from domain.kernel.errors import DomainError
+from domain.kernel.commands import Command
+from domain.kernel.errors import DomainError, RuleViolation
 from domain.kernel.events import Event
+from domain.kernel.prompt import Prompt, Verb, short
+from domain.kernel.rng import Rng
+from domain.kernel.steps import (
+    FRAME_EVENTS,
+    Frame,
+    Step,
+    apply_frame_event,
+    step_entered,
+    step_left,
+    step_updated,
+)
 
 S = TypeVar("S")
 
-#: Automatic steps a single command may trigger before a game is judged to run away.
+#: Events a single command may cause, and automatic steps it may run, before the game is
+#: judged to run away (a rules bug: the game would never ask anyone anything again).
 RUNAWAY_LIMIT = 10_000
 
 
@@ -25,13 +44,178 @@ class RunawayGame(DomainError):
 
 
 class Turn(Generic[S]):
-    def __init__(self, state: S, evolve: Callable[[S, Event], S]):
+    """The state being worked on and the events emitted so far.
+
+    For games that keep their frame stack in the state, ``call``/``goto``/``end``/``update``
+    change it by emitting frame events (``frames`` finds the stack in a state).
+    """
+
+    def __init__(self, state: S, evolve: Callable[[S, Event], S], rng: Rng | None = None,
+                 frames: Callable[[S], Sequence[Frame]] | None = None):
         self.state = state
         self.events: list[Event] = []
+        self.rng = rng
         self._evolve = evolve
+        self._frames = frames
 
     def emit(self, event: Event) -> None:
         if len(self.events) >= RUNAWAY_LIMIT:
             raise RunawayGame(f"more than {RUNAWAY_LIMIT} events from one command")
         self.state = self._evolve(self.state, event)
         self.events.append(event)
+
+    # -- the frame stack ---------------------------------------------------------------
+    @property
+    def frame(self) -> Frame:
+        assert self._frames is not None, "this game keeps no frame stack"
+        return self._frames(self.state)[-1]
+
+    def call(self, step: str, seat: int | None = None, **values: Any) -> None:
+        """Start ``step`` on top of the current one; it returns here when it ends."""
+        self.emit(step_entered(step, seat, values))
+
+    def end(self) -> None:
+        """The current step is done: play returns to the step that called it."""
+        self.emit(step_left(self.frame.step))
+
+    def goto(self, step: str, seat: int | None = None, **values: Any) -> None:
+        """Replace the current step by ``step`` (the caller resumes when that one ends)."""
+        self.end()
+        self.call(step, seat, **values)
+
+    def update(self, **values: Any) -> None:
+        """Change some locals of the current step."""
+        self.emit(step_updated(self.frame.step, values))
+
+
+class StepRules(Generic[S]):
+    """Command handling shared by every game: prompts in, events out.
+
+    A game subclass sets ``kind``, ``title``, ``min_seats``, ``max_seats``, ``verbs`` and
+    ``steps`` and implements ``apply`` (its own events), ``frames``, ``seat_count``,
+    ``is_over``, ``setup``, ``view``, ``outcome`` and ``copy``.
+    """
+
+    kind: str
+    title: str
+    verbs: tuple[Verb, ...]
+    steps: dict[str, Step[S]]
+    #: Mark the last event of a command as an undo barrier when the seats owing the next
+    #: decision are no longer just the actor (a bribe asked of another seat, say).
+    barrier_on_handover: bool = False
+
+    # -- what the game supplies ----------------------------------------------------------
+    def apply(self, state: S | None, event: Event) -> S:
+        raise NotImplementedError
+
+    def frames(self, state: S) -> Sequence[Frame]:
+        return state.frames  # type: ignore[attr-defined,no-any-return]
+
+    def seat_count(self, state: S) -> int:
+        return state.seats  # type: ignore[attr-defined,no-any-return]
+
+    def is_over(self, state: S) -> bool:
+        raise NotImplementedError
+
+    def copy(self, state: S) -> S:
+        raise NotImplementedError
+
+    # -- derived for every game ------------------------------------------------------------
+    @property
+    def commands(self) -> tuple[Verb, ...]:
+        return self.verbs
+
+    def evolve(self, state: S | None, event: Event) -> S:
+        if event.type in FRAME_EVENTS:
+            apply_frame_event(self.frames(state), event)  # type: ignore[arg-type]
+            return state  # type: ignore[return-value]
+        return self.apply(state, event)
+
+    def begin(self, state: S, rng: Rng) -> Turn[S]:
+        """The working turn handlers receive; a game may return a subclass of ``Turn``."""
+        return Turn(state, self.evolve, rng, self.frames)
+
+    def current(self, state: S) -> tuple[Frame, Step[S]] | None:
+        frames = self.frames(state)
+        if not frames:
+            return None
+        top = frames[-1]
+        return top, self.steps[top.step]
+
+    def prompt(self, state: S, seat: int) -> Prompt | None:
+        """The question put to ``seat`` now, or None (not this seat's decision)."""
+        if self.is_over(state):
+            return None
+        found = self.current(state)
+        if found is None:
+            return None
+        frame, step = found
+        asked = step.prompt(state, frame, seat)
+        return asked if asked else None
+
+    def to_move(self, state: S) -> list[int]:
+        return [seat for seat in range(self.seat_count(state)) if self.prompt(state, seat) is not None]
+
+    def legal_commands(self, state: S, seat: int) -> list[Command]:
+        if not self._is_seat(state, seat):
+            return []
+        asked = self.prompt(state, seat)
+        return asked.commands(self.verbs) if asked is not None else []
+
+    def decide(self, state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
+        if not self._is_seat(state, seat):
+            raise RuleViolation(f"there is no seat {short(seat)} at this table")
+        if self.is_over(state):
+            raise RuleViolation("the game is over")
+        verb = self._verb(command)
+        value = verb.parse(command)
+        asked = self.prompt(state, seat)
+        if asked is None or not asked.allows(verb.type):
+            raise RuleViolation(self._refusal(state, seat, verb, asked))
+        asked.check(verb.type, value)
+        frame, step = self.current(state)  # type: ignore[misc]
+        handler = step.handler(verb.type)
+        assert handler is not None, f"step {step.name!r} offers {verb.type} but has no handler for it"
+        turn = self.begin(self.copy(state), rng)
+        handler(turn, frame, seat, value)
+        self.run_until_input(turn)
+        if self.barrier_on_handover and turn.events and self.to_move(turn.state) != [seat]:
+            turn.events[-1] = replace(turn.events[-1], barrier=True)
+        return turn.events
+
+    def run_until_input(self, turn: Turn[S]) -> None:
+        """Automatic steps, until some seat must answer or the game is over."""
+        seats = self.seat_count(turn.state)
+        for _ in range(RUNAWAY_LIMIT):
+            state = turn.state
+            if self.is_over(state):
+                return
+            found = self.current(state)
+            if found is None:
+                return
+            frame, step = found
+            if step.awaits(state, frame, seats):
+                return
+            step.advance(turn, frame)
+        raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _is_seat(self, state: S, seat: object) -> bool:
+        return not isinstance(seat, bool) and isinstance(seat, int) and 0 <= seat < self.seat_count(state)
+
+    def _verb(self, command: object) -> Verb:
+        kind = getattr(command, "type", None)
+        for verb in self.verbs:
+            if verb.type == kind:
+                return verb
+        raise RuleViolation(f"unknown command {short(kind)}; {self.title} knows "
+                            f"{', '.join(verb.type for verb in self.verbs)}")
+
+    def _refusal(self, state: S, seat: int, verb: Verb, asked: Prompt | None) -> str:
+        reason = verb.refused(state, seat)
+        if asked is not None:
+            return f"{reason} (you are asked: {asked.text})"
+        waiting = self.to_move(state)
+        if waiting:
+            return f"{reason} (waiting for seat {', '.join(map(str, waiting))})"
+        return reason

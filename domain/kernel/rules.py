@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, TypeVar
 
 from domain.kernel.commands import Command
 from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event
+from domain.kernel.prompt import Prompt, Verb
 from domain.kernel.rng import Rng
 
 S = TypeVar("S")
+Opts = TypeVar("Opts", bound="GameOptions")
+
+#: The most characters of JSON an ``object`` option may take (a dealt deck is a few hundred).
+OBJECT_OPTION_MAX_CHARS = 10_000
 
 
 @dataclass(frozen=True)
 class OptionSpec:
     """One game-creation option, as listed by ``GET /game-types``.
 
-    ``kind`` is ``int``, ``bool`` or ``choice``. For ``int`` a ``minimum``/``maximum`` may
-    apply (``nullable`` lets ``null`` mean "no limit"); for ``choice`` the ``choices``.
+    ``kind`` is ``int``, ``bool``, ``choice`` or ``object``. For ``int`` a ``minimum``/``maximum``
+    may apply (``nullable`` lets ``null`` mean "no limit"); for ``choice`` the ``choices``. An
+    ``object`` is a JSON object of at most ``OBJECT_OPTION_MAX_CHARS`` characters; its shape is
+    the game's to check (``GameOptions.validate``).
     """
 
     name: str
@@ -30,6 +38,9 @@ class OptionSpec:
     minimum: int | None = None
     maximum: int | None = None
     nullable: bool = False
+    #: A secret option (a given deal) is kept with the game's hidden facts: never shown in the
+    #: game's public record, its summary or the lobby.
+    secret: bool = False
 
     def check(self, value: Any) -> Any:
         if value is None and self.nullable:
@@ -50,7 +61,20 @@ class OptionSpec:
             if value not in self.choices:
                 raise InvalidOptions(self.name, f"must be one of {', '.join(self.choices)}")
             return value
+        if self.kind == "object":
+            return self._check_object(value)
         raise AssertionError(f"unknown option kind {self.kind}")
+
+    def _check_object(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise InvalidOptions(self.name, "must be an object" + (" or null" if self.nullable else ""))
+        try:
+            text = json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
+            raise InvalidOptions(self.name, "must be plain JSON") from None
+        if len(text) > OBJECT_OPTION_MAX_CHARS:
+            raise InvalidOptions(self.name, f"is too large: at most {OBJECT_OPTION_MAX_CHARS} characters of JSON")
+        return json.loads(text)  # a copy the caller cannot change afterwards
 
     def _range_text(self) -> str:
         parts = []
@@ -71,6 +95,8 @@ class OptionSpec:
             out["minimum"] = self.minimum
         if self.maximum is not None:
             out["maximum"] = self.maximum
+        if self.secret:
+            out["secret"] = True
         return out
 
 
@@ -81,6 +107,67 @@ def check_options(specs: Sequence[OptionSpec], given: Mapping[str, Any]) -> dict
         if name not in known:
             raise InvalidOptions(name, f"unknown option; known options are {', '.join(sorted(known))}")
     return {name: spec.check(given[name]) if name in given else spec.default for name, spec in known.items()}
+
+
+def option(default: Any, description: str, *, choices: tuple[str, ...] = (), minimum: int | None = None,
+           maximum: int | None = None, nullable: bool = False, kind: str | None = None,
+           secret: bool = False) -> Any:
+    """A field of a ``GameOptions`` dataclass: its default and what ``GET /game-types`` says of it.
+    ``kind`` is inferred from the default unless given (``kind="object"``: a JSON object, or
+    null when the default is None)."""
+    return field(default=default, metadata={"option": {
+        "description": description, "choices": choices, "minimum": minimum, "maximum": maximum,
+        "nullable": nullable or (kind == "object" and default is None), "kind": kind, "secret": secret}})
+
+
+@dataclass(frozen=True)
+class GameOptions:
+    """A game's options as one typed, frozen object: checked once, at game creation, then
+    read by the rules as attributes (``options.hand_limit``).
+
+    A subclass declares each option as a field made with ``option(...)``; its kind comes
+    from the default (bool, int, or a choice when ``choices`` are given) unless it is given
+    (``kind="object"``). Cross-option rules are the game's: it overrides ``validate``.
+    """
+
+    @classmethod
+    def specs(cls) -> tuple[OptionSpec, ...]:
+        out = []
+        for f in fields(cls):
+            meta = f.metadata["option"]
+            kind = meta.get("kind") or (
+                "choice" if meta["choices"] else "bool" if isinstance(f.default, bool) else "int")
+            out.append(OptionSpec(f.name, kind, f.default, meta["description"], choices=meta["choices"],
+                                  minimum=meta["minimum"], maximum=meta["maximum"], nullable=meta["nullable"],
+                                  secret=meta.get("secret", False)))
+        return tuple(out)
+
+    @classmethod
+    def check(cls: type[Opts], given: Mapping[str, Any] | None = None) -> Opts:
+        """Every value checked against its spec, defaults filled in, then ``validate``."""
+        checked = cls(**check_options(cls.specs(), dict(given or {})))
+        checked.validate()
+        return checked
+
+    @classmethod
+    def from_json(cls: type[Opts], recorded: Mapping[str, Any]) -> Opts:
+        """Options as recorded in an event (checked when the game was created)."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{name: value for name, value in recorded.items() if name in names})
+
+    def validate(self) -> None:
+        """Cross-option rules; raise ``InvalidOptions`` naming the option at fault."""
+
+    def validate_seats(self, seats: int) -> None:
+        """Rules that tie an option to the seat count (a deal made for 4 seats), checked when
+        the game is created; raise ``InvalidOptions`` naming the option at fault."""
+
+    @classmethod
+    def secret_names(cls) -> tuple[str, ...]:
+        return tuple(spec.name for spec in cls.specs() if spec.secret)
+
+    def to_json(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 @dataclass(frozen=True)
@@ -96,18 +183,6 @@ class Outcome:
                 "details": self.details}
 
 
-@dataclass(frozen=True)
-class CommandSpec:
-    """The shape of one command's args, for the API contract: ``{arg name: json type}``.
-
-    A json type is ``"card"`` (a card id string) or ``"cards"`` (a list of card ids).
-    """
-
-    type: str
-    args: dict[str, str]
-    description: str
-
-
 class GameRules(Protocol[S]):
     """What every game provides. All functions are pure."""
 
@@ -115,10 +190,13 @@ class GameRules(Protocol[S]):
     title: str
     min_seats: int
     max_seats: int
-    options: tuple[OptionSpec, ...]
-    commands: tuple[CommandSpec, ...]
+    options_type: type[GameOptions]
+    commands: tuple[Verb, ...]
 
-    def setup(self, seats: int, options: Mapping[str, Any], rng: Rng) -> list[Event]:
+    def check_options(self, given: Mapping[str, Any]) -> GameOptions:
+        """The game's options, checked once (``InvalidOptions`` names the one at fault)."""
+
+    def setup(self, seats: int, options: GameOptions, rng: Rng) -> list[Event]:
         """The opening events (options recorded, shuffle, deal) and whatever runs automatically."""
 
     def evolve(self, state: S | None, event: Event) -> S:
@@ -129,6 +207,9 @@ class GameRules(Protocol[S]):
 
     def decide(self, state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
         """The events ``command`` by ``seat`` causes, or ``RuleViolation`` with the reason."""
+
+    def prompt(self, state: S, seat: int) -> Prompt | None:
+        """The question put to ``seat`` now, or None when nothing is asked of it."""
 
     def legal_commands(self, state: S, seat: int) -> list[Command]:
         """Exactly the commands ``decide`` would accept from ``seat`` now."""

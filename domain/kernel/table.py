@@ -11,7 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event
+from domain.kernel.rules import OptionSpec, check_options
 from domain.kernel.upcasting import upcaster
 
 PLATFORM = "platform"
@@ -22,14 +24,41 @@ GAME_STARTED = "GameStarted"
 UNDONE = "MovesUndone"
 EXPORT_CONSENTED = "ExportConsented"
 
+#: Options every game has; the platform applies them, the game's rules never see them.
+PLATFORM_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("seating", "choice", "as_joined",
+               "Seat order: as the players joined, or shuffled by the platform when the game starts.",
+               choices=("as_joined", "random")),
+    OptionSpec("open_information", "bool", False,
+               "A teaching game: every seat and every spectator sees everything, hidden cards included."),
+)
+
+
+def split_options(given: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``given`` as (the platform's options checked with defaults, the game's options unchecked)."""
+    if not isinstance(given, dict):
+        raise InvalidOptions("options", "must be an object")
+    names = {spec.name for spec in PLATFORM_OPTIONS}
+    platform = check_options(PLATFORM_OPTIONS, {k: v for k, v in given.items() if k in names})
+    return platform, {k: v for k, v in given.items() if k not in names}
+
+
 WAITING = "waiting"  # seats still open
 ACTIVE = "active"
 FINISHED = "finished"
 
 
-def game_created(kind: str, options: dict[str, Any], seats: int, created_by: str, seed: str) -> Event:
-    return Event(GAME_CREATED, {"game_type": kind, "options": options, "seats": seats, "created_by": created_by},
-                 secret={"seed": seed}, secret_to=frozenset())
+def game_created(kind: str, options: dict[str, Any], seats: int, created_by: str, seed: str,
+                 secret_options: tuple[str, ...] = ()) -> Event:
+    """A new game. Options named in ``secret_options`` (a given deal) go with the seed into
+    the part nobody sees; the public record says only that they were set."""
+    public = {name: value for name, value in options.items() if name not in secret_options}
+    hidden = {name: options[name] for name in secret_options if options.get(name) is not None}
+    data: dict[str, Any] = {"game_type": kind, "options": public, "seats": seats, "created_by": created_by}
+    if hidden:
+        data["secret_options"] = sorted(hidden)
+    return Event(GAME_CREATED, data, secret={"seed": seed, **({"options": hidden} if hidden else {})},
+                 secret_to=frozenset())
 
 
 def seat_taken(seat: int, player_id: str, name: str) -> Event:
@@ -73,6 +102,8 @@ class Table:
     started: bool = False
     finished: bool = False
     export_consent: set[int] = field(default_factory=set)
+    #: options kept secret (their values are in ``options``, from the event's secret part)
+    secret_options: tuple[str, ...] = ()
 
     @property
     def status(self) -> str:
@@ -85,6 +116,19 @@ class Table:
             if pid == player_id:
                 return seat
         return None
+
+    @property
+    def open_information(self) -> bool:
+        return bool(self.options.get("open_information"))
+
+    def public_options(self) -> dict[str, Any]:
+        """The options anyone may read (secret ones are only said to be set)."""
+        return {k: ("(secret)" if k in self.secret_options else v) for k, v in self.options.items()}
+
+    def game_options(self) -> dict[str, Any]:
+        """The options the game's rules read (the platform's own taken out)."""
+        names = {spec.name for spec in PLATFORM_OPTIONS}
+        return {k: v for k, v in self.options.items() if k not in names}
 
     def may_export(self) -> bool:
         """A finished game, or one whose every seat consented, may leave the server whole."""
@@ -100,6 +144,8 @@ class Table:
             self.seats = event.data["seats"]
             self.created_by = event.data["created_by"]
             self.seed = (event.secret or {}).get("seed", "")
+            self.options.update((event.secret or {}).get("options", {}))
+            self.secret_options = tuple(event.data.get("secret_options", ()))
         elif event.type == SEAT_TAKEN:
             self.players[event.data["seat"]] = event.data["player_id"]
             self.names[event.data["player_id"]] = event.data["name"]

@@ -12,13 +12,28 @@ from typing import Any
 from marshmallow import RAISE, Schema, fields, validate
 
 from domain.kernel import Command, GameRules
+from domain.kernel.prompt import Arg
 from service.errors import Unprocessable
 
-CARD = {"validate": validate.Length(min=1, max=40)}
-ARG_FIELDS = {
-    "card": lambda: fields.String(required=True, **CARD),
-    "cards": lambda: fields.List(fields.String(**CARD), required=True, validate=validate.Length(max=20)),
-}
+#: Bounds on any one argument value; the game's prompt says which values are allowed now.
+TEXT = {"validate": validate.Length(min=1, max=64)}
+NUMBER = {"strict": True, "validate": validate.Range(min=-(2**31), max=2**31 - 1)}
+MAX_LIST = 120
+
+
+def _value_field(arg: Arg, **extra: Any) -> fields.Field:
+    meta = {"metadata": {"description": arg.kind.description, "x-kind": arg.kind.name}}
+    if arg.kind.json_type == "integer":
+        return fields.Integer(**NUMBER, **meta, **extra)
+    return fields.String(**TEXT, **meta, **extra)
+
+
+def arg_field(arg: Arg) -> fields.Field:
+    """The marshmallow field of one command argument, from its kind (a value or a list)."""
+    if arg.many:
+        return fields.List(_value_field(arg), required=True, validate=validate.Length(max=MAX_LIST),
+                           metadata={"description": f"a list: {arg.kind.description}", "x-kind": arg.kind.name})
+    return _value_field(arg, required=True)
 
 
 def _strict(name: str, spec: dict[str, fields.Field]) -> type[Schema]:
@@ -32,7 +47,7 @@ def command_schemas(registry: Mapping[str, GameRules]) -> dict[str, type[Schema]
     out: dict[str, type[Schema]] = {}
     for rules in registry.values():
         for spec in rules.commands:
-            args = _strict(f"{spec.type}Args", {name: ARG_FIELDS[kind]() for name, kind in spec.args.items()})
+            args = _strict(f"{spec.type}Args", {spec.arg.name: arg_field(spec.arg)} if spec.arg else {})
             out[spec.type] = _strict(f"{spec.type}Command", {
                 "type": fields.String(required=True, validate=validate.OneOf([spec.type]),
                                       metadata={"description": spec.description}),

@@ -44,18 +44,30 @@ class PlayerWithTokenSchema(PlayerSchema):
 # -- game types --------------------------------------------------------------------------
 class OptionSchema(Schema):
     name = fields.String(required=True)
-    type = fields.String(required=True, metadata={"description": "int, bool or choice"})
+    type = fields.String(required=True, metadata={"description": "int, bool, choice or object (a JSON object, its shape in the description)"})
     default = fields.Raw(required=True, allow_none=True)
     description = fields.String(required=True)
     nullable = fields.Boolean(required=True)
     choices = fields.List(fields.String())
     minimum = fields.Integer()
     maximum = fields.Integer()
+    secret = fields.Boolean(metadata={"description": "kept with the game's hidden facts; shown as '(secret)'"})
+
+
+class ArgumentSchema(Schema):
+    name = fields.String(required=True, metadata={"description": "the key in the command's args"})
+    kind = fields.String(required=True, metadata={
+        "description": "what the value names: card, region, border, coalition, suit, piece, choice, seat, amount"})
+    type = fields.String(required=True, metadata={"description": "the JSON type of one value: string or integer"})
+    list = fields.Boolean(required=True, metadata={"description": "the value is a list of such values"})
+    description = fields.String(required=True)
 
 
 class CommandInfoSchema(Schema):
     type = fields.String(required=True)
-    args = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+    args = fields.Dict(keys=fields.String(), values=fields.String(), required=True,
+                       metadata={"description": "arg name -> kind (a plural kind is a list)"})
+    arguments = fields.List(fields.Nested(ArgumentSchema), required=True)
     description = fields.String(required=True)
 
 
@@ -140,10 +152,20 @@ class LegalCommandSchema(Schema):
     args = fields.Dict(required=True)
 
 
+class PromptSchema(Schema):
+    text = fields.String(required=True, metadata={"description": "the question put to the caller's seat"})
+    choices = fields.Dict(keys=fields.String(), values=fields.Dict(), required=True, metadata={
+        "description": "per command type what it allows: {allows: nothing | one_of | subset_of | between, "
+                       "options?, min?, max?}"})
+
+
 class LegalCommandsSchema(Schema):
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True)
-    commands = fields.List(fields.Nested(LegalCommandSchema), required=True)
+    prompt = fields.Nested(PromptSchema, allow_none=True, required=True,
+                           metadata={"description": "what the caller is asked now; null when nothing is"})
+    commands = fields.List(fields.Nested(LegalCommandSchema), required=True,
+                           metadata={"description": "every command the caller may post now, in full"})
 
 
 class EventSchema(Schema):

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from domain.kernel import Command, Event, OptionSpec, Outcome, RuleViolation
-from domain.kernel.engine import Turn
+from domain.kernel import Event, Outcome
+from domain.kernel.engine import StepRules, Turn
 from domain.kernel.events import EVERYONE
-from domain.kernel.rules import CommandSpec, check_options
+from domain.kernel.prompt import CARD, Arg, Prompt, Verb
+from domain.kernel.rules import GameOptions, option
+from domain.kernel.steps import Frame, Step, handles, step_table
 
 TRICKS = 3
 DECK = [f"h{value:02d}" for value in range(1, 13)]
@@ -30,16 +32,47 @@ class State:
     over: bool = False
 
 
-class HighCard:
+@dataclass(frozen=True)
+class HighCardOptions(GameOptions):
+    tricks: int = option(TRICKS, "tricks to play", minimum=1, maximum=3)
+
+
+class PlayTrick(Step[State]):
+    """The seat due plays a card; when every seat has played, the highest card wins."""
+
+    name = "play"
+
+    def ask(self, s: State, frame: Frame) -> Prompt:
+        return Prompt(s.next_seat, "Play a card from your hand.").one_of(
+            "PlayCard", sorted(s.hands[s.next_seat]), why="you must play a card from your hand")
+
+    @handles("PlayCard")
+    def play(self, t: Turn[State], frame: Frame, seat: int, card: str) -> None:
+        t.emit(Event("CardPlayed", {"seat": seat, "card": card}))
+        if len(t.state.trick) == t.state.seats:
+            winner = max(t.state.trick, key=lambda sc: sc[1])[0]
+            t.emit(Event("TrickWon", {"seat": winner}))
+            if t.state.tricks_done == TRICKS:
+                t.emit(Event("GameOver", {"points": t.state.points}, barrier=True))
+
+
+class HighCard(StepRules[State]):
     kind = "highcard"
     title = "High Card (test game)"
     min_seats = 2
     max_seats = 4
-    options = (OptionSpec("tricks", "int", TRICKS, "tricks to play", minimum=1, maximum=3),)
-    commands = (CommandSpec("PlayCard", {"card": "card"}, "play a card from your hand"),)
+    options_type = HighCardOptions
+    verbs = (Verb("PlayCard", "play a card from your hand", Arg("card", CARD), refusal="it is not your turn"),)
+    steps = step_table(PlayTrick())
 
     def check_options(self, given):
-        return check_options(self.options, given)
+        return HighCardOptions.check(given)
+
+    def frames(self, s: State) -> list[Frame]:
+        return [] if s.over or len(s.hands) < s.seats else [Frame("play", s.next_seat)]
+
+    def is_over(self, s: State) -> bool:
+        return s.over
 
     def copy(self, s: State) -> State:
         return replace(s, deck=list(s.deck), hands={k: list(v) for k, v in s.hands.items()},
@@ -54,7 +87,7 @@ class HighCard:
                          secret={"cards": order[seat * 3:seat * 3 + 3]}, secret_to=frozenset({seat}), barrier=True))
         return t.events
 
-    def evolve(self, s, e):
+    def apply(self, s, e):
         if e.type == "Dealt":
             return State(seats=e.data["seats"], deck=list(e.secret["order"]), points=dict.fromkeys(range(e.data["seats"]), 0))
         if e.type == "HandDealt":
@@ -73,33 +106,6 @@ class HighCard:
         elif e.type == "GameOver":
             s.over = True
         return s
-
-    def legal_commands(self, s, seat):
-        if s.over or seat != s.next_seat:
-            return []
-        return [Command("PlayCard", {"card": c}) for c in sorted(s.hands[seat])]
-
-    def decide(self, s, seat, command, rng):
-        if s.over:
-            raise RuleViolation("the game is over")
-        if command.type != "PlayCard":
-            raise RuleViolation(f"unknown command {command.type!r}")
-        if seat != s.next_seat:
-            raise RuleViolation("it is not your turn")
-        card = command.args.get("card")
-        if set(command.args) != {"card"} or card not in s.hands[seat]:
-            raise RuleViolation("you must play a card from your hand")
-        t = Turn(self.copy(s), self.evolve)
-        t.emit(Event("CardPlayed", {"seat": seat, "card": card}))
-        if len(t.state.trick) == s.seats:
-            winner = max(t.state.trick, key=lambda sc: sc[1])[0]
-            t.emit(Event("TrickWon", {"seat": winner}))
-            if t.state.tricks_done == TRICKS:
-                t.emit(Event("GameOver", {"points": t.state.points}, barrier=True))
-        return t.events
-
-    def to_move(self, s):
-        return [] if s.over else [s.next_seat]
 
     def view(self, s, viewer):
         out = {"points": s.points, "trick": [list(x) for x in s.trick], "next_seat": s.next_seat,

@@ -117,7 +117,7 @@ def test_dealing_p_the_same_cards_in_another_order_changes_nothing_anyone_else_s
         a = play(seed, seats, options, Rng(seed, 0))
         order = list(a[0][1].secret["order"])
         p = (seed + 1) % seats
-        dealt = RULES.check_options(options)["starting_hand"] * seats
+        dealt = RULES.check_options(options).starting_hand * seats
         positions = [k for k in range(dealt) if k % seats == p]
         cards = [order[k] for k in positions]
         random.Random(seed).shuffle(cards)

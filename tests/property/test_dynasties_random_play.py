@@ -36,7 +36,7 @@ OPTION_SETS: list[dict[str, Any]] = [
     {"empty_stakes_ends_round": True, "tie_break_participants": "tied", "max_tie_break_turns": 1},
     {"starting_gold": 20, "starting_hand": 6, "hand_limit": 6, "draw_per_round": 3, "conclave_max_cards": 0},
     {"enquire_threshold": 3, "enquire_refill_to": 6, "hand_limit": 8, "coronation_bonus": 0, "dynasty_bonus": 0},
-    {"starting_hand": 1, "enquire_threshold": 0, "enquire_refill_to": 2, "draw_per_round": 0, "seating": "random"},
+    {"starting_hand": 1, "enquire_threshold": 0, "enquire_refill_to": 2, "draw_per_round": 0},
 ]
 
 

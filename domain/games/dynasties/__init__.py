@@ -3,64 +3,61 @@ Three-Dragon Ante). The rules are in ``docs/rules/dynasties.md``; the implementa
 rulebook with its ruling numbers (R1-R60) is ``shared/rules/dynasties/rulings.md``.
 
 ``RULES`` is what the platform registers: it satisfies ``domain.kernel.rules.GameRules``.
+Command handling (prompts, refusals, running automatic steps) is the kernel's
+``StepRules``; this class only says where Dynasties keeps things.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.games.dynasties import rules as _rules
 from domain.games.dynasties.evolve import EVENT_TYPES
 from domain.games.dynasties.evolve import evolve as _evolve
-from domain.games.dynasties.options import MAX_SEATS, MIN_SEATS, OPTIONS
-from domain.games.dynasties.options import check_options as _check_options
-from domain.games.dynasties.state import DynastiesState, copy_state
+from domain.games.dynasties.options import MAX_SEATS, MIN_SEATS, OPTIONS, DynastiesOptions
+from domain.games.dynasties.state import OVER, DynastiesState, copy_state
 from domain.games.dynasties.view import view as _view
-from domain.kernel.commands import Command
+from domain.kernel.engine import StepRules
 from domain.kernel.events import Event
 from domain.kernel.rng import Rng
-from domain.kernel.rules import CommandSpec, Outcome
+from domain.kernel.rules import Outcome
+from domain.kernel.steps import Frame
 
 
-class DynastiesRules:
+class DynastiesRules(StepRules[DynastiesState]):
     kind = "dynasties"
     title = "Dynasties"
     #: Bump when ``DynastiesState`` changes shape: the service keys pickled snapshots on it.
-    rules_version = "1"
+    rules_version = "2"
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
     options = OPTIONS
+    options_type = DynastiesOptions
     event_types = EVENT_TYPES
-    commands = (
-        CommandSpec("SubmitTribute", {"card": "card"}, "Give one card from your hand as your secret Tribute."),
-        CommandSpec("PlaceNoble", {"card": "card"}, "Place a Noble from your hand into your Family."),
-        CommandSpec("ChooseConclaveCards", {"cards": "cards"},
-                    "After a Conclave, take up to the allowed number of cards from the Tribute Zone."),
-        CommandSpec("RetireNobles", {"cards": "cards"},
-                    "Retire exactly the Nobles over the hand limit to the Graveyard, face down."),
-    )
+    verbs = _rules.VERBS
+    steps = _rules.STEPS
 
-    def check_options(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
-        return _check_options(given)
+    def check_options(self, given: Mapping[str, Any] | None) -> DynastiesOptions:
+        return DynastiesOptions.check(given)
 
-    def setup(self, seats: int, options: Mapping[str, Any], rng: Rng) -> list[Event]:
-        return _rules.setup(seats, dict(options), rng)
+    def setup(self, seats: int, options: DynastiesOptions, rng: Rng) -> list[Event]:
+        turn = self.begin(None, rng)  # type: ignore[arg-type]
+        _rules.setup(turn, seats, options)
+        self.run_until_input(turn)
+        return turn.events
 
-    def evolve(self, state: DynastiesState | None, event: Event) -> DynastiesState:
+    def apply(self, state: DynastiesState | None, event: Event) -> DynastiesState:
         return _evolve(state, event)
 
-    def decide(self, state: DynastiesState, seat: int, command: Command, rng: Rng) -> list[Event]:
-        return _rules.decide(state, seat, command, rng)
+    def frames(self, state: DynastiesState) -> Sequence[Frame]:
+        return _rules.frames(state)
 
-    def legal_commands(self, state: DynastiesState, seat: int) -> list[Command]:
-        return _rules.legal_commands(state, seat)
-
-    def to_move(self, state: DynastiesState) -> list[int]:
-        return _rules.to_move(state)
+    def is_over(self, state: DynastiesState) -> bool:
+        return state.phase == OVER
 
     def view(self, state: DynastiesState, viewer: int | None) -> dict[str, Any]:
-        return _view(state, viewer)
+        return _view(state, viewer, self.to_move(state))
 
     def outcome(self, state: DynastiesState) -> Outcome | None:
         ended = state.outcome

@@ -7,9 +7,10 @@ crosses one). Every value is JSON: lists of ``{seat, ...}`` rows, never int-keye
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
+from domain.games.dynasties.options import DynastiesOptions
 from domain.kernel.events import Event
 
 NOBODY: frozenset[int] = frozenset()
@@ -21,9 +22,9 @@ def _to(seat: int) -> frozenset[int]:
 
 # -- setup and cards ---------------------------------------------------------------------
 
-def game_started(options: Mapping[str, Any], seats: int) -> Event:
-    return Event("GameStarted", {"options": dict(options), "seats": seats, "legacy": options["legacy"],
-                                 "starting_gold": options["starting_gold"]})
+def game_started(options: DynastiesOptions, seats: int) -> Event:
+    return Event("GameStarted", {"options": options.to_json(), "seats": seats, "legacy": options.legacy,
+                                 "starting_gold": options.starting_gold})
 
 
 def deck_shuffled(order: list[str]) -> Event:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from domain.games.dynasties.options import DynastiesOptions
 from domain.games.dynasties.state import (
     CONCLAVE_CHOICE,
     ENQUIRE,
@@ -22,7 +23,7 @@ def _game_started(_: DynastiesState | None, e: Event) -> DynastiesState:
     seats = e.data["seats"]
     gold = e.data["starting_gold"]
     return DynastiesState(
-        options=dict(e.data["options"]), seats=seats, starting_gold=gold,
+        options=DynastiesOptions.from_json(e.data["options"]), seats=seats, starting_gold=gold,
         legacy_at_start=e.data["legacy"], legacy=e.data["legacy"],
         treasury=[gold] * seats, debt=[0] * seats, hands=[[] for _ in range(seats)],
         families=[[] for _ in range(seats)], tribute_commit=[None] * seats,

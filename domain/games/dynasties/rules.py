@@ -1,16 +1,19 @@
-"""Dynasties, phase by phase (rulings §1.3, §1.7). Each function is one rulebook step and
-cites the rulings it encodes. Handlers read the state as the rulebook would and only
-``emit`` events; ``Play`` applies each event at once, so reading and recording agree.
+"""Dynasties, phase by phase (rulings §1.3, §1.7). Each function is one rulebook procedure
+and cites the rulings it encodes. Procedures read the state as the rulebook would and only
+``emit`` events; the working ``Turn`` applies each event at once, so reading and recording
+agree.
 
-``run_until_input`` drives every automatic step from the state alone: whatever state a
-fold produces, it knows what happens next, and it stops when a seat must decide.
+The kernel plays them as **steps** (bottom of this file): one per phase of a round, and one
+per decision a seat may owe in the middle of one (a Conclave's card choice, a retirement).
+Each step's prompt says what its seat may do; the kernel refuses anything else before a
+handler runs, so the handlers below hold no legality checks of their own. The frames are
+derived from the state (the phase, and the pending decision), which only events change.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from itertools import combinations
 from typing import Any
 
 from domain.games.dynasties import events as ev
@@ -24,8 +27,7 @@ from domain.games.dynasties.cards import (
     lineage_of,
     value_of,
 )
-from domain.games.dynasties.evolve import evolve
-from domain.games.dynasties.options import check_options, check_seats
+from domain.games.dynasties.options import DynastiesOptions, check_seats
 from domain.games.dynasties.state import (
     CONCLAVE_CHOICE,
     CONCLUSION,
@@ -35,15 +37,14 @@ from domain.games.dynasties.state import (
     OVER,
     RAISING,
     RETIREMENT,
+    SETUP,
     TRIBUTE,
     DynastiesState,
-    copy_state,
 )
-from domain.kernel.commands import Command
 from domain.kernel.engine import Turn
 from domain.kernel.errors import RuleViolation
-from domain.kernel.events import Event
-from domain.kernel.rng import Rng
+from domain.kernel.prompt import Arg, Kind, Prompt, Verb, short
+from domain.kernel.steps import Frame, Step, handles, step_table
 
 #: Turns in a round before the Conclusion; tie-break Turns are numbered after them (R26, R45).
 TURNS_PER_ROUND = 3
@@ -51,12 +52,12 @@ TURNS_PER_ROUND = 3
 COMBINATION_SIZE = 3
 
 
-class Play(Turn[DynastiesState]):
-    """A working turn that also carries the rng, used only to reshuffle (R55)."""
+#: A working turn; its rng is used only to reshuffle (R55).
+Play = Turn[DynastiesState]
 
-    def __init__(self, state: DynastiesState | None, rng: Rng):
-        super().__init__(state, evolve)  # type: ignore[arg-type]
-        self.rng = rng
+#: Under ``mid_round_enquire = tda`` a seat Enquires before placing with at most this many
+#: Nobles (R13); ``enquire_threshold`` is the phase-1 threshold (R10) only.
+TDA_PLACEMENT_THRESHOLD = 1
 
 
 def clockwise(start: int, seats: int) -> list[int]:
@@ -77,20 +78,18 @@ def highest_untied(values: Iterable[tuple[int, int]]) -> int | None:
 
 # -- setup (§1.2) ------------------------------------------------------------------------
 
-def setup(seats: int, options: dict[str, Any], rng: Rng) -> list[Event]:
+def setup(p: Play, seats: int, options: DynastiesOptions) -> None:
     """R5-R7: treasuries, the shuffle, four cards each dealt one at a time clockwise from
-    seat 0, then round 1 runs until the first Tribute is awaited."""
+    seat 0, then round 1 starts (the kernel runs it until the first Tribute is awaited)."""
     seats = check_seats(seats)
-    options = check_options(options)
-    p = Play(None, rng)
+    rng = p.rng
+    assert rng is not None
     p.emit(ev.game_started(options, seats))
     p.emit(ev.deck_shuffled(rng.shuffled(DECK)))
-    for _ in range(options["starting_hand"]):
+    for _ in range(options.starting_hand):
         for seat in range(seats):
             p.emit(ev.card_drawn(seat, p.state.deck[0], "deal"))
     p.emit(ev.round_started(1, 0))  # R60: the anchor is seat 0 in round 1
-    run_until_input(p)
-    return p.events
 
 
 # -- the Noble Deck (R15, R54, R55) ------------------------------------------------------
@@ -123,7 +122,7 @@ def affordable(s: DynastiesState, seat: int, owed: int) -> int:
 
 def record_shortfall(p: Play, seat: int, shortfall: int) -> None:
     """R15: forgiven by default; under ``debt_to_legacy`` it becomes debt."""
-    if shortfall and p.state.options["shortfall"] == "debt_to_legacy":
+    if shortfall and p.state.options.shortfall == "debt_to_legacy":
         p.emit(ev.debt_recorded(seat, shortfall))
 
 
@@ -134,7 +133,7 @@ def enquire_prospects(p: Play) -> None:
     Nobles must Enquire. Then the Tribute phase opens."""
     s = p.state
     for seat in clockwise(s.anchor, s.seats):
-        if len(s.hands[seat]) <= s.options["enquire_threshold"]:
+        if len(s.hands[seat]) <= s.options.enquire_threshold:
             enquire(p, seat)
     p.emit(ev.phase_started(TRIBUTE))
 
@@ -150,12 +149,12 @@ def enquire(p: Play, seat: int) -> None:
     card = s.deck[0]
     price = value_of(card)  # R12: a Coronation costs 1; bonuses never count
     paid = affordable(s, seat, price)
-    kept = s.options["enquire_price_card"] == "keep"
+    kept = s.options.enquire_price_card == "keep"
     p.emit(ev.prospects_enquired(seat, card, price, paid, kept))
     record_shortfall(p, seat, price - paid)
     if kept:
         p.emit(ev.card_drawn(seat, card, "enquire"))
-    while len(s.hands[seat]) < s.options["enquire_refill_to"]:
+    while len(s.hands[seat]) < s.options.enquire_refill_to:
         if not draw_card(p, seat, "enquire"):
             return  # R14: what was taken is kept; the price stays paid
 
@@ -169,13 +168,6 @@ def must_give_tribute(s: DynastiesState, seat: int) -> bool:
 
 def submit_tribute(p: Play, seat: int, card: str) -> None:
     """R17: a secret, final commit. Nothing is revealed until every seat has committed."""
-    s = p.state
-    if s.phase != TRIBUTE:
-        raise RuleViolation("Tributes are given only in the Tribute phase")
-    if s.tribute_commit[seat] is not None:
-        raise RuleViolation("you have already given your Tribute")
-    if card not in s.hands[seat]:
-        raise RuleViolation("Tribute must be a card in your hand")
     p.emit(ev.tribute_committed(seat, card))
 
 
@@ -190,7 +182,7 @@ def reveal_tributes(p: Play) -> None:
     leader = highest_untied(values)
     by = "tribute"
     if leader is None:
-        if s.options["all_tied_tribute"] == "redraw" or not given:
+        if s.options.all_tied_tribute == "redraw" or not given:
             redraw_tributes(p, given)
             return
         committed = {seat for seat, _ in given}
@@ -227,7 +219,7 @@ def start_turn(p: Play, turn: int, leader: int, tie_break: bool) -> None:
     ``tie_break_participants = tied`` has only the tied seats; its leader is then the first
     tied seat clockwise from the R25 leader (R45)."""
     s = p.state
-    if tie_break and s.options["tie_break_participants"] == "tied":
+    if tie_break and s.options.tie_break_participants == "tied":
         players = set(s.tied_seats)
     else:
         players = set(range(s.seats))
@@ -237,14 +229,15 @@ def start_turn(p: Play, turn: int, leader: int, tie_break: bool) -> None:
 
 def must_enquire_before_placing(s: DynastiesState, seat: int) -> bool:
     """R13 (``mid_round_enquire``): ``empty`` Enquires when the hand is empty; ``tda`` when it
-    holds at most ``enquire_threshold`` cards; ``never`` does not. Once per placement."""
+    holds at most one card (R13's own threshold, not R10's ``enquire_threshold``); ``never``
+    does not. Once per placement."""
     if s.placer_enquired:
         return False
-    mode = s.options["mid_round_enquire"]
+    mode = s.options.mid_round_enquire
     if mode == "empty":
         return not s.hands[seat]
     if mode == "tda":
-        return len(s.hands[seat]) <= s.options["enquire_threshold"]
+        return len(s.hands[seat]) <= TDA_PLACEMENT_THRESHOLD
     return False
 
 
@@ -274,10 +267,6 @@ def place_noble(p: Play, seat: int, card: str) -> None:
     """R24, R27, R29: place, record activation, resolve an activated Coronation, then the
     placing seat's combinations."""
     s = p.state
-    if s.phase != RAISING or s.pending is not None or s.next_placer != seat:
-        raise RuleViolation("it is not your turn to place a Noble")
-    if card not in s.hands[seat]:
-        raise RuleViolation("you can only place a Noble from your hand")
     activated, compared_with = activation(s, card)
     p.emit(ev.noble_placed(seat, card, activated, compared_with))
     if activated and is_coronation(card):
@@ -324,7 +313,7 @@ def resolve_combinations(p: Play, seat: int) -> None:
     activating placement checks, and it picks up any combination that was waiting.
     A Conclave card choice suspends this; ``choose_conclave_cards`` resumes it."""
     s = p.state
-    if s.options["combinations_require_activation"] and not s.turn_placements[-1].activated:
+    if s.options.combinations_require_activation and not s.turn_placements[-1].activated:
         return
     for value in conclave_values(s, seat):
         form_conclave(p, seat, value)
@@ -340,9 +329,9 @@ def form_conclave(p: Play, seat: int, value: int) -> None:
     Under ``empty_stakes_ends_round`` an emptied Stakes ends the round (R40)."""
     s = p.state
     gold = min(value, s.stakes)
-    may_take = min(s.options["conclave_max_cards"], len(s.tribute_zone))
+    may_take = min(s.options.conclave_max_cards, len(s.tribute_zone))
     p.emit(ev.conclave_formed(seat, value, gold, may_take))
-    if s.options["empty_stakes_ends_round"] and s.stakes == 0:
+    if s.options.empty_stakes_ends_round and s.stakes == 0:
         p.emit(ev.stakes_emptied(seat))
 
 
@@ -350,14 +339,6 @@ def choose_conclave_cards(p: Play, seat: int, cards: list[str]) -> None:
     """R39, R35: the chosen TZ cards go to the hand. Taking the crowned Coronation ends the
     Current Dynasty. Then the rest of the placement resolves (R29)."""
     s = p.state
-    pending = s.pending
-    if pending is None or pending.kind != CONCLAVE_CHOICE or pending.seat != seat:
-        raise RuleViolation("you have no Conclave cards to choose")
-    if len(cards) > pending.count:
-        raise RuleViolation(f"you may take at most {_nobles(pending.count, 'card')} from the Tribute Zone")
-    for card in cards:
-        if card not in s.tribute_zone:
-            raise RuleViolation(f"{card} is not in the Tribute Zone")
     if s.crowned_card is not None and s.crowned_card in cards:
         p.emit(ev.dynasty_changed(None, None, "conclave"))  # first, so I6 holds at every event
     p.emit(ev.conclave_cards_taken(seat, in_display_order(cards)))
@@ -381,7 +362,7 @@ def next_leader(s: DynastiesState) -> int:
     """R25: the seat whose placement this Turn has the highest value placed by exactly one
     seat, counting only Nobles still in a Family (removed Kings too under
     ``removed_cards_count_for_lead``); otherwise the same leader again."""
-    count_removed = s.options["removed_cards_count_for_lead"]
+    count_removed = s.options.removed_cards_count_for_lead
     values = [(placed.seat, value_of(placed.card)) for placed in s.turn_placements
               if count_removed or placed.card in s.families[placed.seat]]
     leader = highest_untied(values)
@@ -407,8 +388,8 @@ def tally(s: DynastiesState) -> list[dict[str, Any]]:
     rows = []
     for seat, family in enumerate(s.families):
         cards = [{"card": card, "value": value_of(card),
-                  "coronation_bonus": s.options["coronation_bonus"] if is_coronation(card) else 0,
-                  "dynasty_bonus": s.options["dynasty_bonus"] if lineage_of(card) == s.current_dynasty else 0}
+                  "coronation_bonus": s.options.coronation_bonus if is_coronation(card) else 0,
+                  "dynasty_bonus": s.options.dynasty_bonus if lineage_of(card) == s.current_dynasty else 0}
                  for card in family]
         total = sum(row["value"] + row["coronation_bonus"] + row["dynasty_bonus"] for row in cards)
         rows.append({"seat": seat, "cards": cards, "total": total})
@@ -444,7 +425,7 @@ def can_place(s: DynastiesState, seat: int) -> bool:
     """A seat can place if it holds a card or could Enquire for one (R13, R46)."""
     if s.hands[seat]:
         return True
-    return s.options["mid_round_enquire"] != "never" and bool(s.deck or s.graveyard)
+    return s.options.mid_round_enquire != "never" and bool(s.deck or s.graveyard)
 
 
 def tie_break_possible(s: DynastiesState, tied: list[int]) -> bool:
@@ -452,10 +433,10 @@ def tie_break_possible(s: DynastiesState, tied: list[int]) -> bool:
     ``max_tie_break_turns``, and only if some seat that would play can place."""
     if s.stakes_emptied:
         return False
-    limit = s.options["max_tie_break_turns"]
+    limit = s.options.max_tie_break_turns
     if limit is not None and s.turn - TURNS_PER_ROUND >= limit:
         return False
-    players = tied if s.options["tie_break_participants"] == "tied" else range(s.seats)
+    players = tied if s.options.tie_break_participants == "tied" else range(s.seats)
     return any(can_place(s, seat) for seat in players)
 
 
@@ -472,7 +453,7 @@ def split_shares(s: DynastiesState, seats: list[int], amount: int) -> list[tuple
 def settle_unbroken_tie(p: Play, tied: list[int]) -> None:
     """R46: nobody wins; the Stakes carry to the next round (default) or are split."""
     s = p.state
-    if s.options["unresolved_tie"] == "split":
+    if s.options.unresolved_tie == "split":
         p.emit(ev.stakes_split(split_shares(s, tied, s.stakes)))
     else:
         p.emit(ev.stakes_carried(s.stakes, tied))
@@ -549,22 +530,14 @@ def draw_and_retirement(p: Play) -> None:
         p.emit(ev.round_started(s.round + 1, s.draw_starter))  # type: ignore[arg-type]
         return
     seat = s.draw_queue[0]
-    for _ in range(s.options["draw_per_round"]):
+    for _ in range(s.options.draw_per_round):
         if not draw_card(p, seat, "draw"):
             break
-    p.emit(ev.hand_limit_checked(seat, len(s.hands[seat]), s.options["hand_limit"]))
+    p.emit(ev.hand_limit_checked(seat, len(s.hands[seat]), s.options.hand_limit))
 
 
 def retire_nobles(p: Play, seat: int, cards: list[str]) -> None:
     """R53: the owner chooses exactly the excess; the cards go face down to the Graveyard."""
-    s = p.state
-    pending = s.pending
-    if pending is None or pending.kind != RETIREMENT or pending.seat != seat:
-        raise RuleViolation("you have no Nobles to retire")
-    if len(cards) != pending.count:
-        raise RuleViolation(f"you must retire exactly {_nobles(pending.count)}")
-    if any(card not in s.hands[seat] for card in cards):
-        raise RuleViolation("you can only retire Nobles from your hand")
     p.emit(ev.nobles_retired(seat, in_display_order(cards)))
 
 
@@ -572,135 +545,159 @@ def _nobles(count: int, noun: str = "Noble") -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
-# -- the driver ----------------------------------------------------------------------------
+# -- the steps the kernel plays -------------------------------------------------------------
 
-AUTOMATIC_STEPS: dict[str, Callable[[Play], None]] = {
-    ENQUIRE: enquire_prospects,
-    TRIBUTE: reveal_tributes,
-    RAISING: raising_the_family,
-    CONCLUSION: conclusion,
-    GRAVE: into_the_grave,
-    DRAW: draw_and_retirement,
-}
-
-
-def awaits_input(s: DynastiesState) -> bool:
-    if s.phase == OVER or s.pending is not None:
-        return True
-    if s.phase == TRIBUTE:
-        return any(must_give_tribute(s, seat) for seat in range(s.seats))
-    if s.phase == RAISING:
-        return awaits_placement(s)
-    return False
-
-
-def run_until_input(p: Play) -> None:
-    """Every automatic step, until a seat must decide or the game is over."""
-    while not awaits_input(p.state):
-        AUTOMATIC_STEPS[p.state.phase](p)
-
-
-def to_move(s: DynastiesState) -> list[int]:
-    if s.phase == OVER:
-        return []
-    if s.pending is not None:
-        return [s.pending.seat]
-    if s.phase == TRIBUTE:
-        return [seat for seat in range(s.seats) if must_give_tribute(s, seat)]
-    if s.phase == RAISING and awaits_placement(s):
-        return [s.next_placer]  # type: ignore[list-item]
-    return []
-
-
-# -- commands --------------------------------------------------------------------------------
-
-#: Command type -> (argument name, "card" or "cards").
-COMMAND_ARGS: dict[str, tuple[str, str]] = {
-    "SubmitTribute": ("card", "card"),
-    "PlaceNoble": ("card", "card"),
-    "ChooseConclaveCards": ("cards", "cards"),
-    "RetireNobles": ("cards", "cards"),
-}
-
-HANDLERS: dict[str, Callable[[Play, int, Any], None]] = {
-    "SubmitTribute": submit_tribute,
-    "PlaceNoble": place_noble,
-    "ChooseConclaveCards": choose_conclave_cards,
-    "RetireNobles": retire_nobles,
-}
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def parse_card(raw: object) -> str:
+def parse_card(kind: Kind, raw: object) -> str:
     if not isinstance(raw, str):
-        raise RuleViolation(f"a card must be a card id such as 'coppe-07', not {_short(raw)}")
+        raise RuleViolation(f"a card must be a card id such as 'coppe-07', not {short(raw)}")
     if not is_card(raw):
-        raise RuleViolation(f"there is no card {_short(raw)}; card ids look like 'coppe-07'")
+        raise RuleViolation(f"there is no card {short(raw)}; card ids look like 'coppe-07'")
     return raw
 
 
-def parse_command(command: object) -> tuple[str, Any]:
-    """The command's type and its one argument, checked for shape before any rule."""
-    kind = getattr(command, "type", None)
-    args = getattr(command, "args", None)
-    if not isinstance(kind, str) or kind not in COMMAND_ARGS:
-        raise RuleViolation(f"unknown command {_short(kind)}; Dynasties knows {', '.join(COMMAND_ARGS)}")
-    if not isinstance(args, dict):
-        raise RuleViolation(f"{kind} takes its arguments as an object")
-    name, shape = COMMAND_ARGS[kind]
-    extra = sorted(_short(key) for key in args if key != name)
-    if extra:
-        raise RuleViolation(f"{kind} takes only '{name}'; unexpected {', '.join(extra)}")
-    if name not in args:
-        raise RuleViolation(f"{kind} needs '{name}'")
-    raw = args[name]
-    if shape == "card":
-        return kind, parse_card(raw)
-    if not isinstance(raw, (list, tuple)):
-        raise RuleViolation(f"'{name}' must be a list of card ids")
-    cards = [parse_card(card) for card in raw]
-    if len(set(cards)) != len(cards):
-        raise RuleViolation("a card is listed more than once")
-    return kind, cards
+NOBLE = Kind("card", "string", "a Noble's card id, such as 'coppe-07'", parse=parse_card)
 
 
-def check_seat(s: DynastiesState, seat: object) -> int:
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < s.seats:
-        raise RuleViolation(f"there is no seat {_short(seat)} at this table")
-    return seat
+def tribute_refusal(s: DynastiesState, seat: int) -> str:
+    if s.phase != TRIBUTE:
+        return "Tributes are given only in the Tribute phase"
+    if s.tribute_commit[seat] is not None:
+        return "you have already given your Tribute"
+    return "you have no Noble to give as Tribute"
 
 
-def decide(state: DynastiesState, seat: int, command: Command, rng: Rng) -> list[Event]:
-    seat = check_seat(state, seat)
-    if state.phase == OVER:
-        raise RuleViolation("the game is over")
-    kind, argument = parse_command(command)
-    p = Play(copy_state(state), rng)
-    HANDLERS[kind](p, seat, argument)
-    run_until_input(p)
-    return p.events
+VERBS = (
+    Verb("SubmitTribute", "Give one card from your hand as your secret Tribute.", Arg("card", NOBLE),
+         refusal=tribute_refusal),
+    Verb("PlaceNoble", "Place a Noble from your hand into your Family.", Arg("card", NOBLE),
+         refusal="it is not your turn to place a Noble"),
+    Verb("ChooseConclaveCards", "After a Conclave, take up to the allowed number of cards from the Tribute Zone.",
+         Arg("cards", NOBLE, many=True), refusal="you have no Conclave cards to choose"),
+    Verb("RetireNobles", "Retire exactly the Nobles over the hand limit to the Graveyard, face down.",
+         Arg("cards", NOBLE, many=True), refusal="you have no Nobles to retire"),
+)
 
 
-def legal_commands(s: DynastiesState, seat: int) -> list[Command]:
-    """Exactly what ``decide`` accepts from ``seat`` now (I21, I23)."""
-    if s.phase == OVER or isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < s.seats:
+class Phase(Step[DynastiesState]):
+    """A phase that only runs automatic procedures."""
+
+    def __init__(self, name: str, procedure: Callable[[Play], None]):
+        self.name = name  # type: ignore[misc]
+        self._procedure = procedure
+
+    def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
+        return False
+
+    def advance(self, p: Play, frame: Frame) -> None:
+        self._procedure(p)
+
+
+class Tribute(Step[DynastiesState]):
+    """Phase 2 (R17-R22): every seat holding a card gives one, secretly and at the same time;
+    when all have, the Tributes are revealed."""
+
+    name = TRIBUTE
+
+    def prompt(self, s: DynastiesState, frame: Frame, seat: int) -> Prompt | None:
+        if not must_give_tribute(s, seat):
+            return None
+        return Prompt(seat, "Give one Noble from your hand as your secret Tribute.").one_of(
+            "SubmitTribute", in_display_order(s.hands[seat]), why="Tribute must be a card in your hand")
+
+    def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
+        return any(must_give_tribute(s, seat) for seat in range(seats))
+
+    @handles("SubmitTribute")
+    def submit(self, p: Play, frame: Frame, seat: int, card: str) -> None:
+        submit_tribute(p, seat, card)
+
+    def advance(self, p: Play, frame: Frame) -> None:
+        reveal_tributes(p)
+
+
+class RaisingTheFamily(Step[DynastiesState]):
+    """Phase 3 (R23-R43): the seat due to place chooses a Noble; everything else between
+    placements (a mid-round Enquire, a skip, the end of a Turn) runs by itself."""
+
+    name = RAISING
+
+    def prompt(self, s: DynastiesState, frame: Frame, seat: int) -> Prompt | None:
+        if not awaits_placement(s) or s.next_placer != seat:
+            return None
+        return Prompt(seat, f"Turn {s.turn}: place a Noble from your hand into your Family.").one_of(
+            "PlaceNoble", in_display_order(s.hands[seat]), why="you can only place a Noble from your hand")
+
+    def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
+        return awaits_placement(s)
+
+    @handles("PlaceNoble")
+    def place(self, p: Play, frame: Frame, seat: int, card: str) -> None:
+        place_noble(p, seat, card)
+
+    def advance(self, p: Play, frame: Frame) -> None:
+        raising_the_family(p)
+
+
+class ConclaveChoice(Step[DynastiesState]):
+    """R39: the seat that formed a Conclave may take up to ``count`` Tribute Zone cards."""
+
+    name = CONCLAVE_CHOICE
+
+    def ask(self, s: DynastiesState, frame: Frame) -> Prompt:
+        count = frame.count
+        return Prompt(frame.seat, f"Conclave: take up to {_nobles(count, 'card')} from the Tribute Zone "  # type: ignore[arg-type]
+                      "(or none).").subset_of(
+            "ChooseConclaveCards", s.tribute_zone, 0, count, why=lambda card: f"{card} is not in the Tribute Zone",
+            size_why=f"you may take at most {_nobles(count, 'card')} from the Tribute Zone")
+
+    @handles("ChooseConclaveCards")
+    def choose(self, p: Play, frame: Frame, seat: int, cards: list[str]) -> None:
+        choose_conclave_cards(p, seat, cards)
+
+
+class Retirement(Step[DynastiesState]):
+    """R53: a seat over its hand limit retires exactly the excess."""
+
+    name = RETIREMENT
+
+    def ask(self, s: DynastiesState, frame: Frame) -> Prompt:
+        count = frame.count
+        seat: int = frame.seat  # type: ignore[assignment]
+        return Prompt(seat, f"Over the hand limit: retire exactly {_nobles(count)} to the Graveyard.").subset_of(
+            "RetireNobles", s.hands[seat], count, count, why="you can only retire Nobles from your hand",
+            size_why=f"you must retire exactly {_nobles(count)}")
+
+    @handles("RetireNobles")
+    def retire(self, p: Play, frame: Frame, seat: int, cards: list[str]) -> None:
+        retire_nobles(p, seat, cards)
+
+
+class GameOver(Step[DynastiesState]):
+    name = OVER
+
+    def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
+        return True
+
+
+STEPS = step_table(
+    Phase(ENQUIRE, enquire_prospects),
+    Tribute(),
+    RaisingTheFamily(),
+    Phase(CONCLUSION, conclusion),
+    Phase(GRAVE, into_the_grave),
+    Phase(DRAW, draw_and_retirement),
+    ConclaveChoice(),
+    Retirement(),
+    GameOver(),
+)
+
+
+def frames(s: DynastiesState) -> list[Frame]:
+    """The phase, and on top of it the decision a seat owes inside it, if any (none while
+    the opening events are still being dealt)."""
+    if s.phase == SETUP:
         return []
-    pending = s.pending
-    if pending is not None:
-        if pending.seat != seat:
-            return []
-        if pending.kind == CONCLAVE_CHOICE:
-            zone = sorted(s.tribute_zone)
-            return [Command("ChooseConclaveCards", {"cards": list(chosen)})
-                    for size in range(pending.count + 1) for chosen in combinations(zone, size)]
-        return [Command("RetireNobles", {"cards": list(chosen)})
-                for chosen in combinations(sorted(s.hands[seat]), pending.count)]
-    if s.phase == TRIBUTE and must_give_tribute(s, seat):
-        return [Command("SubmitTribute", {"card": card}) for card in in_display_order(s.hands[seat])]
-    if s.phase == RAISING and awaits_placement(s) and s.next_placer == seat:
-        return [Command("PlaceNoble", {"card": card}) for card in in_display_order(s.hands[seat])]
-    return []
+    out = [Frame(s.phase)]
+    if s.pending is not None:
+        out.append(Frame(s.pending.kind, s.pending.seat, {"count": s.pending.count}))
+    return out

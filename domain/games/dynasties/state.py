@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from domain.games.dynasties.options import DynastiesOptions
+
 # Phases of a round (§1.3); "over" once the game has ended.
 SETUP = "setup"
 ENQUIRE = "enquire_prospects"
@@ -37,7 +39,7 @@ class Placement(NamedTuple):
 
 @dataclass(eq=True)
 class DynastiesState:
-    options: dict[str, Any]
+    options: DynastiesOptions
     seats: int
     starting_gold: int
     legacy_at_start: int

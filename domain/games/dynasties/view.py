@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from domain.games.dynasties.cards import in_display_order
-from domain.games.dynasties.rules import to_move
 from domain.games.dynasties.state import OVER, DynastiesState
 from domain.kernel.events import EVERYONE
 
@@ -23,7 +22,7 @@ def _pending(s: DynastiesState) -> dict[str, Any] | None:
     return {"kind": s.pending.kind, "seat": s.pending.seat, "count": s.pending.count}
 
 
-def view(s: DynastiesState, viewer: int | None) -> dict[str, Any]:
+def view(s: DynastiesState, viewer: int | None, to_move: list[int]) -> dict[str, Any]:
     over = s.phase == OVER
     seated = isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < s.seats
     players = [
@@ -41,7 +40,7 @@ def view(s: DynastiesState, viewer: int | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "game": "dynasties",
         "viewer": viewer if seated else None,
-        "options": dict(s.options),
+        "options": s.options.to_json(),
         "seats": s.seats,
         "round": s.round,
         "phase": s.phase,
@@ -50,7 +49,7 @@ def view(s: DynastiesState, viewer: int | None) -> dict[str, Any]:
         "first_player": s.first_player,
         "turn_leader": s.turn_leader,
         "next_placer": s.next_placer if not over else None,
-        "to_move": to_move(s),
+        "to_move": to_move,
         "pending": _pending(s),
         "stakes": s.stakes,
         "stakes_carried": s.stakes_carried,

@@ -77,7 +77,7 @@ class DynastiesInvariants:
     def check_state(self, s: DynastiesState) -> None:
         # I1 gold conservation
         gold = sum(s.treasury) + s.stakes
-        if s.options["shortfall"] == "debt_to_legacy":
+        if s.options.shortfall == "debt_to_legacy":
             gold += s.legacy - s.legacy_at_start
         elif s.legacy != s.legacy_at_start:
             self.fail("I1", "the Legacy changed without debt_to_legacy")
@@ -120,7 +120,7 @@ class DynastiesInvariants:
         s = after
         if before.pending is not None:
             self.fail("I4", f"{before.pending} left pending when a round starts")
-        if s.round > 1 and any(len(hand) > s.options["hand_limit"] for hand in s.hands):
+        if s.round > 1 and any(len(hand) > s.options.hand_limit for hand in s.hands):
             self.fail("I4", f"hands {[len(h) for h in s.hands]} over the limit")
         if any(s.families):
             self.fail("I5", "a Family is not empty at the start of a round")
@@ -153,7 +153,7 @@ class DynastiesInvariants:
         phase = e.data["phase"]
         s = after
         if phase == "tribute" and before.phase == "enquire_prospects":
-            threshold, refill = s.options["enquire_threshold"], s.options["enquire_refill_to"]
+            threshold, refill = s.options.enquire_threshold, s.options.enquire_refill_to
             for seat, start in enumerate(self.round_start_hands):
                 enquired = self.phase1_enquired[seat]
                 failed = seat in self.phase1_failed
@@ -207,7 +207,7 @@ class DynastiesInvariants:
         elif turn != len([t for t in self.turns_this_round if t <= NORMAL_TURNS]) + 1:
             self.fail("I10", f"Turn {turn} after Turns {self.turns_this_round}")
         players = set(range(n))
-        if e.data["tie_break"] and after.options["tie_break_participants"] == "tied":
+        if e.data["tie_break"] and after.options.tie_break_participants == "tied":
             players = set(before.tied_seats)
         expected = [(leader + k) % n for k in range(n) if (leader + k) % n in players]
         if order != expected or order[0] != leader:
@@ -248,7 +248,7 @@ class DynastiesInvariants:
 
     def on_ConclaveCardsTaken(self, before: DynastiesState, e: Event, after: DynastiesState) -> None:
         cards = e.data["cards"]
-        if len(cards) > after.options["conclave_max_cards"] or not set(cards) <= set(before.tribute_zone):
+        if len(cards) > after.options.conclave_max_cards or not set(cards) <= set(before.tribute_zone):
             self.fail("I15", f"took {cards} from TZ {before.tribute_zone}")
 
     def on_PurebloodFormed(self, before: DynastiesState, e: Event, after: DynastiesState) -> None:
@@ -278,7 +278,7 @@ class DynastiesInvariants:
     def on_TurnEnded(self, before: DynastiesState, e: Event, after: DynastiesState) -> None:
         if self.turn_done != self.turn_order:
             self.fail("I10", f"Turn ended with {self.turn_done} of {self.turn_order}")
-        count_removed = after.options["removed_cards_count_for_lead"]
+        count_removed = after.options.removed_cards_count_for_lead
         pairs = [(seat, value_of(card)) for seat, card in self.turn_cards
                  if count_removed or card in before.families[seat]]
         leader = highest_untied_seat(pairs)
@@ -292,8 +292,8 @@ class DynastiesInvariants:
         o = after.options
         self.totals = []
         for seat, family in enumerate(before.families):
-            total = sum(value_of(c) + (o["coronation_bonus"] if is_coronation(c) else 0)
-                        + (o["dynasty_bonus"] if lineage_of(c) == before.current_dynasty else 0) for c in family)
+            total = sum(value_of(c) + (o.coronation_bonus if is_coronation(c) else 0)
+                        + (o.dynasty_bonus if lineage_of(c) == before.current_dynasty else 0) for c in family)
             if e.data["rows"][seat]["total"] != total:
                 self.fail("I17", f"seat {seat} total {e.data['rows'][seat]['total']} != {total}")
             self.totals.append(total)

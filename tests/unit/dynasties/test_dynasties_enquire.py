@@ -162,3 +162,26 @@ def test_r55_r54_the_graveyard_is_reshuffled_only_when_a_card_is_needed_and_a_fa
     assert reshuffle.secret_to == frozenset() and reshuffle.barrier and sorted(reshuffle.secret["order"]) == \
         sorted(buried.graveyard)
     assert len(events_of(done.events, "GraveyardReshuffled")) == 1
+
+
+def test_r13_option_tda_uses_its_own_threshold_of_1_not_the_phase_1_enquire_threshold():
+    # enquire_threshold 3 is R10's phase-1 threshold only: under tda a seat holding 3 or 2
+    # cards places without Enquiring (R13 says "at most 1 card").
+    hands = (["spade-10", "coppe-02", "denari-03", "bastoni-04", "coppe-06"],
+             ["spade-09", "coppe-05", "denari-06", "bastoni-07", "coppe-08"])
+    g = tributes(deal(*hands, deck=TDA_DECK, starting_hand=5, enquire_threshold=3, mid_round_enquire="tda"),
+                 "spade-10", "spade-09")
+    done = place(g, "coppe-02", "coppe-05", "denari-06", "denari-03", "bastoni-07", "bastoni-04")
+    done.then_history(expect("TurnStarted", turn=3), expect("NoblePlaced", card="bastoni-07"),
+                      expect("NoblePlaced", card="bastoni-04"), expect("FamiliesTallied"))
+    round_one = done.all_events[:[e.type for e in done.all_events].index("FamiliesTallied")]
+    assert "ProspectsEnquired" not in [e.type for e in round_one]
+
+
+def test_r13_option_tda_enquires_with_1_card_even_when_enquire_threshold_is_0():
+    g = tributes(deal(["spade-10", "coppe-02", "denari-03", "bastoni-04"],
+                      ["spade-09", "coppe-05", "denari-06", "bastoni-07"],
+                      deck=TDA_DECK, enquire_threshold=0, mid_round_enquire="tda"), "spade-10", "spade-09")
+    done = place(g, "coppe-02", "coppe-05", "denari-06", "denari-03")
+    done.then(expect("TurnStarted", turn=3, leader=1),
+              expect("ProspectsEnquired", seat=1, revealed_card="bastoni-08"))

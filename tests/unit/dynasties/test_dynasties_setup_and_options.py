@@ -13,7 +13,7 @@ from domain.kernel.rules import GameRules, fold
 from tests.unit.dynasties.dynasties_table import deal, events_of, setup_events
 
 DEFAULTS = {
-    "seating": "as_joined", "starting_gold": 50, "legacy": 0, "starting_hand": 4, "enquire_threshold": 1,
+    "starting_gold": 50, "legacy": 0, "starting_hand": 4, "enquire_threshold": 1,
     "enquire_refill_to": 4, "enquire_price_card": "keep", "mid_round_enquire": "empty", "shortfall": "forgive",
     "all_tied_tribute": "redraw", "removed_cards_count_for_lead": False, "combinations_require_activation": False,
     "coronation_bonus": 10, "dynasty_bonus": 3, "conclave_max_cards": 2, "empty_stakes_ends_round": False,
@@ -70,7 +70,8 @@ def test_r5_r6_r7_setup_records_gold_and_legacy_then_deals_four_cards_one_at_a_t
 
 def test_options_list_every_option_of_section_3_except_players_with_its_default():
     assert {spec.name: spec.default for spec in RULES.options} == DEFAULTS
-    assert RULES.check_options({}) == DEFAULTS
+    assert RULES.check_options({}).to_json() == DEFAULTS
+    assert RULES.check_options({}).hand_limit == 6  # the rules read a typed object
     assert all(spec.description for spec in RULES.options)
     assert json.dumps([spec.to_json() for spec in RULES.options])
 
@@ -89,9 +90,11 @@ def test_options_list_every_option_of_section_3_except_players_with_its_default(
     ({"mid_round_enquire": "always"}, "mid_round_enquire"),
     ({"coronation_bonus": True}, "coronation_bonus"),
     ({"empty_stakes_ends_round": "yes"}, "empty_stakes_ends_round"),
-    ({"seating": "by_age"}, "seating"),
-    # hands would run dry and every split hands the gold back: a game that never ends
+    ({"seating": "random"}, "seating"),                                  # the platform's option (R4), not the game's
+    # one Noble drawn a round, given as Tribute, never replaced: every split hands the gold back forever
     ({"enquire_threshold": 0, "mid_round_enquire": "never", "unresolved_tie": "split"}, "unresolved_tie"),
+    ({"enquire_threshold": 0, "mid_round_enquire": "never", "unresolved_tie": "split", "draw_per_round": 1},
+     "unresolved_tie"),
 ])
 def test_check_options_refuses_bad_values_and_cross_option_conflicts_by_name(given, option):
     with pytest.raises(InvalidOptions) as error:
@@ -101,13 +104,16 @@ def test_check_options_refuses_bad_values_and_cross_option_conflicts_by_name(giv
 
 def test_check_options_accepts_a_hand_limit_equal_to_the_refill_and_a_null_tie_break_cap():
     options = RULES.check_options({"hand_limit": 4, "max_tie_break_turns": None, "starting_hand": 4})
-    assert options["hand_limit"] == 4 and options["max_tie_break_turns"] is None
+    assert options.hand_limit == 4 and options.max_tie_break_turns is None
 
 
-def test_r4_option_seating_is_listed_but_applied_by_the_platform_so_setup_ignores_it():
-    joined = RULES.setup(4, RULES.check_options({}), Rng(9))
-    shuffled = RULES.setup(4, RULES.check_options({"seating": "random"}), Rng(9))
-    assert [e.to_json() for e in joined[1:]] == [e.to_json() for e in shuffled[1:]]
+def test_r4_option_seating_is_the_platforms_so_the_rules_neither_list_nor_accept_it():
+    from domain.kernel.table import PLATFORM_OPTIONS, split_options
+
+    assert "seating" not in {spec.name for spec in RULES.options}
+    assert "seating" in {spec.name for spec in PLATFORM_OPTIONS}
+    platform, own = split_options({"seating": "random", "legacy": 3})
+    assert platform == {"seating": "random", "open_information": False} and own == {"legacy": 3}
 
 
 def test_options_starting_gold_legacy_and_starting_hand_shape_the_table():

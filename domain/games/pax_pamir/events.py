@@ -1,0 +1,128 @@
+"""The event vocabulary of Pax Pamir: small, closed and generic.
+
+Rules code in ``steps/`` moves cards, rupees and pieces between places (see ``state``
+for the place names) and records decisions; it never needs an event of its own per card
+ability. Hidden facts go in ``secret`` with the seats allowed to see them: the deck order
+and the unused cards to nobody, a card entering a hidden hand to its owner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from domain.kernel.events import Event
+
+NOBODY: frozenset[int] = frozenset()
+
+
+def game_started(options: dict[str, Any], seats: int) -> Event:
+    return Event("GameStarted", {"options": options, "seats": seats})
+
+
+def deck_built(deck: list[int], out: list[int]) -> Event:
+    """R-SET-1: the pile-built deck (top first) and the court cards left out, both unseen."""
+    return Event("DeckBuilt", {"deck_count": len(deck)}, secret={"deck": list(deck), "out": list(out)},
+                 secret_to=NOBODY, barrier=True)
+
+
+def card_dealt(card: int, row: int, column: int) -> Event:
+    """The top card of the deck, face up into an empty market slot (R-SET-2, R-CLN-5)."""
+    return Event("CardDealt", {"card": card, "row": row, "column": column}, barrier=True)
+
+
+def loyalty_order_chosen(order: list[int]) -> Event:
+    return Event("LoyaltyOrderChosen", {"order": list(order)}, barrier=True)
+
+
+def loyalty_chosen(seat: int, coalition: str) -> Event:
+    return Event("LoyaltyChosen", {"seat": seat, "coalition": coalition})
+
+
+def turn_started(seat: int, actions: int) -> Event:
+    """R-TRN-1, R-TRN-7: ``seat`` begins a turn with ``actions``; per-turn flags are cleared."""
+    return Event("TurnStarted", {"seat": seat, "actions": actions})
+
+
+def action_spent(seat: int, action: str) -> Event:
+    return Event("ActionSpent", {"seat": seat, "action": action})
+
+
+def bribe_declined(payer: int, recipient: int, offer: int) -> Event:
+    """R-BRB-4: ``recipient`` declined ``payer``'s offer; declines are counted per turn."""
+    return Event("BribeDeclined", {"payer": payer, "recipient": recipient, "offer": offer})
+
+
+def card_used(seat: int, card: int, action: str) -> Event:
+    """R-TRN-4: a court card has taken its one card-based action this turn."""
+    return Event("CardUsed", {"seat": seat, "card": card, "action": action})
+
+
+def card_moved(card: int, src: str, dst: str, *, side: str | None = None,
+               hidden_to: Iterable[int] | None = None) -> Event:
+    """A card goes from ``src`` to ``dst``. ``side`` is ``left``/``right`` for a court.
+    ``hidden_to``: the card's identity is a secret of those seats (a card between hands)."""
+    data: dict[str, Any] = {"src": src, "dst": dst}
+    if side is not None:
+        data["side"] = side
+    if hidden_to is not None:
+        return Event("CardMoved", data, secret={"card": card}, secret_to=frozenset(hidden_to))
+    return Event("CardMoved", {"card": card, **data})
+
+
+def rupees_moved(amount: int, src: str, dst: str, reason: str) -> Event:
+    """``amount`` rupees from ``src`` to ``dst`` (``bank`` or ``removed`` for the supply)."""
+    return Event("RupeesMoved", {"amount": amount, "src": src, "dst": dst, "reason": reason})
+
+
+def market_slot_marked(row: int, column: int) -> Event:
+    """R-PUR-4, R-CST-3: the active player paid a rupee onto this slot and may not buy it this turn."""
+    return Event("MarketSlotMarked", {"row": row, "column": column})
+
+
+def piece_moved(kind: str, owner: str | int, src: str, dst: str, *, placed: bool = False) -> Event:
+    """A block (``owner`` a coalition) or cylinder (``owner`` a seat) goes from ``src`` to
+    ``dst`` (``supply`` or a place such as ``kabul``, ``herat_kabul``, ``54``, ``4``).
+    ``placed``: counts as a placement this turn (section 23 item 8)."""
+    data: dict[str, Any] = {"kind": kind, "owner": owner, "src": src, "dst": dst}
+    if placed:
+        data["placed"] = True
+    return Event("PieceMoved", data)
+
+
+def favored_suit_changed(suit: str, reason: str) -> Event:
+    return Event("FavoredSuitChanged", {"suit": suit, "reason": reason})
+
+
+def loyalty_changed(seat: int, coalition: str) -> Event:
+    return Event("LoyaltyChanged", {"seat": seat, "coalition": coalition})
+
+
+def effect_started(effect: str, seat: int | None) -> Event:
+    """A persistent event effect, held by ``seat`` (None: every player) until the next check (R-EVT-1)."""
+    return Event("EffectStarted", {"effect": effect, "seat": seat})
+
+
+def effects_cleared() -> Event:
+    return Event("EffectsCleared", {})
+
+
+def hands_swapped(first: int, second: int, first_hand: list[int], second_hand: list[int]) -> Event:
+    """Other Persuasive Methods: the two hands change owners; what was in them stays theirs to know."""
+    return Event("HandsSwapped", {"seats": [first, second], "counts": [len(first_hand), len(second_hand)]},
+                 secret={"hands": [list(first_hand), list(second_hand)]}, secret_to=frozenset((first, second)),
+                 barrier=True)
+
+
+def dominance_check_resolved(dominant: str | None, scores: list[dict[str, int]], final: bool,
+                             blocks: dict[str, int]) -> Event:
+    return Event("DominanceCheckResolved", {"dominant": dominant, "scores": scores, "final": final,
+                                            "blocks": blocks})
+
+
+def victory_points_scored(seat: int, points: int) -> Event:
+    return Event("VictoryPointsScored", {"seat": seat, "points": points})
+
+
+def game_ended(winners: list[int], vp: list[int], reason: str) -> Event:
+    return Event("GameEnded", {"winners": list(winners), "vp": list(vp), "reason": reason}, barrier=True)

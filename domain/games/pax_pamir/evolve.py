@@ -1,0 +1,232 @@
+"""``evolve``: one small function per event type. It records what happened; it never
+validates and never draws (the deck order is in ``DeckBuilt``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+from domain.games.pax_pamir.data.board import MARKET_COLUMNS, Border, Coalition, Region
+from domain.games.pax_pamir.options import PaxOptions
+from domain.games.pax_pamir.state import SUPPLY, PaxState, Player
+from domain.kernel.events import Event
+
+
+def _game_started(_: PaxState | None, e: Event) -> PaxState:
+    seats = e.data["seats"]
+    return PaxState(seats=seats, options=PaxOptions.from_json(e.data["options"]),
+                    players=[Player() for _ in range(seats)])
+
+
+def _deck_built(s: PaxState, e: Event) -> None:
+    s.deck = list(e.secret["deck"])
+    s.out_of_game = list(e.secret["out"])
+
+
+def _card_dealt(s: PaxState, e: Event) -> None:
+    row, column = e.data["row"], e.data["column"]
+    s.deck.pop(0)
+    s.market[row][column] = e.data["card"]
+
+
+def _loyalty_chosen(s: PaxState, e: Event) -> None:
+    s.players[e.data["seat"]].loyalty = Coalition(e.data["coalition"])
+
+
+_loyalty_changed = _loyalty_chosen
+
+
+def _turn_started(s: PaxState, e: Event) -> None:
+    s.active = e.data["seat"]
+    s.actions_left = e.data["actions"]
+    s.used_cards = set()
+    s.marked = set()
+    s.placed.clear()
+    s.declined_bribes = 0
+
+
+def _action_spent(s: PaxState, e: Event) -> None:
+    s.actions_left -= 1
+
+
+def _bribe_declined(s: PaxState, e: Event) -> None:
+    s.declined_bribes += 1
+
+
+def _card_used(s: PaxState, e: Event) -> None:
+    s.used_cards.add(e.data["card"])
+
+
+def _take_card(s: PaxState, place: str, card: int) -> None:
+    kind, _, rest = place.partition(":")
+    if kind == "market":
+        row, column = (int(x) for x in rest.split(":"))
+        s.market[row][column] = None
+    elif kind == "hand":
+        s.players[int(rest)].hand.remove(card)
+    elif kind == "court":
+        s.players[int(rest)].court.remove(card)
+    elif kind == "prizes":
+        s.players[int(rest)].prizes.remove(card)
+    elif kind == "deck":
+        s.deck.remove(card)
+    else:
+        raise AssertionError(f"no card can leave {place}")
+
+
+def _put_card(s: PaxState, place: str, card: int, side: str | None) -> None:
+    kind, _, rest = place.partition(":")
+    if kind == "hand":
+        s.players[int(rest)].hand.append(card)
+    elif kind == "court":
+        court = s.players[int(rest)].court
+        court.insert(0, card) if side == "left" else court.append(card)
+    elif kind == "prizes":
+        s.players[int(rest)].prizes.append(card)
+    elif kind == "discard":
+        s.discard.append(card)
+    elif kind == "market":
+        row, column = (int(x) for x in rest.split(":"))
+        s.market[row][column] = card
+    else:
+        raise AssertionError(f"no card can go to {place}")
+
+
+def _card_moved(s: PaxState, e: Event) -> None:
+    card = e.data["card"] if "card" in e.data else e.secret["card"]
+    _take_card(s, e.data["src"], card)
+    _put_card(s, e.data["dst"], card, e.data.get("side"))
+
+
+def _rupees(s: PaxState, place: str, amount: int) -> None:
+    kind, _, rest = place.partition(":")
+    if kind == "seat":
+        s.players[int(rest)].rupees += amount
+    elif kind == "market":
+        row, column = (int(x) for x in rest.split(":"))
+        s.market_rupees[row][column] += amount
+    else:  # the bank, or removed from the game
+        s.bank_flow -= amount
+
+
+def _rupees_moved(s: PaxState, e: Event) -> None:
+    _rupees(s, e.data["src"], -e.data["amount"])
+    _rupees(s, e.data["dst"], e.data["amount"])
+
+
+def _market_slot_marked(s: PaxState, e: Event) -> None:
+    s.marked.add((e.data["row"], e.data["column"]))
+
+
+def _pieces(s: PaxState, kind: str, owner: str | int, place: str, delta: int) -> None:
+    if place == SUPPLY:
+        return
+    if kind == "army":
+        s.armies[Region(place)][Coalition(owner)] += delta
+    elif kind == "road":
+        s.roads[Border(place)][Coalition(owner)] += delta
+    elif kind == "tribe":
+        s.tribes[Region(place)][owner] += delta  # type: ignore[index]
+    elif kind == "spy":
+        spies = s.spies.setdefault(int(place), Counter())
+        spies[owner] += delta  # type: ignore[index]
+    elif kind == "gift":
+        gifts = s.players[owner].gifts  # type: ignore[index]
+        gifts.add(int(place)) if delta > 0 else gifts.discard(int(place))
+
+
+def _piece_moved(s: PaxState, e: Event) -> None:
+    kind, owner = e.data["kind"], e.data["owner"]
+    _pieces(s, kind, owner, e.data["src"], -1)
+    _pieces(s, kind, owner, e.data["dst"], +1)
+    if e.data.get("placed"):
+        s.placed[f"{kind}:{owner}:{e.data['dst']}"] += 1
+    src_key = f"{kind}:{owner}:{e.data['src']}"
+    if s.placed.get(src_key):
+        if e.data["dst"] == SUPPLY:  # a piece removed (R-LIM pickups take only unplaced ones)
+            s.placed[src_key] = min(s.placed[src_key], _count(s, kind, owner, e.data["src"]))
+        else:  # moved on: may be taken under R-LIM (section 23 item 8)
+            s.placed[src_key] -= 1
+
+
+def _count(s: PaxState, kind: str, owner: str | int, place: str) -> int:
+    """Pieces of ``kind`` and ``owner`` at ``place``."""
+    if kind == "army":
+        return s.armies[Region(place)][Coalition(owner)]
+    if kind == "road":
+        return s.roads[Border(place)][Coalition(owner)]
+    if kind == "tribe":
+        return s.tribes[Region(place)][owner]  # type: ignore[index]
+    if kind == "spy":
+        return s.spies.get(int(place), Counter())[owner]  # type: ignore[index]
+    return int(int(place) in s.players[owner].gifts)  # type: ignore[index]
+
+
+def _favored_suit_changed(s: PaxState, e: Event) -> None:
+    s.favored = e.data["suit"]
+
+
+def _effect_started(s: PaxState, e: Event) -> None:
+    s.effects[e.data["effect"]] = e.data["seat"]
+
+
+def _effects_cleared(s: PaxState, e: Event) -> None:
+    s.effects = {}
+
+
+def _hands_swapped(s: PaxState, e: Event) -> None:
+    first, second = e.data["seats"]
+    s.players[first].hand, s.players[second].hand = s.players[second].hand, s.players[first].hand
+
+
+def _dominance_check_resolved(s: PaxState, e: Event) -> None:
+    s.checks_resolved += 1
+
+
+def _victory_points_scored(s: PaxState, e: Event) -> None:
+    s.players[e.data["seat"]].vp += e.data["points"]
+
+
+def _game_ended(s: PaxState, e: Event) -> None:
+    s.outcome = dict(e.data)
+
+
+def _nothing(s: PaxState, e: Event) -> None:
+    return None
+
+
+APPLY: dict[str, Callable[[PaxState, Event], None]] = {
+    "DeckBuilt": _deck_built,
+    "CardDealt": _card_dealt,
+    "LoyaltyOrderChosen": _nothing,
+    "LoyaltyChosen": _loyalty_chosen,
+    "LoyaltyChanged": _loyalty_changed,
+    "TurnStarted": _turn_started,
+    "ActionSpent": _action_spent,
+    "CardUsed": _card_used,
+    "BribeDeclined": _bribe_declined,
+    "CardMoved": _card_moved,
+    "RupeesMoved": _rupees_moved,
+    "MarketSlotMarked": _market_slot_marked,
+    "PieceMoved": _piece_moved,
+    "FavoredSuitChanged": _favored_suit_changed,
+    "EffectStarted": _effect_started,
+    "EffectsCleared": _effects_cleared,
+    "HandsSwapped": _hands_swapped,
+    "DominanceCheckResolved": _dominance_check_resolved,
+    "VictoryPointsScored": _victory_points_scored,
+    "GameEnded": _game_ended,
+}
+
+EVENT_TYPES = ("GameStarted", *APPLY)
+
+
+def evolve(state: PaxState | None, event: Event) -> PaxState:
+    if event.type == "GameStarted":
+        return _game_started(state, event)
+    assert state is not None
+    APPLY[event.type](state, event)
+    return state
+
+
+__all__ = ["EVENT_TYPES", "MARKET_COLUMNS", "evolve"]

@@ -1,0 +1,116 @@
+"""What ``evolve`` keeps for a game of Pax Pamir (rules.md section 4, informative).
+
+Plain lists, dicts and Counters; ``copy_state`` is hand-rolled for speed. Rulers, star
+totals, influence, hostages and supplies are never stored: ``queries`` derives them
+(R-CMP-5, section 4 "derived values").
+
+Places are short strings, so events and command arguments stay plain JSON:
+
+* a card is at ``deck``, ``market:<row>:<col>``, ``hand:<seat>``, ``court:<seat>``,
+  ``prizes:<seat>``, ``discard`` or ``out`` (unused in this game);
+* a piece is one of ``army:<region>``, ``road:<border>``, ``tribe:<region>``, ``spy:<card>``,
+  ``gift:<value>``; ``supply`` when it is not in play;
+* rupees move between ``bank``, ``seat:<n>`` and ``market:<row>:<col>``; ``removed`` is
+  the bank too, named apart where the rules say rupees are removed from the game.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.games.pax_pamir.data.board import (
+    BLOCKS_PER_COALITION,
+    CYLINDERS_PER_PLAYER,
+    MARKET_COLUMNS,
+    MARKET_ROWS,
+    STARTING_FAVORED_SUIT,
+    Border,
+    Coalition,
+    Region,
+)
+from domain.games.pax_pamir.options import PaxOptions
+from domain.kernel.steps import Frame
+
+SUPPLY = "supply"
+
+
+@dataclass
+class Player:
+    loyalty: Coalition | None = None
+    rupees: int = 0
+    vp: int = 0
+    hand: list[int] = field(default_factory=list)
+    #: left to right (R-PLY-1)
+    court: list[int] = field(default_factory=list)
+    prizes: list[int] = field(default_factory=list)
+    #: the gift spaces (2, 4, 6) holding one of this player's cylinders (R-GFT)
+    gifts: set[int] = field(default_factory=set)
+
+    def copy(self) -> Player:
+        return Player(self.loyalty, self.rupees, self.vp, self.hand[:], self.court[:], self.prizes[:], set(self.gifts))
+
+
+@dataclass
+class PaxState:
+    seats: int
+    options: PaxOptions
+    players: list[Player]
+    deck: list[int] = field(default_factory=list)  # index 0 is the top
+    out_of_game: list[int] = field(default_factory=list)
+    market: list[list[int | None]] = field(
+        default_factory=lambda: [[None] * MARKET_COLUMNS for _ in range(MARKET_ROWS)])
+    market_rupees: list[list[int]] = field(default_factory=lambda: [[0] * MARKET_COLUMNS for _ in range(MARKET_ROWS)])
+    discard: list[int] = field(default_factory=list)
+    favored: str = STARTING_FAVORED_SUIT
+    armies: dict[Region, Counter[Coalition]] = field(default_factory=lambda: {r: Counter() for r in Region})
+    roads: dict[Border, Counter[Coalition]] = field(default_factory=lambda: {b: Counter() for b in Border})
+    tribes: dict[Region, Counter[int]] = field(default_factory=lambda: {r: Counter() for r in Region})
+    #: spies on a court card: card -> seat -> count
+    spies: dict[int, Counter[int]] = field(default_factory=dict)
+    #: persistent event effects until the next Dominance Check (R-EVT-1): effect -> seat (None: global)
+    effects: dict[str, int | None] = field(default_factory=dict)
+    #: the seat whose turn it is, and its actions left (R-TRN-2)
+    active: int | None = None
+    actions_left: int = 0
+    #: per-turn flags (R-TRN-7)
+    used_cards: set[int] = field(default_factory=set)
+    marked: set[tuple[int, int]] = field(default_factory=set)
+    placed: Counter[str] = field(default_factory=Counter)
+    declined_bribes: int = 0
+    #: the frame stack (kernel steps); only frame events change it
+    frames: list[Frame] = field(default_factory=list)
+    #: rupees that entered (+) or left (-) the players' and market's hands from the bank
+    bank_flow: int = 0
+    checks_resolved: int = 0
+    outcome: dict[str, Any] | None = None
+
+    @property
+    def over(self) -> bool:
+        return self.outcome is not None
+
+
+def copy_state(s: PaxState) -> PaxState:
+    new = object.__new__(PaxState)
+    d = dict(s.__dict__)
+    d["players"] = [p.copy() for p in s.players]
+    d["deck"] = s.deck[:]
+    d["out_of_game"] = s.out_of_game[:]
+    d["market"] = [row[:] for row in s.market]
+    d["market_rupees"] = [row[:] for row in s.market_rupees]
+    d["discard"] = s.discard[:]
+    d["armies"] = {k: Counter(v) for k, v in s.armies.items()}
+    d["roads"] = {k: Counter(v) for k, v in s.roads.items()}
+    d["tribes"] = {k: Counter(v) for k, v in s.tribes.items()}
+    d["spies"] = {k: Counter(v) for k, v in s.spies.items()}
+    d["effects"] = dict(s.effects)
+    d["used_cards"] = set(s.used_cards)
+    d["marked"] = set(s.marked)
+    d["placed"] = Counter(s.placed)
+    d["frames"] = s.frames[:]
+    new.__dict__.update(d)
+    return new
+
+
+__all__ = ["BLOCKS_PER_COALITION", "CYLINDERS_PER_PLAYER", "PaxState", "Player", "SUPPLY", "copy_state"]

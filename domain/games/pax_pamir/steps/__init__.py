@@ -1,0 +1,1 @@
+"""The rulebook procedures of Pax Pamir as kernel steps, one module per rules.md section."""

@@ -1,0 +1,202 @@
+"""Bribes and negotiation (R-BRB, rules.md section 11; section 23 item 11).
+
+A bribe is owed to a ruler for a play (R-PLY-2) or to a hostage holder for a card-based
+action (R-ACT-2). The caller starts it with::
+
+    t.call("bribe", payer, recipient=..., amount=A, reserve=r, card=n, purpose="play" | "hostage")
+
+and reads ``abandoned`` in its own locals when the bribe step returns: set, the play or
+action does not happen and no action is spent; unset, the bribe was settled (paid, agreed
+lower, or refused under Courtly Manners) and the caller goes on.
+
+The decisions belong to the seats the rulebook gives them to (section 22):
+
+* the **payer** (step ``bribe``) pays ``A`` in full (R-BRB-2), offers ``x`` with
+  ``0 <= x <= A`` and ``x <= rupees - reserve`` (R-BRB-4, R-ACT-2), refuses to pay at all
+  while holding Courtly Manners, or abandons;
+* the **recipient** (step ``bribe_offer``, a decision owed by a seat that is not the active
+  one) accepts the offer (the bribe becomes ``x``), counters with ``y``, ``x < y <= A``, or
+  declines;
+* after a counter, the payer accepts it, raises its offer (``x < x' < y``), or abandons;
+  after a decline the payer is back at the start.
+
+Declines are counted per turn (``BribeDeclined``); after ``DECLINED_BRIBES_LIMIT`` of them
+the payer may no longer offer less, only pay in full or abandon. Bribe rupees go to the
+recipient (R-BRB-5). Every hand-over between the two seats is an undo barrier (section 23
+item 9; the kernel marks it, ``barrier_on_handover``).
+"""
+
+from __future__ import annotations
+
+from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.cards import COURT_CARDS, Ability, EventEffect
+from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps.common import Play
+from domain.kernel.prompt import AMOUNT, Arg, Prompt, Verb
+from domain.kernel.steps import Frame, Step, handles
+
+PLAY = "play"
+HOSTAGE = "hostage"
+
+
+def rupees(n: int) -> str:
+    return f"{n} rupee{'' if n == 1 else 's'}"
+
+
+def card_name(number: int) -> str:
+    return f"{COURT_CARDS[number].name} (card {number})"
+
+
+def what_for(purpose: str, number: int) -> str:
+    """What the bribe buys, in words. The card is named: it is being played or used, which
+    the table sees (its region sets the amount), never a card still hidden in a hand."""
+    if purpose == PLAY:
+        return f"to play {card_name(number)} in {COURT_CARDS[number].region.title()}"
+    return f"to use {card_name(number)}"
+
+
+def why_owed(frame: Frame) -> str:
+    if frame.purpose == PLAY:
+        return f"Seat {frame.recipient} rules {COURT_CARDS[frame.card].region.title()}"
+    return f"Seat {frame.recipient} holds {card_name(frame.card)} hostage"
+
+
+def spendable(s: PaxState, frame: Frame) -> int:
+    """What the payer may agree to pay: its rupees less the action's minimum cost (R-ACT-2)."""
+    return s.players[frame.seat].rupees - frame.reserve  # type: ignore[index]
+
+
+def may_refuse(s: PaxState, payer: int) -> bool:
+    """Courtly Manners: its holder may decline to pay any bribe and still go ahead (R-PLY-2, R-ACT-2)."""
+    return s.effects.get(EventEffect.COURTLY_MANNERS, -1) == payer
+
+
+def hostage_bribe(s: PaxState, seat: int, number: int) -> tuple[int, int] | None:
+    """R-ACT-2, R-HST: (holder, amount) when ``number`` is held hostage: the holder's spies on
+    it; none with Civil Service Reforms or while Disregard for Customs is active."""
+    holder = q.hostage_holder(s, number)
+    if holder is None or holder == seat:
+        return None
+    if q.has_ability(s, seat, Ability.CIVIL_SERVICE_REFORMS) or EventEffect.DISREGARD_FOR_CUSTOMS in s.effects:
+        return None
+    return holder, s.spies[number][holder]
+
+
+def settle(t: Play, frame: Frame, amount: int) -> None:
+    """The bribe is agreed at ``amount``: the rupees go to the recipient (R-BRB-5) and the
+    caller goes on."""
+    if amount:
+        t.emit(ev.rupees_moved(amount, f"seat:{frame.seat}", f"seat:{frame.recipient}", "bribe"))
+    t.end()
+
+
+class Bribe(Step[PaxState]):
+    """R-BRB: the payer's side of a bribe. Locals: ``recipient``, ``amount`` (A), ``reserve``,
+    ``card``, ``purpose``; while negotiating, ``offer`` (the payer's last offer) and
+    ``counter`` (the recipient's answer to it)."""
+
+    name = "bribe"
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        if frame.amount <= 0:
+            return None
+        payer: int = frame.seat  # type: ignore[assignment]
+        budget = spendable(s, frame)
+        counter = frame.locals.get("counter")
+        if counter is None:
+            prompt = Prompt(payer, f"{why_owed(frame)} and asks a bribe of {rupees(frame.amount)} "
+                            f"{what_for(frame.purpose, frame.card)}. Pay it, offer less, or give up.")
+            if budget >= frame.amount:
+                prompt.nothing("PayBribe")
+            if s.declined_bribes < q.DECLINED_BRIBES_LIMIT:
+                prompt.between("OfferBribe", 0, min(frame.amount, budget))
+        else:
+            offer = frame.offer
+            prompt = Prompt(payer, f"Seat {frame.recipient} answers your offer of {rupees(offer)} with "
+                            f"{rupees(counter)} (of the {frame.amount} owed {what_for(frame.purpose, frame.card)}). "
+                            "Accept, raise your offer, or give up.")
+            if budget >= counter:
+                prompt.nothing("AcceptBribeCounter")
+            prompt.between("OfferBribe", offer + 1, min(counter - 1, budget))
+        if may_refuse(s, payer):
+            prompt.nothing("RefuseBribe")
+        return prompt.nothing("AbandonBribe")
+
+    def advance(self, t: Play, frame: Frame) -> None:
+        t.end()  # nothing is owed
+
+    @handles("PayBribe")
+    def pay(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        settle(t, frame, frame.amount)
+
+    @handles("OfferBribe")
+    def offer(self, t: Play, frame: Frame, seat: int, amount: int) -> None:
+        t.update(offer=amount, counter=None)
+        t.call("bribe_offer", frame.recipient, payer=seat, offer=amount, amount=frame.amount,
+               card=frame.card, purpose=frame.purpose)
+
+    @handles("AcceptBribeCounter")
+    def accept_counter(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        settle(t, frame, frame.counter)
+
+    @handles("RefuseBribe")
+    def refuse(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        t.end()  # Courtly Manners: nothing is paid and the play or action goes ahead
+
+    @handles("AbandonBribe")
+    def abandon(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        t.end()
+        t.update(abandoned=True)
+
+
+class BribeOffer(Step[PaxState]):
+    """R-BRB-4: the recipient answers the payer's offer: accept it, ask for more, or decline.
+    Locals: ``payer``, ``offer``, ``amount`` (A), ``card``, ``purpose``."""
+
+    name = "bribe_offer"
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt:
+        return (Prompt(frame.seat, f"Seat {frame.payer} offers you {rupees(frame.offer)} of the "  # type: ignore[arg-type]
+                       f"{frame.amount} owed {what_for(frame.purpose, frame.card)}. "
+                       "Accept, ask for more, or decline.")
+                .nothing("AcceptBribeOffer")
+                .between("CounterBribeOffer", frame.offer + 1, frame.amount)
+                .nothing("DeclineBribeOffer"))
+
+    @handles("AcceptBribeOffer")
+    def accept(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        t.end()
+        settle(t, t.frame, frame.offer)
+
+    @handles("CounterBribeOffer")
+    def counter(self, t: Play, frame: Frame, seat: int, amount: int) -> None:
+        t.end()
+        t.update(counter=amount)
+
+    @handles("DeclineBribeOffer")
+    def decline(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        t.emit(ev.bribe_declined(frame.payer, seat, frame.offer))
+        t.end()
+        t.update(offer=None, counter=None)
+
+
+VERBS = (
+    Verb("PayBribe", "Pay the bribe in full (R-BRB-2).", refusal="no bribe is asked of you now"),
+    Verb("OfferBribe", "Offer this many rupees instead of the full bribe (R-BRB-4).", Arg("amount", AMOUNT),
+         refusal="you cannot offer a bribe now"),
+    Verb("AcceptBribeCounter", "Pay the amount the recipient asked for in answer to your offer (R-BRB-4).",
+         refusal="no answer to your offer is waiting"),
+    Verb("RefuseBribe", "Courtly Manners: pay nothing and go ahead (R-PLY-2, R-ACT-2).",
+         refusal="you may not refuse a bribe now"),
+    Verb("AbandonBribe", "Give up the play or action rather than pay; no action is spent (R-BRB-4).",
+         refusal="no bribe is asked of you now"),
+    Verb("AcceptBribeOffer", "Accept the rupees offered as the bribe (R-BRB-3).",
+         refusal="no bribe offer is waiting for your answer"),
+    Verb("CounterBribeOffer", "Ask for this many rupees instead (more than offered, at most the bribe owed).",
+         Arg("amount", AMOUNT), refusal="no bribe offer is waiting for your answer"),
+    Verb("DeclineBribeOffer", "Decline the offer (R-BRB-4; at most three declines a turn).",
+         refusal="no bribe offer is waiting for your answer"),
+)
+
+STEPS = (Bribe(), BribeOffer())

@@ -1,0 +1,163 @@
+"""What every step module shares: the working turn, automatic procedures in stages, the
+argument kinds, and placing a piece (with R-LIM when the supply is empty).
+
+A ``Procedure`` is a rulebook procedure that runs by itself in ``stages``; any stage may
+call a sub-step that asks a seat something (a border for a road, a card to discard), and
+the procedure resumes at its next stage when that sub-step ends. The stage counter is
+moved on *before* a stage runs, so a sub-step called from it returns to the next one.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.board import Coalition
+from domain.games.pax_pamir.data.cards import COURT_CARDS
+from domain.games.pax_pamir.state import SUPPLY, PaxState
+from domain.kernel.engine import Turn
+from domain.kernel.prompt import NUMBER as _NUMBER
+from domain.kernel.prompt import Arg, Kind, Prompt, Verb
+from domain.kernel.steps import Frame, Step, handles
+
+Play = Turn[PaxState]
+
+#: a card is named by its number in cards.yaml (1-100 court cards, 101-104 checks, 105-116 events)
+CARD = _NUMBER
+#: a piece on the board, as ``<kind>:<place>``: ``army:kabul``, ``road:herat_kabul``,
+#: ``tribe:kabul``, ``spy:54``, ``gift:4``
+PIECE = Kind("piece", "string", "a piece as kind:place, such as tribe:kabul, road:herat_kabul, spy:54, gift:4")
+
+
+class Procedure(Step[PaxState]):
+    """An automatic procedure run in ``stages`` (method names), then ended."""
+
+    stages: ClassVar[tuple[str, ...]] = ()
+
+    def awaits(self, s: PaxState, frame: Frame, seats: int) -> bool:
+        return False
+
+    def advance(self, t: Play, frame: Frame) -> None:
+        stage = frame.locals.get("stage", 0)
+        if stage >= len(self.stages):
+            t.end()
+            return
+        t.update(stage=stage + 1)
+        getattr(self, self.stages[stage])(t, t.frame)
+
+
+def block_owner(s: PaxState, seat: int) -> Coalition:
+    loyalty = s.players[seat].loyalty
+    assert loyalty is not None, "blocks are placed only after loyalty is chosen"
+    return loyalty
+
+
+def supply_of(s: PaxState, kind: str, seat: int) -> int:
+    if kind in ("army", "road"):
+        return q.blocks_in_supply(s, block_owner(s, seat))
+    return q.cylinders_in_supply(s, seat)
+
+
+def owner_key(s: PaxState, kind: str, seat: int) -> str | int:
+    return block_owner(s, seat) if kind in ("army", "road") else seat
+
+
+def pieces_on_board(s: PaxState, kind: str, seat: int) -> list[str]:
+    """R-LIM-2: where a piece of the needed kind may be taken from: a block of the seat's
+    coalition (army or road) or one of its cylinders (tribe, spy or gift), except pieces
+    placed this turn (R-LIM-1, section 23 item 8). As ``kind:place`` strings."""
+    found: list[str] = []
+    if kind in ("army", "road"):
+        coalition = block_owner(s, seat)
+        for region, armies in s.armies.items():
+            if armies[coalition] > s.placed.get(f"army:{coalition}:{region}", 0):
+                found.append(f"army:{region}")
+        for border, roads in s.roads.items():
+            if roads[coalition] > s.placed.get(f"road:{coalition}:{border}", 0):
+                found.append(f"road:{border}")
+        return found
+    for region, tribes in s.tribes.items():
+        if tribes[seat] > s.placed.get(f"tribe:{seat}:{region}", 0):
+            found.append(f"tribe:{region}")
+    for number, spies in s.spies.items():
+        if spies[seat] > s.placed.get(f"spy:{seat}:{number}", 0):
+            found.append(f"spy:{number}")
+    for value in sorted(s.players[seat].gifts):
+        if not s.placed.get(f"gift:{seat}:{value}"):
+            found.append(f"gift:{value}")
+    return found
+
+
+def place_piece(t: Play, seat: int, kind: str, dst: str, *, placed: bool = True) -> None:
+    """Place one piece of ``kind`` for ``seat`` at ``dst`` (R-IMP-1): from the supply, or
+    else the seat chooses one from the board (R-LIM, step ``take_piece``). ``placed``: it
+    counts as placed this turn, so R-LIM may not take it back (section 23 item 8: impact
+    icons, Gift, Build, Infrastructure and Blackmail do; Insurrection and Safe House don't)."""
+    s = t.state
+    if supply_of(s, kind, seat) > 0:
+        t.emit(ev.piece_moved(kind, owner_key(s, kind, seat), SUPPLY, dst, placed=placed))
+    else:
+        t.call("take_piece", seat, kind=kind, dst=dst, placed=placed)
+
+
+def lose_piece(t: Play, kind: str, owner: str | int, place: str, dst: str = SUPPLY) -> None:
+    """A piece leaves ``place`` (to the supply unless ``dst``); a tribe leaving its owner's
+    last place in a region starts the overthrow check there (R-OVR-1)."""
+    t.emit(ev.piece_moved(kind, owner, place, dst))
+    if kind == "tribe":
+        s = t.state
+        if s.tribes[place][owner] == 0:  # type: ignore[index]
+            t.call("overthrow", owner, region=place, lost="tribe")  # type: ignore[arg-type]
+
+
+def describe_place(kind: str, place: str) -> str:
+    """``tribe``, ``kabul`` -> "a tribe in Kabul" (for prompts)."""
+    if kind == "spy":
+        return f"a spy on {COURT_CARDS[int(place)].name}"
+    if kind == "gift":
+        return f"a gift on your {place}-rupee gift space"
+    if kind == "road":
+        return f"a road on the {place.replace('_', '-').title()} border"
+    return f"{'an' if kind == 'army' else 'a'} {kind} in {place.title()}"
+
+
+class TakePiece(Step[PaxState]):
+    """R-LIM: the supply is empty, so the placing seat takes a piece of the same kind from
+    the board (R-LIM-2: a block of its coalition, or one of its cylinders, gifts included;
+    not one placed this turn, R-LIM-1) and places it at ``dst``; with none, the placement
+    is skipped (R-LIM-4). Taking a tribe may overthrow its owner there (R-OVR-6). Taking a
+    piece from the very place it would go changes nothing, so it is not offered."""
+
+    name = "take_piece"
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        seat: int = frame.seat  # type: ignore[assignment]
+        choices = [p for p in pieces_on_board(s, frame.kind, seat) if p != f"{frame.kind}:{frame.dst}"]
+        if not choices:
+            return None
+        what = "block" if frame.kind in ("army", "road") else "cylinder"
+        return Prompt(seat, f"Your supply has no {what} left: take one of yours from the board to place as "
+                      f"{describe_place(frame.kind, frame.dst)}.").one_of("TakePiece", choices)
+
+    def advance(self, t: Play, frame: Frame) -> None:
+        t.end()  # R-LIM-4: nothing eligible, the placement is skipped
+
+    @handles("TakePiece")
+    def take(self, t: Play, frame: Frame, seat: int, piece: str) -> None:
+        s = t.state
+        source_kind, _, place = piece.partition(":")
+        owner = owner_key(s, frame.kind, seat)
+        kind, dst = frame.kind, frame.dst
+        t.end()
+        lose_piece(t, source_kind, owner, place)
+        t.emit(ev.piece_moved(kind, owner, SUPPLY, dst, placed=frame.locals.get("placed", True)))
+
+
+VERBS = (
+    Verb("TakePiece", "Your supply is empty: take this piece from the board to place instead (R-LIM).",
+         Arg("piece", PIECE),
+         refusal="you are not asked to take a piece from the board"),
+)
+
+STEPS = (TakePiece(),)

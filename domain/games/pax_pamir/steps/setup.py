@@ -1,0 +1,123 @@
+"""Setup (rules.md section 3, R-SET) and the round of turns (R-TRN-6, R-CLN-7)."""
+
+from __future__ import annotations
+
+from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.board import (
+    MARKET_COLUMNS,
+    MARKET_ROWS,
+    PILE_COUNT,
+    PILE_EXTRAS,
+    STARTING_RUPEES,
+    Coalition,
+    pile_size,
+)
+from domain.games.pax_pamir.data.cards import ALL_CARDS, COURT_CARDS, DOMINANCE_CHECKS, EVENT_CARDS
+from domain.games.pax_pamir.options import PaxOptions, check_deal
+from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps.common import Play
+from domain.kernel.errors import InvalidOptions
+from domain.kernel.prompt import COALITION, Arg, Prompt, Verb
+from domain.kernel.rng import Rng
+from domain.kernel.steps import Frame, Step, handles
+
+
+def build_deck(rng: Rng, seats: int) -> tuple[list[int], list[int]]:
+    """R-SET-1: six piles of ``5 + seats`` court cards; pile 1 (the top) gets no event, pile 2
+    two events, piles 3-6 one event and one Dominance Check each; each pile shuffled on its
+    own, then stacked with pile 1 on top. Returns (deck top first, cards left out)."""
+    court = rng.shuffled(sorted(COURT_CARDS))
+    events = rng.shuffled(sorted(EVENT_CARDS))
+    checks = sorted(DOMINANCE_CHECKS)
+    size = pile_size(seats)
+    deck: list[int] = []
+    for index, (event_count, check_count) in enumerate(PILE_EXTRAS):
+        pile = court[index * size:(index + 1) * size] + events[:event_count] + checks[:check_count]
+        events, checks = events[event_count:], checks[check_count:]
+        deck += rng.shuffled(pile)
+    return deck, court[PILE_COUNT * size:] + events
+
+
+def market_fill_order() -> list[tuple[int, int]]:
+    """R-SET-2, R-CLN-5: column by column from the left, top row before bottom row."""
+    return [(row, column) for column in range(MARKET_COLUMNS) for row in range(MARKET_ROWS)]
+
+
+def setup(t: Play, seats: int, options: PaxOptions) -> None:
+    """R-SET-1 to R-SET-5: the deck, the market, 4 rupees each, then loyalty choices from a
+    random seat (or seat 0) clockwise; the last to choose takes the first turn. A given deal
+    (section 23 item 12) fixes the deck and the order of the choices instead of the rng."""
+    rng = t.rng
+    assert rng is not None
+    # The deal is the deck order: the game's own record of its options leaves it out (the
+    # deck is in DeckBuilt, a secret of nobody's).
+    t.emit(ev.game_started({**options.to_json(), "deal": None}, seats))
+    if options.deal is not None:
+        deck, out, order = dealt(options.deal, seats)
+    else:
+        deck, out = build_deck(rng, seats)
+        first = 0 if options.first_chooser == "seat_0" else rng.randint(0, seats - 1)
+        order = [(first + step) % seats for step in range(seats)]
+    t.emit(ev.deck_built(deck, out))
+    for row, column in market_fill_order():
+        t.emit(ev.card_dealt(t.state.deck[0], row, column))
+    for seat in range(seats):
+        t.emit(ev.rupees_moved(STARTING_RUPEES, "bank", f"seat:{seat}", "setup"))
+    t.emit(ev.loyalty_order_chosen(order))
+    t.call("turns", None, next=order[-1])
+    t.call("loyalty", order[0], order=order, index=0)
+
+
+def dealt(deal: dict[str, list[int]], seats: int) -> tuple[list[int], list[int], list[int]]:
+    """Section 23 item 12: the deck, the cards left out and the loyalty order of a given deal,
+    which ``PaxOptions`` has checked except for the seat count it is made for."""
+    made_for = check_deal(deal)
+    if made_for != seats:
+        raise InvalidOptions("deal", f"the deal's deck of {len(deal['deck'])} cards is for {made_for} seats, "
+                                     f"not {seats}")
+    deck = list(deal["deck"])
+    return deck, sorted(set(ALL_CARDS) - set(deck)), list(deal["loyalty_order"])
+
+
+class Loyalty(Step[PaxState]):
+    """R-SET-5: each seat in turn chooses a coalition; choices are free."""
+
+    name = "loyalty"
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt:
+        return Prompt(frame.seat, "Choose the coalition you are loyal to.").one_of(  # type: ignore[arg-type]
+            "ChooseLoyalty", [c.value for c in Coalition])
+
+    @handles("ChooseLoyalty")
+    def choose(self, t: Play, frame: Frame, seat: int, coalition: str) -> None:
+        t.emit(ev.loyalty_chosen(seat, coalition))
+        following = frame.index + 1
+        if following < len(frame.order):
+            t.goto("loyalty", frame.order[following], order=frame.order, index=following)
+        else:
+            t.end()
+
+
+class Turns(Step[PaxState]):
+    """R-TRN: seats take turns clockwise until the game ends; each turn starts here."""
+
+    name = "turns"
+
+    def awaits(self, s: PaxState, frame: Frame, seats: int) -> bool:
+        return False
+
+    def advance(self, t: Play, frame: Frame) -> None:
+        seat = frame.next
+        t.update(next=(seat + 1) % t.state.seats)
+        t.emit(ev.turn_started(seat, q.ACTIONS_PER_TURN))
+        t.call("turn", seat)
+        t.call("start_of_turn", seat)
+
+
+VERBS = (
+    Verb("ChooseLoyalty", "Choose the coalition you are loyal to (R-SET-5).", Arg("coalition", COALITION),
+         refusal="you are not choosing a loyalty now"),
+)
+
+STEPS = (Loyalty(), Turns())

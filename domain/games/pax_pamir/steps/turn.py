@@ -1,0 +1,312 @@
+"""A player's turn (R-TRN): the action menu, Purchase (R-PUR), Play (R-PLY) and its
+impact icons (R-IMP)."""
+
+from __future__ import annotations
+
+from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.board import BORDERS_OF, MARKET_ROWS, Suit
+from domain.games.pax_pamir.data.cards import (
+    COURT_CARDS,
+    FAVORED_SUIT_OF_ICON,
+    HERAT_INFLUENCE,
+    PERSIAN_INFLUENCE,
+    PUBLIC_WITHDRAWAL,
+    RUSSIAN_INFLUENCE,
+    Ability,
+    CardAction,
+    EventEffect,
+    ImpactIcon,
+    is_court_card,
+    is_dominance_check,
+)
+from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps import actions
+from domain.games.pax_pamir.steps.common import CARD, Play, Procedure, place_piece
+from domain.kernel.prompt import BORDER, CHOICE, Arg, Prompt, Verb
+from domain.kernel.steps import Frame, Step, handles
+
+#: R-PUR-2: the cost of a market card per column, and per column when military is favored.
+COST_PER_COLUMN = 1
+MILITARY_COST_PER_COLUMN = 2
+#: R-IMP leverage: rupees taken from the bank.
+LEVERAGE_RUPEES = 2
+
+ACTION_VERBS = {action: action.value.capitalize() for action in CardAction}
+
+
+# -- Purchase (R-PUR) --------------------------------------------------------------------------
+
+def cost_unit(s: PaxState) -> int:
+    return MILITARY_COST_PER_COLUMN if s.favored == Suit.MILITARY else COST_PER_COLUMN
+
+
+def purchase_cost(s: PaxState, seat: int, number: int, column: int) -> int:
+    """R-PUR-2: column x unit; nothing for column 0 or a court card an influence ability frees."""
+    if is_court_card(number):
+        court_card = COURT_CARDS[number]
+        free = ((court_card.region == "herat" and q.has_ability(s, seat, Ability.HERAT_INFLUENCE))
+                or (court_card.region == "persia" and q.has_ability(s, seat, Ability.PERSIAN_INFLUENCE))
+                or (court_card.patriot == "russian" and q.has_ability(s, seat, Ability.RUSSIAN_INFLUENCE)))
+        if free:
+            return 0
+    return column * cost_unit(s)
+
+
+def purchasable(s: PaxState, seat: int) -> list[int]:
+    """R-PUR-1: any market card but Public Withdrawal, one this seat paid onto this turn, or
+    one it cannot afford."""
+    rupees = s.players[seat].rupees
+    return [number for row, column, number in q.market_slots(s)
+            if number != PUBLIC_WITHDRAWAL and (row, column) not in s.marked
+            and purchase_cost(s, seat, number, column) <= rupees]
+
+
+def slot_of(s: PaxState, number: int) -> tuple[int, int]:
+    for row, column, found in q.market_slots(s):
+        if found == number:
+            return row, column
+    raise AssertionError(f"card {number} is not in the market")
+
+
+def pay_rupee_to_market(t: Play, seat: int, row: int, column: int, reason: str) -> None:
+    """One rupee onto a market slot: destroyed on Public Withdrawal (section 16.2), and the
+    slot is marked for this turn when a card sits there (R-PUR-4, R-CST-3)."""
+    s = t.state
+    number = s.market[row][column]
+    if number == PUBLIC_WITHDRAWAL:
+        t.emit(ev.rupees_moved(1, f"seat:{seat}", "removed", reason))
+        return
+    t.emit(ev.rupees_moved(1, f"seat:{seat}", f"market:{row}:{column}", reason))
+    if number is not None and (row, column) not in s.marked:
+        t.emit(ev.market_slot_marked(row, column))
+
+
+def purchase(t: Play, seat: int, number: int) -> None:
+    """R-PUR-3 to R-PUR-6: pay ``unit`` rupees on each card to the left (same row, else the
+    other row, else waiting on the other row's empty slot), take the card's rupees, then the
+    card: a court card to the hand, an event resolves, a Dominance Check is resolved."""
+    s = t.state
+    row, column = slot_of(s, number)
+    cost = purchase_cost(s, seat, number, column)
+    t.emit(ev.action_spent(seat, "purchase"))
+    if cost:
+        unit = cost_unit(s)
+        other = (row + 1) % MARKET_ROWS
+        for left in range(column):
+            target = row if s.market[row][left] is not None else other
+            for _ in range(unit):
+                pay_rupee_to_market(t, seat, target, left, "purchase")
+    waiting = s.market_rupees[row][column]
+    if waiting:
+        t.emit(ev.rupees_moved(waiting, f"market:{row}:{column}", f"seat:{seat}", "purchase"))
+    if is_court_card(number):
+        t.emit(ev.card_moved(number, f"market:{row}:{column}", f"hand:{seat}"))
+    elif is_dominance_check(number):
+        t.emit(ev.card_moved(number, f"market:{row}:{column}", "discard"))
+        t.call("dominance_check", None, reason="purchase")
+    else:
+        t.emit(ev.card_moved(number, f"market:{row}:{column}", "discard"))
+        t.call("event_purchased", seat, card=number)
+
+
+# -- the turn menu (R-TRN) ---------------------------------------------------------------------
+
+class TurnMenu(Step[PaxState]):
+    """R-TRN-2 to R-TRN-6: Purchase or Play while actions remain, card-based actions (bonus
+    actions with favored cards even with none left), or end the turn."""
+
+    name = "turn"
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt:
+        seat: int = frame.seat  # type: ignore[assignment]
+        left = s.actions_left
+        prompt = Prompt(seat, f"Your turn: {left} action{'s' if left != 1 else ''} left.")
+        if left > 0:
+            prompt.one_of("Purchase", purchasable(s, seat))
+            prompt.one_of("Play", sorted(s.players[seat].hand))
+        for action, verb in ACTION_VERBS.items():
+            prompt.one_of(verb, actions.usable_cards(s, seat, action))
+        return prompt.nothing("EndTurn")
+
+    @handles("Purchase")
+    def purchase(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        purchase(t, seat, number)
+
+    @handles("Play")
+    def play(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        t.call("play", seat, card=number)
+
+    @handles("Tax")
+    def tax(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        actions.start(t, seat, number, CardAction.TAX)
+
+    @handles("Gift")
+    def gift(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        actions.start(t, seat, number, CardAction.GIFT)
+
+    @handles("Build")
+    def build(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        actions.start(t, seat, number, CardAction.BUILD)
+
+    @handles("Move")
+    def move(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        actions.start(t, seat, number, CardAction.MOVE)
+
+    @handles("Betray")
+    def betray(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        actions.start(t, seat, number, CardAction.BETRAY)
+
+    @handles("Battle")
+    def battle(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        actions.start(t, seat, number, CardAction.BATTLE)
+
+    @handles("EndTurn")
+    def end_turn(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        t.goto("cleanup", seat)
+
+
+# -- Play (R-PLY) ------------------------------------------------------------------------------
+
+def bribe_owed(s: PaxState, seat: int, number: int) -> tuple[int, int] | None:
+    """R-PLY-2: (ruler, amount) when another seat rules the card's region: one rupee per
+    tribe of the ruler there; none with Charismatic Courtiers or Disregard for Customs."""
+    region = COURT_CARDS[number].region
+    ruler = q.ruler_of(s, region)
+    if ruler is None or ruler == seat:
+        return None
+    if q.has_ability(s, seat, Ability.CHARISMATIC_COURTIERS) or EventEffect.DISREGARD_FOR_CUSTOMS in s.effects:
+        return None
+    return ruler, q.tribes(s, ruler, region)
+
+
+class PlayCard(Procedure):
+    """R-PLY-1 to R-PLY-6: choose a side, settle a bribe, put the card in the court (one
+    action), change loyalty for another coalition's patriot, then resolve its icons."""
+
+    name = "play"
+    stages = ("choose_side", "settle_bribe", "enter_court", "resolve_icons")
+
+    def choose_side(self, t: Play, frame: Frame) -> None:
+        if t.state.players[frame.seat].court:  # type: ignore[index]
+            t.call("choose_side", frame.seat, card=frame.card)
+
+    def settle_bribe(self, t: Play, frame: Frame) -> None:
+        owed = bribe_owed(t.state, frame.seat, frame.card)  # type: ignore[arg-type]
+        if owed is not None:
+            ruler, amount = owed
+            t.call("bribe", frame.seat, recipient=ruler, amount=amount, reserve=0, card=frame.card, purpose="play")
+
+    def enter_court(self, t: Play, frame: Frame) -> None:
+        if frame.locals.get("abandoned"):  # R-PLY-2: no bribe, no play, no action spent
+            t.end()
+            return
+        seat: int = frame.seat  # type: ignore[assignment]
+        t.emit(ev.action_spent(seat, "play"))
+        t.emit(ev.card_moved(frame.card, f"hand:{seat}", f"court:{seat}", side=frame.locals.get("side", "right")))
+        patriot = COURT_CARDS[frame.card].patriot
+        if patriot is not None and patriot != t.state.players[seat].loyalty:
+            t.call("loyalty_change", seat, coalition=patriot.value, keep=frame.card)
+
+    def resolve_icons(self, t: Play, frame: Frame) -> None:
+        if frame.card in t.state.players[frame.seat].court:  # type: ignore[index]  # R-PLY-6
+            t.call("impacts", frame.seat, card=frame.card, index=0)
+
+
+class ChooseSide(Step[PaxState]):
+    """R-PLY-1: the left or the right end of the court."""
+
+    name = "choose_side"
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt:
+        what = COURT_CARDS[frame.card].name if "card" in frame.locals else "the card"
+        return Prompt(frame.seat, f"Play {what} at the left or the right end of your court?").one_of(  # type: ignore[arg-type]
+            "ChooseSide", ["left", "right"])
+
+    @handles("ChooseSide")
+    def choose(self, t: Play, frame: Frame, seat: int, side: str) -> None:
+        t.end()
+        t.update(side=side)
+
+
+class Impacts(Step[PaxState]):
+    """R-IMP, R-PLY-5: the played card's icons in printed order. Roads and spies ask where."""
+
+    name = "impacts"
+
+    def _icon(self, s: PaxState, frame: Frame) -> ImpactIcon | None:
+        """The next icon to resolve; none once the card has left the court (R-PLY-6: a
+        leverage discard earlier in the same play may give it up, and what is left of it
+        is skipped)."""
+        icons = COURT_CARDS[frame.card].impact_icons
+        if frame.index >= len(icons) or frame.card not in s.players[frame.seat].court:  # type: ignore[index]
+            return None
+        return icons[frame.index]
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        icon = self._icon(s, frame)
+        court_card = COURT_CARDS[frame.card]
+        region = court_card.region
+        if icon == ImpactIcon.ROAD:
+            return Prompt(frame.seat, f"{court_card.name}: place a road on a border of {region.title()}.").one_of(  # type: ignore[arg-type]
+                "PlaceRoad", [b.value for b in BORDERS_OF[region]])
+        if icon == ImpactIcon.SPY:
+            cards = [n for _, n in q.court_cards(s) if COURT_CARDS[n].region == region]
+            return Prompt(frame.seat, f"{court_card.name}: place a spy on a court card of {region.title()}, "  # type: ignore[arg-type]
+                          "in any court.").one_of("PlaceSpy", cards)
+        return None
+
+    def advance(self, t: Play, frame: Frame) -> None:
+        icon = self._icon(t.state, frame)
+        if icon is None:
+            t.end()
+            return
+        t.update(index=frame.index + 1)
+        seat: int = frame.seat  # type: ignore[assignment]
+        region = COURT_CARDS[frame.card].region
+        if icon == ImpactIcon.ARMY:
+            place_piece(t, seat, "army", region.value)
+        elif icon == ImpactIcon.TRIBE:
+            place_piece(t, seat, "tribe", region.value)
+        elif icon == ImpactIcon.LEVERAGE:
+            t.emit(ev.rupees_moved(LEVERAGE_RUPEES, "bank", f"seat:{seat}", "leverage"))
+        elif icon in FAVORED_SUIT_OF_ICON:
+            change_favored_suit(t, FAVORED_SUIT_OF_ICON[icon], "impact")
+
+    @handles("PlaceRoad")
+    def road(self, t: Play, frame: Frame, seat: int, border: str) -> None:
+        t.update(index=frame.index + 1)
+        place_piece(t, seat, "road", border)
+
+    @handles("PlaceSpy")
+    def spy(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        t.update(index=frame.index + 1)
+        place_piece(t, seat, "spy", str(number))
+
+
+def change_favored_suit(t: Play, suit: str, reason: str) -> None:
+    """The favored suit changes, unless Pashtunwali Values holds it (section 16.2)."""
+    if EventEffect.PASHTUNWALI_VALUES in t.state.effects or t.state.favored == suit:
+        return
+    t.emit(ev.favored_suit_changed(suit, reason))
+
+
+VERBS = (
+    Verb("Purchase", "Buy this market card (one action, R-PUR).", Arg("card", CARD),
+         refusal="you cannot purchase now"),
+    Verb("Play", "Play this card from your hand into your court (one action, R-PLY).", Arg("card", CARD),
+         refusal="you cannot play a card now"),
+    *(Verb(verb, f"{action.value.capitalize()} with this court card (R-ACT).", Arg("card", CARD),
+           refusal=f"you cannot {action.value} with that card now") for action, verb in ACTION_VERBS.items()),
+    Verb("EndTurn", "End your turn; cleanup follows (R-TRN-6).", refusal="it is not your turn"),
+    Verb("ChooseSide", "The end of your court the card goes to.", Arg("side", CHOICE),
+         refusal="you are not choosing a side now"),
+    Verb("PlaceRoad", "The border for the road of this impact icon.", Arg("border", BORDER),
+         refusal="you are not placing a road now"),
+    Verb("PlaceSpy", "The court card for the spy of this impact icon.", Arg("card", CARD),
+         refusal="you are not placing a spy now"),
+)
+
+STEPS = (TurnMenu(), PlayCard(), ChooseSide(), Impacts())
+
+__all__ = ["HERAT_INFLUENCE", "PERSIAN_INFLUENCE", "RUSSIAN_INFLUENCE", "STEPS", "VERBS"]

@@ -1,0 +1,72 @@
+"""What a seat may see, built from scratch as an allow-list (section 23 item 10).
+
+Public: every court, the market and its rupees, the discard pile, prizes, gifts, rupees,
+victory points, loyalties, the favored suit, the pieces on the map, persistent effects,
+hand sizes, the number of cards left in the deck and of Dominance Checks left. A seat also
+sees its own hand (every hand with ``open_hands``). The deck order and the cards left out
+are nobody's until the game is over; then, and for ``EVERYONE``, everything is shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.board import Region
+from domain.games.pax_pamir.state import PaxState
+from domain.kernel.events import EVERYONE
+
+
+def _counts(counter: Any) -> dict[str, int]:
+    return {str(key): count for key, count in sorted(counter.items(), key=lambda kv: str(kv[0])) if count}
+
+
+def view(s: PaxState, viewer: int | str | None, to_move: list[int]) -> dict[str, Any]:
+    seated = isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < s.seats
+    everything = viewer == EVERYONE or s.over
+    players = []
+    for seat, player in enumerate(s.players):
+        row: dict[str, Any] = {
+            "seat": seat,
+            "loyalty": player.loyalty.value if player.loyalty else None,
+            "rupees": player.rupees,
+            "vp": player.vp,
+            "court": list(player.court),
+            "prizes": list(player.prizes),
+            "gifts": sorted(player.gifts),
+            "hand_count": len(player.hand),
+            "cylinders_in_supply": q.cylinders_in_supply(s, seat),
+            "influence": q.influence(s, seat),
+        }
+        if everything or s.options.open_hands or seat == viewer:
+            row["hand"] = sorted(player.hand)
+        players.append(row)
+    out: dict[str, Any] = {
+        "game": "pax_pamir",
+        "viewer": viewer if seated else None,
+        "options": s.options.to_json(),
+        "seats": s.seats,
+        "active": s.active,
+        "actions_left": s.actions_left,
+        "to_move": to_move,
+        "favored_suit": str(s.favored),
+        "market": [[{"card": s.market[row][column], "rupees": s.market_rupees[row][column]}
+                    for column in range(len(s.market[row]))] for row in range(len(s.market))],
+        "marked": sorted([row, column] for row, column in s.marked),
+        "used_cards": sorted(s.used_cards),
+        "discard": list(s.discard),
+        "deck_count": len(s.deck),
+        "dominance_checks_left": q.dominance_checks_left(s),
+        "checks_resolved": s.checks_resolved,
+        "map": {region.value: {"armies": _counts(s.armies[region]), "tribes": _counts(s.tribes[region]),
+                               "ruler": q.ruler_of(s, region)} for region in Region},
+        "roads": {border.value: _counts(roads) for border, roads in s.roads.items() if sum(roads.values())},
+        "spies": {str(number): _counts(spies) for number, spies in sorted(s.spies.items()) if sum(spies.values())},
+        "effects": {str(effect): holder for effect, holder in sorted(s.effects.items())},
+        "decision": s.frames[-1].to_json() if s.frames and not s.over else None,
+        "players": players,
+        "outcome": dict(s.outcome) if s.outcome else None,
+    }
+    if everything:
+        out["revealed"] = {"deck": list(s.deck), "out_of_game": sorted(s.out_of_game)}
+    return out

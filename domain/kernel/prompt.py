@@ -1,0 +1,294 @@
+"""Prompts: the question a game puts to one seat, and the choices it allows.
+
+A game declares its **verbs** once (``Verb``: the command type, its argument and the
+argument's ``Kind``). At any moment each seat has at most one ``Prompt``: readable text
+and, per verb, which argument values are allowed (nothing, one of a set, a subset of a set
+of size min..max, an integer in a range). The kernel derives ``to_move`` and
+``legal_commands`` from the prompts and checks a command against them before any game
+handler runs, so the legality of each command is written once, in the prompt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from domain.kernel.commands import Command
+from domain.kernel.errors import RuleViolation
+
+
+def short(value: object) -> str:
+    """``repr`` cut to 40 characters, for reasons that quote what a client sent."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# -- argument kinds ----------------------------------------------------------------------
+
+def _as_string(kind: Kind, raw: object) -> str:
+    if not isinstance(raw, str) or not 1 <= len(raw) <= 64:
+        raise RuleViolation(f"a {kind.name} must be a {kind.name} id, not {short(raw)}")
+    return raw
+
+
+def _as_integer(kind: Kind, raw: object) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise RuleViolation(f"a {kind.name} must be an integer, not {short(raw)}")
+    return raw
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What an argument is: a card, a region, a seat, an amount... and its JSON type.
+
+    ``parse`` turns one raw JSON value into the game's value or raises ``RuleViolation``
+    with a readable reason; a game may give its own (card ids of its deck).
+    """
+
+    name: str
+    json_type: str  # "string" or "integer"
+    description: str
+    parse: Callable[[Kind, object], Any] | None = None
+
+    def check(self, raw: object) -> Any:
+        if self.parse is not None:
+            return self.parse(self, raw)
+        return _as_integer(self, raw) if self.json_type == "integer" else _as_string(self, raw)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.name, "type": self.json_type, "description": self.description}
+
+
+CARD = Kind("card", "string", "a card id")
+REGION = Kind("region", "string", "a region of the map")
+BORDER = Kind("border", "string", "a border between two regions")
+COALITION = Kind("coalition", "string", "a coalition")
+SUIT = Kind("suit", "string", "a suit")
+PIECE = Kind("piece", "string", "a piece on the board")
+CHOICE = Kind("choice", "string", "one of the named choices the prompt lists")
+SEAT = Kind("seat", "integer", "a seat number, from 0")
+AMOUNT = Kind("amount", "integer", "a whole number in the range the prompt allows")
+NUMBER = Kind("card", "integer", "a card number")
+
+
+@dataclass(frozen=True)
+class Arg:
+    """A command's one argument: its name in ``args``, its kind, and whether it is a list."""
+
+    name: str
+    kind: Kind
+    many: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, **self.kind.to_json(), "list": self.many}
+
+
+@dataclass(frozen=True)
+class Verb:
+    """One command type of a game. ``refusal`` is the reason given when the verb is not
+    offered to the seat now; it may depend on the state (``refusal(state, seat)``)."""
+
+    type: str
+    description: str
+    arg: Arg | None = None
+    refusal: str | Callable[[Any, int], str] = "that is not something you can do now"
+
+    def refused(self, state: Any, seat: int) -> str:
+        return self.refusal(state, seat) if callable(self.refusal) else self.refusal
+
+    @property
+    def args(self) -> dict[str, str]:
+        """``{arg name: kind name}`` (a list of a kind is its plural: ``cards``), as ``GET
+        /game-types`` has always shown it; ``Arg.to_json`` gives the whole shape."""
+        if self.arg is None:
+            return {}
+        return {self.arg.name: self.arg.kind.name + ("s" if self.arg.many else "")}
+
+    def parse(self, command: object) -> Any:
+        """The command's argument, checked for shape and kind (not yet for the prompt)."""
+        args = getattr(command, "args", None)
+        if not isinstance(args, dict):
+            raise RuleViolation(f"{self.type} takes its arguments as an object")
+        arg = self.arg
+        if arg is None:
+            if args:
+                raise RuleViolation(f"{self.type} takes no arguments; unexpected "
+                                    f"{', '.join(sorted(short(k) for k in args))}")
+            return None
+        extra = sorted(short(key) for key in args if key != arg.name)
+        if extra:
+            raise RuleViolation(f"{self.type} takes only '{arg.name}'; unexpected {', '.join(extra)}")
+        if arg.name not in args:
+            raise RuleViolation(f"{self.type} needs '{arg.name}'")
+        raw = args[arg.name]
+        if not arg.many:
+            return arg.kind.check(raw)
+        if not isinstance(raw, list | tuple):
+            raise RuleViolation(f"'{arg.name}' must be a list of {arg.kind.name} ids"
+                                if arg.kind.json_type == "string" else f"'{arg.name}' must be a list")
+        values = [arg.kind.check(item) for item in raw]
+        if len(set(values)) != len(values):
+            raise RuleViolation(f"a {arg.kind.name} is listed more than once")
+        return values
+
+
+# -- what a prompt allows per verb -------------------------------------------------------
+
+Why = str | Callable[[Any], str] | None
+
+
+def _reason(why: Why, value: Any, default: str) -> str:
+    if why is None:
+        return default
+    return why(value) if callable(why) else why
+
+
+@dataclass(frozen=True)
+class Allowed:
+    """The argument values a prompt allows for one verb."""
+
+    def check(self, value: Any, text: str) -> None:
+        raise NotImplementedError
+
+    def values(self) -> Iterable[Any]:
+        raise NotImplementedError
+
+    def to_json(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Nothing(Allowed):
+    def check(self, value: Any, text: str) -> None:
+        return None
+
+    def values(self) -> Iterable[Any]:
+        return (None,)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"allows": "nothing"}
+
+
+@dataclass(frozen=True)
+class OneOf(Allowed):
+    options: tuple[Any, ...]
+    why: Why = None
+
+    def check(self, value: Any, text: str) -> None:
+        if value not in self.options:
+            raise RuleViolation(_reason(self.why, value, f"{short(value)} is not a choice here ({text})"))
+
+    def values(self) -> Iterable[Any]:
+        return self.options
+
+    def to_json(self) -> dict[str, Any]:
+        return {"allows": "one_of", "options": list(self.options)}
+
+
+@dataclass(frozen=True)
+class SubsetOf(Allowed):
+    """A subset of ``options`` of size ``minimum..maximum``. ``too_many``/``too_few`` and
+    ``why`` (for a value outside the set) give game-worded reasons."""
+
+    options: tuple[Any, ...]
+    minimum: int
+    maximum: int
+    why: Why = None
+    size_why: str | None = None
+
+    def check(self, value: Any, text: str) -> None:
+        if not self.minimum <= len(value) <= self.maximum:
+            size = (f"exactly {self.minimum}" if self.minimum == self.maximum
+                    else f"{self.minimum} to {self.maximum}")
+            raise RuleViolation(self.size_why or f"choose {size} ({text})")
+        for item in value:
+            if item not in self.options:
+                raise RuleViolation(_reason(self.why, item, f"{short(item)} is not a choice here ({text})"))
+
+    def values(self) -> Iterable[Any]:
+        ordered = sorted(self.options)
+        for size in range(self.minimum, self.maximum + 1):
+            for chosen in combinations(ordered, size):
+                yield list(chosen)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"allows": "subset_of", "options": list(self.options), "min": self.minimum, "max": self.maximum}
+
+
+@dataclass(frozen=True)
+class Between(Allowed):
+    low: int
+    high: int
+    why: Why = None
+
+    def check(self, value: Any, text: str) -> None:
+        if not self.low <= value <= self.high:
+            raise RuleViolation(_reason(self.why, value, f"{value} is outside {self.low}..{self.high} ({text})"))
+
+    def values(self) -> Iterable[Any]:
+        return range(self.low, self.high + 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"allows": "between", "min": self.low, "max": self.high}
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The question put to ``seat`` and, per verb, what it allows. Build it fluently::
+
+        Prompt(seat, "Tax: take up to 2 rupees.").one_of("TakeRupee", cards).nothing("Stop")
+    """
+
+    seat: int
+    text: str
+    choices: dict[str, Allowed] = field(default_factory=dict)
+
+    def _with(self, verb: str, allowed: Allowed) -> Prompt:
+        self.choices[verb] = allowed
+        return self
+
+    def nothing(self, verb: str) -> Prompt:
+        return self._with(verb, Nothing())
+
+    def one_of(self, verb: str, options: Iterable[Any], why: Why = None) -> Prompt:
+        options = tuple(options)
+        return self._with(verb, OneOf(options, why)) if options else self
+
+    def subset_of(self, verb: str, options: Iterable[Any], minimum: int, maximum: int,
+                  why: Why = None, size_why: str | None = None) -> Prompt:
+        options = tuple(options)
+        if maximum < minimum or len(options) < minimum:
+            return self
+        return self._with(verb, SubsetOf(options, minimum, min(maximum, len(options)), why, size_why))
+
+    def between(self, verb: str, low: int, high: int, why: Why = None) -> Prompt:
+        return self._with(verb, Between(low, high, why)) if low <= high else self
+
+    def __bool__(self) -> bool:
+        return bool(self.choices)
+
+    def allows(self, verb: str) -> bool:
+        return verb in self.choices
+
+    def check(self, verb: str, value: Any) -> None:
+        """Refuse ``value`` for ``verb`` with a reason that carries this prompt's text."""
+        self.choices[verb].check(value, self.text)
+
+    def commands(self, verbs: Sequence[Verb]) -> list[Command]:
+        """Every command this prompt allows, in the order the game declared its verbs."""
+        out: list[Command] = []
+        for verb in verbs:
+            allowed = self.choices.get(verb.type)
+            if allowed is None:
+                continue
+            if verb.arg is None:
+                out.append(Command(verb.type, {}))
+            else:
+                out.extend(Command(verb.type, {verb.arg.name: value}) for value in allowed.values())
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "text": self.text,
+                "choices": {verb: allowed.to_json() for verb, allowed in self.choices.items()}}

@@ -1,0 +1,134 @@
+"""Steps and frames: rulebook procedures that ask questions and call each other.
+
+A **step** is one named rulebook procedure. It may put a prompt to a seat (``prompt``),
+handle each verb of that prompt (a method marked ``@handles("Verb")``), and do its
+automatic work when nobody is asked anything (``advance``).
+
+A **frame** is a step in progress: the step's name, the seat that owns it and a few
+locals (JSON values). The frames form a stack kept in the game state; the top frame is
+the step being played. Games that keep the stack explicitly change it only through the
+three frame events below (``Turn.call``, ``goto``, ``end``, ``update`` emit them), so a
+sub-decision can be called, answered by another seat, and return to where it was.
+A game whose procedure is already recorded by its own events may instead derive its
+frames from its state (Dynasties: the phase and the pending decision).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from domain.kernel.events import Event
+from domain.kernel.prompt import Prompt
+
+S = TypeVar("S")
+
+STEP_ENTERED = "StepEntered"
+STEP_LEFT = "StepLeft"
+STEP_UPDATED = "StepUpdated"
+FRAME_EVENTS = frozenset({STEP_ENTERED, STEP_LEFT, STEP_UPDATED})
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A step in progress. ``seat`` owns it (None: the table, for automatic phases)."""
+
+    step: str
+    seat: int | None = None
+    #: the step's locals; never changed in place (``step_updated`` makes a new frame)
+    locals: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["locals"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"step": self.step, "seat": self.seat, "locals": dict(self.locals)}
+
+
+def frame(step: str, seat: int | None = None, **values: Any) -> Frame:
+    return Frame(step, seat, dict(values))
+
+
+def step_entered(step: str, seat: int | None, values: Mapping[str, Any]) -> Event:
+    return Event(STEP_ENTERED, {"step": step, "seat": seat, "locals": dict(values)})
+
+
+def step_left(step: str) -> Event:
+    return Event(STEP_LEFT, {"step": step})
+
+
+def step_updated(step: str, values: Mapping[str, Any]) -> Event:
+    return Event(STEP_UPDATED, {"step": step, "locals": dict(values)})
+
+
+def apply_frame_event(frames: list[Frame], event: Event) -> None:
+    """The stack after one frame event (in place). ``evolve`` calls it; it never validates."""
+    if event.type == STEP_ENTERED:
+        frames.append(frame(event.data["step"], event.data["seat"], **event.data["locals"]))
+    elif event.type == STEP_LEFT:
+        frames.pop()
+    else:
+        top = frames[-1]
+        frames[-1] = Frame(top.step, top.seat, {**top.locals, **event.data["locals"]})
+
+
+def handles(verb: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Mark a step method as the handler of ``verb``: ``handler(turn, frame, seat, arg)``."""
+    def mark(method: Callable[..., None]) -> Callable[..., None]:
+        method.handles_verb = verb  # type: ignore[attr-defined]
+        return method
+    return mark
+
+
+class Step(Generic[S]):
+    """One rulebook procedure. Subclasses set ``name`` and override what they need."""
+
+    name: ClassVar[str]
+    handlers: ClassVar[dict[str, str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        found = dict(getattr(cls, "handlers", {}))
+        for attr, value in vars(cls).items():
+            verb = getattr(value, "handles_verb", None)
+            if verb is not None:
+                found[verb] = attr
+        cls.handlers = found
+
+    def prompt(self, state: S, frame: Frame, seat: int) -> Prompt | None:
+        """The question put to ``seat`` now, or None. By default only the owner is asked."""
+        if seat != frame.seat:
+            return None
+        return self.ask(state, frame)
+
+    def ask(self, state: S, frame: Frame) -> Prompt | None:
+        """The question put to the frame's owner, or None (then ``advance`` runs)."""
+        return None
+
+    def awaits(self, state: S, frame: Frame, seats: int) -> bool:
+        """Does some seat owe an answer now? Override when asking every seat is costly."""
+        if frame.seat is not None:
+            return self.prompt(state, frame, frame.seat) is not None
+        return any(self.prompt(state, frame, seat) is not None for seat in range(seats))
+
+    def advance(self, turn: Any, frame: Frame) -> None:
+        """The automatic work done when nobody is asked anything."""
+        raise NotImplementedError(f"step {self.name!r} waits for input but nobody is asked")
+
+    def handler(self, verb: str) -> Callable[..., None] | None:
+        attr = self.handlers.get(verb)
+        return getattr(self, attr) if attr is not None else None
+
+
+def step_table(*steps: Step[Any]) -> dict[str, Step[Any]]:
+    """``{name: step}``; a name used twice is a programming error."""
+    table: dict[str, Step[Any]] = {}
+    for step in steps:
+        if step.name in table:
+            raise ValueError(f"two steps are named {step.name!r}")
+        table[step.name] = step
+    return table
