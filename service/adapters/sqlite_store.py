@@ -32,6 +32,10 @@ from service.adapters.store import (
     VersionConflict,
 )
 
+#: SQLite's page cache per connection, in KiB (its default, 2 MiB, holds the interior pages
+#: of a read model of a few thousand games; 64 MiB keeps those of several hundred thousand)
+CACHE_KIB = 65536
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -83,6 +87,7 @@ class SqliteStore(EventStore):
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA busy_timeout=30000")
+        db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")  # read models: keep their B-trees in memory
         return db
 
     @contextmanager
