@@ -345,6 +345,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--rate", type=float, default=300, help="open-loop cycles/s (0: skip)")
+    parser.add_argument("--rate-of-ceiling", type=float, default=0,
+                        help="open-loop rate as a share of the ceiling's cycles/s in this run (e.g. 0.125: "
+                             "300 cycles/s on a machine where the ceiling makes 2,400); overrides --rate")
     parser.add_argument("--open-seconds", type=float, default=20)
     parser.add_argument("--games-per-lane", type=int, default=0, help="default: enough for --seconds")
     parser.add_argument("--targets", nargs="+", default=["ceiling", "redis", "sqlite"])
@@ -357,6 +360,7 @@ def main() -> None:
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install -y wrk)")
     bench = Bench(args)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop every process started, on a kill too
     try:
         targets = bench.start_targets()
         per_lane = args.games_per_lane or max(8, args.seconds * 3)
@@ -388,6 +392,8 @@ def main() -> None:
                      "redis@base": "baseline, Redis + RQ worker", "sqlite@base": "baseline, SQLite"}
             print(f"| {label[target.name]} | {median_row['cycles_s']:,.0f} | {ratio} | "
                   f"{median_row['p50']:.1f} / {median_row['p99']:.1f} ms | {cpu_text(median_row['cpu_ms'])} |")
+        if args.rate_of_ceiling and ceiling is not None:  # the same share of the ceiling as 300 of 2,399 on a quiet day
+            args.rate = args.rate_of_ceiling * statistics.median(r["cycles_s"] for r in ceiling.rounds)
         if args.rate:
             print(f"\nOpen loop: {args.rate:.0f} cycles/s for {args.open_seconds:.0f} s "
                   f"(POST latency; 'sched' counts from the scheduled start)")
