@@ -33,6 +33,9 @@ from service.adapters.store import EventStore, Recorded
 
 log = logging.getLogger(__name__)
 
+#: subscribers woken at once; then the hub pauses a millisecond so other requests get a turn
+FANOUT_CHUNK = 50
+
 
 @dataclass
 class Batch:
@@ -146,5 +149,9 @@ class LiveHub:
                 log.exception("the live hub could not load %s", stream)
                 continue
             batch = Batch(stream, records, game)
-            for subscriber in subscribers:
+            for number, subscriber in enumerate(subscribers, start=1):
                 subscriber.queue.put(batch)
+                if number % FANOUT_CHUNK == 0:
+                    # let the woken streams write, and the event loop look at its sockets, before
+                    # waking more: a request that arrives meanwhile waits for one chunk, not for all
+                    time.sleep(0.001)
