@@ -177,11 +177,12 @@ def runtime(config: Config | None = None) -> Runtime:
 
 
 # -- the jobs (they carry a projection name only) -----------------------------------------
-#: a catch-up job that finds new events when it is done goes on for up to this many seconds,
-#: catching up every ``JOB_PAUSE`` seconds: under a steady load one job then serves many
-#: appends, instead of paying RQ's own bookkeeping (a dozen Redis commands) for each burst
+#: a catch-up job that applied events goes on catching up every ``JOB_PAUSE`` seconds while
+#: each round finds new ones, for up to ``JOB_BUDGET`` seconds: under a steady load one job
+#: then serves many appends instead of paying RQ's own bookkeeping (a dozen Redis commands)
+#: per burst, and a quiet log ends the job at its first empty round
 JOB_BUDGET = 1.0
-JOB_PAUSE = 0.01
+JOB_PAUSE = 0.05
 
 
 def catch_up_job(name: str) -> int:
@@ -190,11 +191,12 @@ def catch_up_job(name: str) -> int:
 
     def work(heartbeat: Callable[[], None]) -> int:
         deadline = time.monotonic() + JOB_BUDGET
-        applied = rt.runner.catch_up(name, heartbeat=heartbeat)
-        while time.monotonic() < deadline and rt.runner.lag_after_catch_up(name) > 0:
+        applied = latest = rt.runner.catch_up(name, heartbeat=heartbeat)
+        while latest and time.monotonic() < deadline:
             time.sleep(JOB_PAUSE)
             heartbeat()
-            applied += rt.runner.catch_up(name, heartbeat=heartbeat)
+            latest = rt.runner.catch_up(name, heartbeat=heartbeat)
+            applied += latest
         return applied
 
     return locked(rt.projections, rt.runner, name, rt.config.projection_lock_ttl, work)
