@@ -59,6 +59,14 @@ def _os_thread(target) -> object:
     return start(target, ())
 
 
+def _under_gevent() -> bool:
+    try:
+        from gevent import monkey
+    except ImportError:  # pragma: no cover - gevent is a dependency
+        return False
+    return monkey.is_module_patched("threading")
+
+
 def _os_sleep():
     try:
         from gevent import monkey
@@ -124,16 +132,20 @@ class SqliteStore(EventStore):
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA busy_timeout=30000")
         db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")  # read models: keep their B-trees in memory
-        db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer thread does it, off the requests
-        self._start_checkpointer()
+        if _under_gevent():  # the checkpointer thread does it, off the requests
+            db.execute("PRAGMA wal_autocheckpoint=0")
+            self._start_checkpointer()
         return db
 
     def _start_checkpointer(self) -> None:
         """Copy the WAL back into the database file every ``CHECKPOINT_EVERY`` seconds from a
         real OS thread. SQLite would otherwise checkpoint inside whichever commit crosses
         1,000 pages, fsync included, and under gevent that stops every request of the
-        worker for as long (it was most of a POST's p99 on SQLite). A PASSIVE checkpoint
-        never waits for readers or writers; the sqlite3 module releases the GIL meanwhile."""
+        worker for as long. A PASSIVE checkpoint never waits for readers or writers; the
+        sqlite3 module releases the GIL meanwhile. Only in a gevent-patched process (a
+        gunicorn gevent worker, which never forks): elsewhere SQLite's own checkpoint after
+        a commit blocks only that thread, and a thread of our own would make a later
+        ``fork`` unsafe."""
         if self._checkpointer is not None:
             return
         self._checkpointer = _os_thread(self._checkpoint_loop)
