@@ -98,7 +98,15 @@ def envelope(stream: str, version: int, body: Mapping[str, Any], partition: int 
     after = body.get("after")
     if after is not None:
         out["after"] = after
+    imported = body.get("imported")
+    if imported is not None:  # on the first event of an imported log: whether it counts for rankings
+        out["ranked"] = bool(imported.get("ranked"))
     return out
+
+
+def unranked(envelope: Mapping[str, Any]) -> bool:
+    """Is this the first event of an imported game that must not count for rankings?"""
+    return envelope.get("ranked") is False
 
 
 def ranks(winners: list[int], scores: Mapping[str, int], seats: int) -> list[int]:

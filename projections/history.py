@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.kernel.table import FINISHED, GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN, WAITING
-from projections.base import ranks, scan, time_score
+from projections.base import ranks, scan, time_score, unranked
 
 NAME = "history"
 
@@ -29,7 +29,7 @@ class History:
         game_id = envelope["game_id"]
         games = model["games"]
         data = envelope["data"]
-        if envelope["source"] == PLATFORM and envelope["type"] == GAME_CREATED:
+        if envelope["source"] == PLATFORM and envelope["type"] == GAME_CREATED and not unranked(envelope):
             games[game_id] = {"type": data["game_type"], "players": []}
         game = games.get(game_id)
         if game is None:  # finished already (or began before the log): nothing changes

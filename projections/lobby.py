@@ -76,6 +76,7 @@ def _created(game_id: str, envelope: dict[str, Any]) -> dict[str, Any]:
         "created_at": envelope["at"],
         "at": envelope["at"],
         "outcome": None,
+        "ranked": envelope.get("ranked", True),
     }
 
 

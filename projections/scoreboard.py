@@ -30,9 +30,19 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from domain.kernel.table import FINISHED, GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN
-from projections.base import ranks, scan
+from projections.base import ranks, scan, unranked
 
 NAME = "scoreboard"
+#: totals saturate here (2^53 - 1: exact as a double, safe in every JSON reader and in a
+#: 64-bit integer column), so no sum of scores can overflow or fail to encode
+SCORE_LIMIT = 2**53 - 1
+
+
+def bounded(value: Any) -> int:
+    """A score as an integer within +-SCORE_LIMIT (a non-number counts as 0)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        return 0
+    return int(max(-SCORE_LIMIT, min(SCORE_LIMIT, value)))
 MODEL = PlackettLuce()
 
 
@@ -48,7 +58,7 @@ class Scoreboard:
         data = envelope["data"]
         if envelope["source"] == PLATFORM:
             kind = envelope["type"]
-            if kind == GAME_CREATED:
+            if kind == GAME_CREATED and not unranked(envelope):
                 playing[game_id] = {"type": data["game_type"], "players": [], "names": {}}
             elif kind == SEAT_TAKEN and game_id in playing:
                 playing[game_id]["names"][data["player_id"]] = data["name"]
@@ -75,7 +85,8 @@ class Scoreboard:
         kind = game["type"]
         standings = model["standings"]
         placed = ranks(outcome["winners"], outcome["scores"], len(players))
-        rows = [[player, outcome["scores"].get(str(seat), 0), placed[seat]] for seat, player in enumerate(players)]
+        rows = [[player, bounded(outcome["scores"].get(str(seat), 0)), placed[seat]]
+                for seat, player in enumerate(players)]
         for seat, (player, score, _) in enumerate(rows):
             key = f"{kind}/{player}"
             mine = standings.get(key)
@@ -85,7 +96,7 @@ class Scoreboard:
             mine["games_played"] += 1
             mine["wins"] += 1 if seat in outcome["winners"] else 0
             mine["win_rate"] = mine["wins"] / mine["games_played"]
-            mine["score"] += score
+            mine["score"] = bounded(mine["score"] + score)
         model["results"][f"{kind}/{at}/{game_id}"] = rows
         last = model["types"].get(kind)
         model["types"][kind] = {"last": max(last["last"], [at, game_id]) if last else [at, game_id]}

@@ -27,7 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     serve = commands.add_parser("serve", help="run the HTTP API")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--workers", type=int, default=2, help="gunicorn worker processes (default 2)")
+    serve.add_argument("--workers", type=int, default=None,
+                       help="gunicorn worker processes (default 2; 1 with a memory:// store, which allows no more)")
     serve.add_argument("--connections", type=int, default=1000,
                        help="open connections (live streams included) per gevent worker (default 1000)")
     _store_argument(serve)
@@ -60,6 +61,16 @@ def _store_argument(parser: argparse.ArgumentParser) -> None:
 
 # -- serve -------------------------------------------------------------------------------
 def _serve(config: Config, args: argparse.Namespace) -> int:
+    if config.store_url.startswith("memory:"):
+        # a memory store lives in one process: a second worker would hold another store, and a
+        # token registered on one would be unknown to the other
+        if args.workers is not None and args.workers > 1:
+            print("a memory:// store is served by one worker only: use --workers 1, or a sqlite:/// or "
+                  "redis:// store for more", file=sys.stderr)
+            return 2
+        args.workers = 1
+    elif args.workers is None:
+        args.workers = 2
     if importlib.util.find_spec("gunicorn") and importlib.util.find_spec("gevent"):
         _gunicorn(config, args)
     else:  # pragma: no cover - both are dependencies; this is the bare-bones fallback
@@ -82,7 +93,7 @@ def gunicorn_settings(host: str, port: int, workers: int = 2, connections: int =
     return {
         "bind": f"{host}:{port}",
         "workers": workers,
-        "worker_class": "gevent",
+        "worker_class": "service.gunicorn_worker.ProblemGeventWorker",
         "worker_connections": connections,
         "timeout": 60,
         "graceful_timeout": 10,

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import yaml
 from flask import Flask
-from flask_smorest import Api
 
 from domain.kernel import GameRules
+from service import limits
 from service.adapters.store import EventStore
-from service.api import commands, live, meta, read_models, routes
+from service.api import commands, faults, input_guard, links, live, meta, read_models, routes
+from service.api.contract import ContractApi, register_views
 from service.api.errors import register_error_handlers
 from service.bootstrap import build_service
 from service.config import Config
@@ -26,7 +27,10 @@ An event-sourced server for turn-based games with hidden information.
 Register a player (`POST /players`) and keep its token; send it as
 `Authorization: Bearer <token>`. Create a game, join it, then read
 `/games/{id}/legal-commands` and post one of them to `/games/{id}/commands`.
-Every error is `application/problem+json` with a stable `code` and a readable `detail`.
+Every error is `application/problem+json` with a stable `code` and a readable `detail`;
+its `type`, `/problems/{code}`, describes it. `GET /games`, `GET /games/{id}`, its state and
+its legal commands answer with an `ETag`: send it back as `If-None-Match` to be told
+`304 Not Modified` until something changes.
 """
 
 
@@ -48,16 +52,22 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
     games = service or build_service(config, registry, store)
     app.extensions["games"] = games
     app.url_map.converters["game_id"] = routes.GameIdConverter
-    api = Api(app)
+    api = ContractApi(app)
     api.register_converter(routes.GameIdConverter, lambda converter: {"type": "string", "pattern": "^[0-9a-f]{16}$"})
     schemas = commands.command_schemas(games.registry)
     app.extensions["command_schemas"] = schemas
     commands.register_in_spec(api.spec, schemas)
+    register_views(api.spec, games.registry)
     app.extensions["config"] = config
     for blueprint in (routes.players, routes.game_types, routes.games, meta.blp,
                       live.blp, read_models.scoreboards, read_models.histories, read_models.projections):
         api.register_blueprint(blueprint)
     register_error_handlers(app)
+    faults.register(app)
+    limits.install(app, config)
+    input_guard.install(app)
+    limits.document(api.spec._paths)
+    links.add_links(api.spec._paths)
     app.extensions["api"] = api
     return app
 

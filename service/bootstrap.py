@@ -20,11 +20,12 @@ def open_store(config: Config) -> EventStore:
         from service.adapters.sqlite_store import SqliteStore
 
         path = url.removeprefix("sqlite:///")
-        return SqliteStore(path or "./data/events.db")
+        return SqliteStore(path or "./data/events.db", synchronous=config.sqlite_synchronous)
     if scheme in ("redis", "rediss", "redis-cluster", "rediss-cluster"):
         from service.adapters.redis_store import RedisStore
 
-        return RedisStore(url, partitions=config.redis_partitions, prefix=config.redis_prefix)
+        return RedisStore(url, partitions=config.redis_partitions, prefix=config.redis_prefix,
+                          timeout=config.store_timeout or None)
     if scheme == "memory":
         from service.adapters.memory_store import MemoryStore
 
@@ -52,6 +53,8 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
         read_models = ReadModels(runner, catch_up_on_read=True, mode="inline")
     else:
         raise ValueError(f"unknown projections mode {config.projections!r}: use inline or rq")
-    service = GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append)
+    service = GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append,
+                          signing_keys=config.signing_keys,
+                          max_waiting_games=config.limit_waiting_games_per_player)
     attach(service, read_models)
     return service

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from service.signing import parse_keys
+
 
 @dataclass(frozen=True)
 class Config:
@@ -38,6 +40,27 @@ class Config:
     #: gunicorn's access log: "" (off, the default: it costs a tenth of a web worker's CPU),
     #: "-" (stdout) or a file path
     access_log: str = ""
+    #: keys that sign exported logs: the first signs, every one verifies (rotation: put the new
+    #: key first, keep the old after it). Empty: a random key kept in the store (service.signing)
+    signing_keys: tuple[str, ...] = ()
+    #: limits and quotas (service.limits; docs/operations.md lists them). Rates are
+    #: "N/second;M/minute" strings (empty: no such limit); counts of 0 mean no limit.
+    limits_enabled: bool = True
+    limits_storage: str = "memory://"
+    limit_per_ip: str = "1000/second;30000/minute"
+    limit_per_token: str = "300/second;10000/minute"
+    limit_registrations_per_ip: str = "60/minute;1000/day"
+    limit_streams_per_token: int = 10
+    limit_streams_per_ip: int = 100
+    limit_streams_per_process: int = 500
+    limit_waiting_games_per_player: int = 20
+    #: proxies in front of the server that append to X-Forwarded-For (0: use the peer address)
+    proxy_hops: int = 0
+    #: seconds the store may take to answer before a request fails with 503 (Redis socket timeout)
+    store_timeout: float = 3.0
+    #: SQLite durability: NORMAL (a killed process loses nothing; a power cut may lose the last
+    #: commits) or FULL (each commit fsynced)
+    sqlite_synchronous: str = "NORMAL"
 
     @property
     def rq_url(self) -> str:
@@ -66,6 +89,21 @@ class Config:
             "stream_heartbeat": float(env.get("GAMES_STREAM_HEARTBEAT", cls.stream_heartbeat)),
             "stream_max_seconds": float(env.get("GAMES_STREAM_MAX_SECONDS", cls.stream_max_seconds)),
             "access_log": env.get("GAMES_ACCESS_LOG", cls.access_log),
+            "signing_keys": parse_keys(env.get("GAMES_SIGNING_KEYS", "")),
+            "limits_enabled": env.get("GAMES_LIMITS", "on").lower() not in ("off", "0", "false", "no"),
+            "limits_storage": env.get("GAMES_LIMITS_STORAGE", cls.limits_storage),
+            "limit_per_ip": env.get("GAMES_LIMIT_PER_IP", cls.limit_per_ip),
+            "limit_per_token": env.get("GAMES_LIMIT_PER_TOKEN", cls.limit_per_token),
+            "limit_registrations_per_ip": env.get("GAMES_LIMIT_REGISTRATIONS_PER_IP", cls.limit_registrations_per_ip),
+            "limit_streams_per_token": int(env.get("GAMES_LIMIT_STREAMS_PER_TOKEN", cls.limit_streams_per_token)),
+            "limit_streams_per_ip": int(env.get("GAMES_LIMIT_STREAMS_PER_IP", cls.limit_streams_per_ip)),
+            "limit_streams_per_process": int(env.get("GAMES_LIMIT_STREAMS_PER_PROCESS",
+                                                     cls.limit_streams_per_process)),
+            "limit_waiting_games_per_player": int(env.get("GAMES_LIMIT_WAITING_GAMES_PER_PLAYER",
+                                                          cls.limit_waiting_games_per_player)),
+            "proxy_hops": int(env.get("GAMES_PROXY_HOPS", cls.proxy_hops)),
+            "store_timeout": float(env.get("GAMES_STORE_TIMEOUT", cls.store_timeout)),
+            "sqlite_synchronous": env.get("GAMES_SQLITE_SYNCHRONOUS", cls.sqlite_synchronous),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:

@@ -62,6 +62,14 @@ class ReadModels:
         """Every game of the lobby, latest activity first (tools and tests: prefer ``lobby``)."""
         return self.lobby(kind, status)["games"]
 
+    def version(self, name: str) -> dict[str, Any]:
+        """How far a read of ``name`` would reach, without loading the model: in inline mode
+        the log's heads (a read catches up to at least them), else the stored model's
+        checkpoints. Equal versions, equal models."""
+        if self.catch_up_on_read:
+            return {"heads": self.runner.heads()}
+        return {"checkpoints": self.runner.store.load_checkpoints(name) or {}}
+
     def scoreboard(self, kind: str, offset: int = 0, limit: int | None = None) -> dict[str, Any]:
         found, total = self._page(scoreboard.NAME, "standings", scoreboard.board(kind), offset, limit)
         return {"type": kind, "total": total,
@@ -90,6 +98,11 @@ def read_models_of(service: GameService) -> ReadModels:
         found = ReadModels(ProjectionRunner(service.store), catch_up_on_read=True)
         attach(service, found)
     return found
+
+
+def lobby_version(service: GameService) -> dict[str, Any]:
+    """What the lobby's answer depends on, read cheaply (for its ETag)."""
+    return read_models_of(service).version(lobby.NAME)
 
 
 def scoreboard_of(service: GameService, kind: str, offset: int = 0, limit: int | None = None) -> dict[str, Any]:

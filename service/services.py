@@ -10,9 +10,9 @@ from __future__ import annotations
 import base64
 import hashlib
 import pickle
+import re
 import secrets
 import threading
-import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from domain.kernel import Command, Event, GameRules, Rng, RuleViolation, redact
+from domain.kernel import Command, DomainError, Event, GameRules, Rng, RuleViolation, redact
 from domain.kernel.events import EVERYONE
 from domain.kernel.table import (
+    GAME_CREATED,
     PLATFORM,
     PLATFORM_OPTIONS,
     UNDONE,
@@ -38,13 +39,19 @@ from domain.kernel.table import (
 from domain.kernel.upcasting import current_version
 from service.adapters.codec import dumps, loads
 from service.adapters.store import DuplicateRequest, EventStore, Recorded, VersionConflict
-from service.errors import Conflict, Forbidden, NotFound, Unauthorized, Unprocessable
+from service.errors import (
+    Conflict,
+    Forbidden,
+    NotFound,
+    ServiceError,
+    TooManyRequests,
+    Unauthorized,
+    Unprocessable,
+)
+from service.signing import VALID, Signer, signer_for
 
 #: How often a command is retried against a newer state when no expected version was given.
 CONFLICT_RETRIES = 20
-#: Players found by token are kept this many seconds (and at most this many) per process.
-TOKEN_CACHE_SECONDS = 60.0
-TOKEN_CACHE_SIZE = 10_000
 GAME_SOURCE = "game"
 
 
@@ -66,6 +73,14 @@ class Game:
     rules: GameRules
     state: Any = None
     undone: frozenset[int] = frozenset()
+    #: for a game that came in through ``POST /games/import``: ``{ranked, from, signature}``
+    imported: dict[str, Any] | None = None
+
+    @property
+    def ranked(self) -> bool:
+        """Does this game count for scoreboards and players' records? (an imported log only
+        when this server signed it and it was not here already)"""
+        return self.imported is None or bool(self.imported.get("ranked"))
 
     @property
     def over(self) -> bool:
@@ -97,6 +112,7 @@ class Game:
             "to_move": self.rules.to_move(self.state) if self.state is not None else [],
             "version": self.version,
             "outcome": outcome.to_json() if outcome else None,
+            "ranked": self.ranked,
         }
 
 
@@ -120,7 +136,8 @@ class Clock:
 class GameService:
     def __init__(self, store: EventStore, registry: Mapping[str, GameRules], *,
                  clock: Clock | None = None, after_append: Callable[[str], None] | None = None,
-                 cache_size: int = 512, snapshot_every: int = 0):
+                 cache_size: int = 512, snapshot_every: int = 0, signing_keys: tuple[str, ...] = (),
+                 max_waiting_games: int = 0):
         self.store = store
         self.registry = dict(registry)
         self.clock = clock or Clock()
@@ -129,7 +146,9 @@ class GameService:
         self._cache: OrderedDict[str, Game] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
-        self._players_by_token: dict[str, tuple[dict[str, Any], float]] = {}
+        self.signing_keys = tuple(signing_keys)
+        self.max_waiting_games = max_waiting_games
+        self._signer: Signer | None = None
 
     # -- players -------------------------------------------------------------------
     def create_player(self, name: str) -> dict[str, Any]:
@@ -141,18 +160,24 @@ class GameService:
     def authenticate(self, token: str | None) -> dict[str, Any] | None:
         if token is None:
             return None
-        token_hash = hash_token(token)
-        now = time.monotonic()
-        known = self._players_by_token.get(token_hash)
-        if known is not None and known[1] > now:  # a token never changes hands: cache it a while
-            return dict(known[0])
-        player = self.store.player_by_token(token_hash)
+        player = self.store.player_by_token(hash_token(token))
         if player is None:
             raise Unauthorized("the bearer token is not a known player's token")
-        if len(self._players_by_token) >= TOKEN_CACHE_SIZE:
-            self._players_by_token.clear()
-        self._players_by_token[token_hash] = (dict(player), now + TOKEN_CACHE_SECONDS)
         return player
+
+    def rotate_token(self, token: str) -> dict[str, Any]:
+        """A new token for the caller; the one it came with stops working at once."""
+        player = self.authenticate(token)
+        new = secrets.token_urlsafe(32)
+        if not self.store.replace_token(player["id"], hash_token(token), hash_token(new)):
+            raise Unauthorized("this token was revoked or rotated meanwhile")
+        return {**player, "token": new}
+
+    def revoke_token(self, token: str) -> None:
+        """The caller's token stops working (a leaked token: rotate instead, to keep access)."""
+        player = self.authenticate(token)
+        if not self.store.replace_token(player["id"], hash_token(token), None):
+            raise Unauthorized("this token was revoked or rotated meanwhile")
 
     def get_player(self, player_id: str) -> dict[str, Any]:
         player = self.store.player(player_id)
@@ -191,12 +216,38 @@ class GameService:
             game_id = hashlib.sha256(f"{player['id']}:{idempotency_key}".encode()).hexdigest()[:16]
         else:
             game_id = uuid.uuid4().hex[:16]
+        self._check_waiting_quota(player["id"], game_id)
         events = [Pending(game_created(kind, checked, seats, player["id"], secrets.token_hex(16),
                                        rules.options_type.secret_names()))]
         try:
-            return self._append(Game(game_id, 0, Table(), rules), events)
+            game = self._append(Game(game_id, 0, Table(), rules), events)
         except VersionConflict:  # the same idempotent request made it first: answer with that game
             return self.load(game_id)
+        self.store.set_add(_waiting_set(player["id"]), game_id)
+        return game
+
+    def _check_waiting_quota(self, player_id: str, game_id: str) -> None:
+        """At most ``max_waiting_games`` games created by one player wait for seats at once.
+        The store's set of them is a hint kept beside the events; before refusing, every
+        member is checked against its game (started, or gone, frees the place)."""
+        limit = self.max_waiting_games
+        if not limit:
+            return
+        members = self.store.set_members(_waiting_set(player_id))
+        if len(members) < limit or game_id in members:
+            return
+        for member in members:
+            try:
+                still_waiting = not self.load(member).table.started
+            except NotFound:
+                still_waiting = False
+            if not still_waiting:
+                self.store.set_remove(_waiting_set(player_id), member)
+                members.remove(member)
+        if len(members) >= limit:
+            raise TooManyRequests(f"you already have {len(members)} games waiting for players (at most {limit}); "
+                                  "fill or wait for one before creating another",
+                                  code="too_many_waiting_games", retry_after=60)
 
     def join_game(self, game_id: str, player: Mapping[str, Any], wanted: int | None = None) -> tuple[Game, int]:
         """Seat ``player`` at ``wanted`` (or the first open seat); the last seat starts the game."""
@@ -217,9 +268,12 @@ class GameService:
             if len(open_seats) == 1:
                 events += self._start_events(game, {**table.players, seat: player["id"]})
             try:
-                return self._append(game, events), seat
+                joined = self._append(game, events), seat
             except VersionConflict:
                 continue
+            if joined[0].table.started and self.max_waiting_games:
+                self.store.set_remove(_waiting_set(table.created_by), game_id)
+            return joined
         raise Conflict("the game is too busy; try again")
 
     def _start_events(self, game: Game, joined: dict[int, str]) -> list[Pending]:
@@ -234,6 +288,11 @@ class GameService:
         return events
 
     # -- loading ---------------------------------------------------------------------
+    def current_version(self, game_id: str) -> int:
+        """The game's latest version, read from the store without reading or folding an
+        event (0: no such game). Answers built now depend on nothing else of the game."""
+        return self.store.version(stream_of(game_id))
+
     def load(self, game_id: str, at: int | None = None, *, trust_cache: bool = False) -> Game:
         """The game folded to its latest version, or to version ``at`` (time travel).
 
@@ -285,7 +344,8 @@ class GameService:
             raise NotFound(f"no game with id {game_id!r}")
         table = Table()
         table.apply(Event.from_json(records[0].event))
-        empty = Game(game_id, records[0].version, table, self._rules(table.game_type))
+        empty = Game(game_id, records[0].version, table, self._rules(table.game_type),
+                     imported=records[0].event.get("imported"))
         game = self._extend(empty, records[1:], fresh=True)
         assert game is not None, "an undo cannot reach behind the first event"
         return game
@@ -304,11 +364,11 @@ class GameService:
             if record.version in undone:
                 continue
             if _is_platform(record.event):
-                table.apply(Event.from_json(record.event))
+                _apply_platform(table, Event.from_json(record.event))
             else:
                 state = base.rules.evolve(state, Event.from_json(record.event))
         table.finished = state is not None and base.rules.outcome(state) is not None
-        return Game(base.id, tail[-1].version, table, base.rules, state, base.undone | undone)
+        return Game(base.id, tail[-1].version, table, base.rules, state, base.undone | undone, base.imported)
 
     # -- snapshots: a cache of folded games, never the source of truth ---------------
     def _snapshot_schema(self, rules: GameRules) -> str:
@@ -331,7 +391,7 @@ class GameService:
             return None
         version, body = found
         table, state, undone = pickle.loads(base64.b64decode(body["pickle"]))
-        return Game(game_id, version, table, rules, state, frozenset(undone))
+        return Game(game_id, version, table, rules, state, frozenset(undone), first[0].event.get("imported"))
 
     # -- commands --------------------------------------------------------------------
     def submit_command(self, game_id: str, player: Mapping[str, Any], command: Command,
@@ -341,6 +401,19 @@ class GameService:
         replay = self._replayed(stream, player, idempotency_key, fingerprint)
         if replay is not None:
             return replay
+        try:
+            return self._submit(game_id, stream, player, command, expected_version, idempotency_key, fingerprint)
+        except (DomainError, Conflict):
+            # a concurrent retry with the same key may have been stored after our first look:
+            # the rules now refuse the move it made ("you have already given your Tribute") or
+            # the version moved on. The client asked for that first answer, not the refusal.
+            replay = self._replayed(stream, player, idempotency_key, fingerprint)
+            if replay is not None:
+                return replay
+            raise
+
+    def _submit(self, game_id: str, stream: str, player: Mapping[str, Any], command: Command,
+                expected_version: int | None, idempotency_key: str | None, fingerprint: str) -> dict[str, Any]:
         for attempt in range(CONFLICT_RETRIES):
             # The first attempt decides on the cached game, with no read: the append refuses
             # it if the game moved on meanwhile (another process), and a refusal is only
@@ -351,7 +424,7 @@ class GameService:
                 game, trusted = self.load(game_id), False  # the cache may be behind what the client saw
             try:
                 seat, events = self._decide(game, player, command, expected_version)
-            except (RuleViolation, Conflict, Forbidden):
+            except (DomainError, Conflict, Forbidden):
                 if trusted and self.load(game_id).version != game.version:
                     continue  # the cached game was behind: decide again on the newest
                 raise
@@ -387,6 +460,16 @@ class GameService:
         replay = self._replayed(stream, player, idempotency_key, fingerprint)
         if replay is not None:
             return replay
+        try:
+            return self._undo(game_id, stream, player, idempotency_key, fingerprint)
+        except (DomainError, Conflict):  # as for commands: a concurrent retry may have made it
+            replay = self._replayed(stream, player, idempotency_key, fingerprint)
+            if replay is not None:
+                return replay
+            raise
+
+    def _undo(self, game_id: str, stream: str, player: Mapping[str, Any], idempotency_key: str | None,
+              fingerprint: str) -> dict[str, Any]:
         for _ in range(CONFLICT_RETRIES):
             game = self.load(game_id)
             seat = self._seat(game, player)
@@ -414,7 +497,8 @@ class GameService:
         if move[0].event.get("actor") != seat:
             raise RuleViolation("another seat has acted since your last move; it can no longer be undone")
         if any(r.event.get("barrier") for r in move):
-            raise RuleViolation("your last move revealed hidden information or drew cards; it cannot be undone")
+            raise RuleViolation("your last move revealed hidden information or drew cards, or handed the "
+                                "decision to another seat; it cannot be undone")
         return move[0].version, move[-1].version
 
     def _seat(self, game: Game, player: Mapping[str, Any] | None) -> int:
@@ -560,13 +644,21 @@ class GameService:
     # -- portable logs ---------------------------------------------------------------
     def consent_to_export(self, game_id: str, player: Mapping[str, Any]) -> dict[str, Any]:
         """The caller's seat agrees to export the game before it is over (every seat must)."""
+        return self._change_consent(game_id, player, give=True)
+
+    def withdraw_export_consent(self, game_id: str, player: Mapping[str, Any]) -> dict[str, Any]:
+        """The caller's seat takes its consent back: no copy of the unfinished game leaves after it."""
+        return self._change_consent(game_id, player, give=False)
+
+    def _change_consent(self, game_id: str, player: Mapping[str, Any], give: bool) -> dict[str, Any]:
         for _ in range(CONFLICT_RETRIES):
             game = self.load(game_id)
             seat = self._seat(game, player)
-            if seat in game.table.export_consent or game.over:
+            if (seat in game.table.export_consent) == give or game.over:
                 return self._consent(game)
+            event = export_consented(seat) if give else export_consent_withdrawn(seat)
             try:
-                return self._consent(self._append(game, [Pending(export_consented(seat), seat)]))
+                return self._consent(self._append(game, [Pending(event, seat)]))
             except VersionConflict:
                 continue
         raise Conflict("the game is too busy; try again", code="busy")
@@ -576,28 +668,55 @@ class GameService:
         return {"version": game.version, "consented": sorted(game.table.export_consent),
                 "may_export": game.table.may_export()}
 
-    def export(self, game_id: str) -> str:
-        """A game as JSON Lines: a header, then every stored event in order, secrets included.
+    @property
+    def signer(self) -> Signer:
+        if self._signer is None:
+            self._signer = signer_for(self.signing_keys, self.store)
+        return self._signer
 
-        Only a finished game, or one whose every seat consented, may be exported.
+    def export(self, game_id: str, player: Mapping[str, Any] | None = None) -> str:
+        """A game as JSON Lines: a signed header, then every stored event in order.
+
+        A finished game is exported whole, secrets included, to anyone. Before the end
+        only a seated player may export, once every seat consented, and that seat's copy
+        hides what the seat may not see (other hands, face-down cards, the deck, the seed).
         """
         game = self.load(game_id)
-        if not game.table.may_export():
-            missing = sorted(set(range(game.table.seats)) - game.table.export_consent)
-            raise Conflict(f"a game is exported once it is over, or when every seat consents; "
-                           f"seats {missing} have not consented", code="export_not_allowed")
+        viewer: int | str = EVERYONE
+        if not game.over:
+            if player is None:
+                raise Unauthorized("a game in play is exported only to its seated players: send your token")
+            seat = game.table.seat_of(player["id"])
+            if seat is None:
+                raise Forbidden("a game in play is exported only to its seated players")
+            if not game.table.may_export():
+                missing = sorted(set(range(game.table.seats)) - game.table.export_consent)
+                raise Conflict(f"a game is exported once it is over, or when every seat consents; "
+                               f"seats {missing} have not consented", code="export_not_allowed")
+            viewer = seat
         records = self.store.read(stream_of(game_id), 0, game.version)
-        header = {
-            "format": LOG_FORMAT, "format_version": 1, "game_type": game.table.game_type,
+        lines = [{"version": r.version, **_redacted_body(r.event, viewer)} for r in records]
+        header: dict[str, Any] = {
+            "format": LOG_FORMAT, "format_version": 2, "game_id": game.id, "game_type": game.table.game_type,
             "rules_version": getattr(game.rules, "rules_version", "1"), "options": game.table.options,
-            "seats": game.summary()["seats"], "events": len(records),
-            "digest": _digest(game, [r.event for r in records]),
+            "seats": game.summary()["seats"], "events": len(records), "finished": game.over,
+            "ranked": game.ranked, "redacted_for": None if viewer == EVERYONE else viewer,
+            "digest": (_digest(game, [r.event for r in records]) if viewer == EVERYONE
+                       else hashlib.sha256(dumps(lines, sort=True)).hexdigest()),
+            "exported_at": self.clock.iso(),
         }
-        lines = [header] + [{"version": r.version, **r.event} for r in records]
-        return "".join(dumps(line).decode() + "\n" for line in lines)
+        header["signature"] = self.signer.sign(header, lines)
+        return "".join(dumps(line).decode() + "\n" for line in [header, *lines])
 
     def import_game(self, text: str) -> Game:
-        """A game from an exported log, into a new stream; refused whole if anything is off."""
+        """A game from an exported log; refused whole if anything is off.
+
+        Every public fact is recomputed from the events (the status, whose move, the
+        outcome); the file's own are dropped. A log this server signed, of a game that is
+        not here yet, comes back under its own id and counts for rankings; any other log
+        (unsigned, signed elsewhere, altered, or a game this server already has) becomes a
+        new, unranked game: replay and study, never scoreboards or players' records.
+        """
         lines = [line for line in text.splitlines() if line.strip()]
         if not lines:
             raise Unprocessable("the log is empty", code="invalid_log")
@@ -614,26 +733,109 @@ class GameService:
             raise Unprocessable(f"the header announces {header.get('events')} events but the log has "
                                 f"{len(bodies)}: it is truncated or padded", code="invalid_log")
         for number, body in enumerate(bodies, start=1):
-            if not isinstance(body, dict) or body.get("version") != number or "type" not in body:
+            if not isinstance(body, dict) or body.get("version") != number or not isinstance(body.get("type"), str):
                 raise Unprocessable(f"line {number + 1} is not event version {number}", code="invalid_log")
+        if header.get("redacted_for") is not None:
+            raise Unprocessable("this copy was exported during play and hides what its seat could not see; "
+                                "import the game's export once it is over", code="invalid_log")
         if header.get("game_type") not in self.registry:
             raise Unprocessable(f"unknown game type {header.get('game_type')!r}", code="invalid_log")
-        game_id = uuid.uuid4().hex[:16]
-        envelopes = [{k: v for k, v in body.items() if k != "version"} for body in bodies]
-        records = [Recorded(stream_of(game_id), i + 1, body) for i, body in enumerate(envelopes)]
+        verdict = self.signer.verify(header, bodies)
+        # envelope facts the server derives itself are never taken from a file
+        envelopes = [{k: v for k, v in body.items() if k not in ("version", "after", "imported")}
+                     for body in bodies]
+        probe_id = uuid.uuid4().hex[:16]
         try:
-            game = self._fold(game_id, records)
+            game, afters = self._refold(probe_id, envelopes)
+        except ServiceError:
+            raise
+        except DomainError as exc:
+            raise Unprocessable(f"the log breaks the game's rules: {exc}", code="invalid_log") from None
         except Exception as exc:  # a tampered log may break the fold in any way
             raise Unprocessable(f"the events do not fold into a game: {exc!r}", code="invalid_log") from None
         if not game.table.may_export():
             raise Unprocessable("the log is of a game that was neither finished nor consented to export",
                                 code="invalid_log")
-        if _digest(game, envelopes) != header.get("digest"):
+        if _digest(game, [{k: v for k, v in b.items() if k != "version"} for b in bodies]) != header.get("digest"):
             raise Unprocessable("the events or the final state they fold to differ from the header's digest: "
                                 "the log was altered", code="invalid_log")
-        self.store.append(stream_of(game_id), 0, envelopes)
-        self.after_append(stream_of(game_id))
-        return self.load(game_id)
+        for envelope, after in zip(envelopes, afters, strict=True):
+            if after is not None:
+                envelope["after"] = after
+        origin = header.get("game_id") if isinstance(header.get("game_id"), str) else None
+        signed = verdict == VALID
+        if signed and header.get("ranked", True) and origin and _GAME_ID.fullmatch(origin):
+            envelopes[0]["imported"] = {"ranked": True, "from": origin, "signature": verdict}
+            try:  # at version 0: a game already on this server conflicts, atomically
+                self.store.append(stream_of(origin), 0, envelopes)
+                self.after_append(stream_of(origin))
+                return self.load(origin)
+            except VersionConflict:
+                reason = "already_here"
+        else:
+            reason = verdict if not signed else "unranked_at_origin"
+        envelopes[0]["imported"] = {"ranked": False, "from": origin, "signature": verdict, "reason": reason}
+        self.store.append(stream_of(probe_id), 0, envelopes)
+        self.after_append(stream_of(probe_id))
+        return self.load(probe_id)
+
+    def _refold(self, game_id: str, envelopes: list[dict[str, Any]]) -> tuple[Game, list[dict[str, Any] | None]]:
+        """The game the events fold to, and the public facts after each append (batch), as
+        this server computes them. Options are checked against the game's bounds."""
+        records = [Recorded(stream_of(game_id), i + 1, body) for i, body in enumerate(envelopes)]
+        first = Event.from_json(records[0].event)
+        if records[0].event.get("source") != PLATFORM or first.type != GAME_CREATED:
+            raise Unprocessable("the events do not fold into a game: the first event must be the platform's "
+                                "GameCreated", code="invalid_log")
+        rules = self._rules(first.data.get("game_type"))
+        seats = first.data.get("seats")
+        if isinstance(seats, bool) or not isinstance(seats, int) or not rules.min_seats <= seats <= rules.max_seats:
+            raise Unprocessable(f"{rules.title} is for {rules.min_seats} to {rules.max_seats} seats",
+                                code="invalid_log")
+        if not isinstance(first.data.get("options"), dict):
+            raise Unprocessable("the log's GameCreated has no options", code="invalid_log")
+        game = self._fold(game_id, records[:1])
+        # every option (secret ones included) within this server's bounds, else InvalidOptions
+        split_options(dict(game.table.options))
+        rules.check_options(game.table.game_options()).validate_seats(seats)
+        afters: list[dict[str, Any] | None] = []
+        for index, record in enumerate(records):
+            if index:
+                game = self._extend(game, [record]) or self._fold(game_id, records[:index + 1])
+            last_of_batch = index + 1 == len(records) or \
+                records[index + 1].event.get("batch") != record.event.get("batch")
+            afters.append(_after(game) if last_of_batch else None)
+        return game, afters
+
+
+def _after(game: Game) -> dict[str, Any]:
+    summary = game.summary()
+    return {"status": summary["status"], "to_move": summary["to_move"], "outcome": summary["outcome"]}
+
+
+def _redacted_body(event: dict[str, Any], viewer: int | str) -> dict[str, Any]:
+    """A stored event as ``viewer`` may see it, keeping the envelope (a seat's export copy)."""
+    if viewer == EVERYONE or event.get("secret") is None or Event.from_json(event).visible_to(viewer):
+        return event
+    return {**{k: v for k, v in event.items() if k != "secret"}, "redacted": True}
+
+
+#: the platform event that takes a seat's export consent back (handled here, beside the kernel's Table)
+EXPORT_CONSENT_WITHDRAWN = "ExportConsentWithdrawn"
+
+
+def export_consent_withdrawn(seat: int) -> Event:
+    return Event(EXPORT_CONSENT_WITHDRAWN, {"seat": seat})
+
+
+def _apply_platform(table: Table, event: Event) -> None:
+    if event.type == EXPORT_CONSENT_WITHDRAWN:
+        table.export_consent.discard(event.data["seat"])
+    else:
+        table.apply(event)
+
+
+_GAME_ID = re.compile("[0-9a-f]{16}")
 
 
 def _body(pending: Pending) -> dict[str, Any]:
@@ -641,6 +843,10 @@ def _body(pending: Pending) -> dict[str, Any]:
     event = pending.event
     return {**event.to_json(), "source": pending.source, "actor": pending.actor,
             "v": current_version(pending.source, event.type)}
+
+
+def _waiting_set(player_id: str) -> str:
+    return f"waiting-games:{player_id}"
 
 
 def _is_platform(event: Mapping[str, Any]) -> bool:
@@ -675,9 +881,13 @@ def _fingerprint(kind: str, body: Any, expected: int | None) -> str:
 
 
 def public_event(record: Recorded, viewer: int | str | None) -> dict[str, Any]:
-    """A stored event as ``viewer`` may see it, with its version and envelope facts."""
+    """A stored event as ``viewer`` may see it, with its version and envelope facts.
+
+    The platform's own secrets (the game's seed, secret options such as a given deal) are
+    never sent to anyone, not even to everyone in a game of open information: the seed
+    would tell the draws still to come."""
     event = record.event
-    out = redact(Event.from_json(event), viewer)
+    out = redact(Event.from_json(event), None if _is_platform(event) else viewer)
     out.update(version=record.version, source=event.get("source", GAME_SOURCE), actor=event.get("actor"),
                at=event.get("at"))
     return out

@@ -20,6 +20,10 @@ events came in meanwhile. Two
 runners that meet anyway (a ``rebuild`` from the command line, say) stay correct: the
 model is saved with a compare-and-set on its checkpoints (see ``service.projections_runner``).
 
+A worker outlives Redis: when Redis restarts or cannot be reached, ``run_worker`` waits
+(1 s, doubling up to 30 s), reconnects, asks again for every catch-up (jobs queued in a
+Redis that lost its data are gone) and works on from the stored checkpoints.
+
 Failed catch-up jobs are retried with backoff (1, 2, 5, 10 then 30 s) and stay in RQ's
 failed job registry when the retries are spent. A rebuild job is not retried: what it
 saved stays, and the next catch-up job goes on from there.
@@ -50,6 +54,9 @@ RETRY = Retry(max=5, interval=[1, 2, 5, 10, 30])
 #: a pending flag outlives a job lost before it ran by at most this long
 PENDING_TTL = 60
 CATCH_UP_TIMEOUT = 600
+#: seconds between reconnection attempts when Redis is gone (doubling up to the maximum)
+RECONNECT_FIRST = 1.0
+RECONNECT_MAX = 30.0
 REBUILD_TIMEOUT = 6 * 3600
 
 
@@ -84,7 +91,10 @@ class RqProjections:
     def from_config(cls, config: Config, names: list[str]) -> RqProjections:
         from service.adapters.redis_client import connect
 
-        return cls(connect(config.rq_url), config.queue_name, config.redis_prefix, names, config.enqueue_delay)
+        timeouts = {"socket_timeout": config.store_timeout, "socket_connect_timeout": min(config.store_timeout, 2.0)} \
+            if config.store_timeout else {}
+        return cls(connect(config.rq_url, **timeouts), config.queue_name, config.redis_prefix, names,
+                   config.enqueue_delay)
 
     def pending_key(self, name: str) -> str:
         return f"{self.prefix}:projections:pending:{name}"
@@ -266,11 +276,25 @@ def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = Tr
     if not config.rq_url.startswith(("redis://", "rediss://", "unix://")):
         raise SystemExit(f"the worker needs Redis for its queue: --store redis://HOST:PORT/DB (or GAMES_QUEUE_URL); "
                          f"got {config.rq_url!r}. With SQLite the projections run in the web process.")
-    rt = runtime(config)
-    rt.projections.request_all(force=True)
-    worker = SimpleWorker([rt.projections.queue], connection=rt.projections.connection,
-                          name=_job_safe(f"{config.queue_name}-{uuid.uuid4().hex[:8]}"))
-    worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
+    delay = RECONNECT_FIRST
+    while True:
+        try:
+            rt = runtime(config)
+            rt.projections.request_all(force=True)
+            worker = SimpleWorker([rt.projections.queue], connection=rt.projections.connection,
+                                  name=_job_safe(f"{config.queue_name}-{uuid.uuid4().hex[:8]}"))
+            delay = RECONNECT_FIRST
+            worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
+            return  # a burst drained the queue, or the worker was told to stop
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+            # Redis restarted or is unreachable: RQ's loop gives up on such an error; this one
+            # waits, reconnects, re-requests every catch-up (jobs queued in a Redis that lost its
+            # data are gone) and works on. A job cut short is retried from its checkpoint.
+            if burst:
+                raise
+            log.warning("Redis unavailable (%s); the worker reconnects in %.0f s", exc, delay)
+            time.sleep(delay)
+            delay = min(delay * 2, RECONNECT_MAX)
 
 
 def job_progress(job: Job) -> dict[str, Any]:

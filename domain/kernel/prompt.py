@@ -27,15 +27,19 @@ def short(value: object) -> str:
 
 # -- argument kinds ----------------------------------------------------------------------
 
+def _a(noun: str) -> str:
+    return ("an " if noun[:1] in "aeiou" else "a ") + noun
+
+
 def _as_string(kind: Kind, raw: object) -> str:
     if not isinstance(raw, str) or not 1 <= len(raw) <= 64:
-        raise RuleViolation(f"a {kind.name} must be a {kind.name} id, not {short(raw)}")
+        raise RuleViolation(f"{_a(kind.name)} must be {_a(kind.name)} id, not {short(raw)}")
     return raw
 
 
 def _as_integer(kind: Kind, raw: object) -> int:
     if isinstance(raw, bool) or not isinstance(raw, int):
-        raise RuleViolation(f"a {kind.name} must be an integer, not {short(raw)}")
+        raise RuleViolation(f"{_a(kind.name)} must be an integer, not {short(raw)}")
     return raw
 
 
@@ -139,10 +143,11 @@ class Verb:
 Why = str | Callable[[Any], str] | None
 
 
-def _reason(why: Why, value: Any, default: str) -> str:
-    if why is None:
-        return default
-    return why(value) if callable(why) else why
+def _reason(why: Why, value: Any, default: str, text: str) -> str:
+    """The game's reason (or ``default``) followed by the prompt's text, so a refusal
+    always says what the seat is being asked."""
+    reason = default if why is None else why(value) if callable(why) else why
+    return f"{reason} ({text})"
 
 
 @dataclass(frozen=True)
@@ -178,7 +183,7 @@ class OneOf(Allowed):
 
     def check(self, value: Any, text: str) -> None:
         if value not in self.options:
-            raise RuleViolation(_reason(self.why, value, f"{short(value)} is not a choice here ({text})"))
+            raise RuleViolation(_reason(self.why, value, f"{short(value)} is not a choice here", text))
 
     def values(self) -> Iterable[Any]:
         return self.options
@@ -202,10 +207,10 @@ class SubsetOf(Allowed):
         if not self.minimum <= len(value) <= self.maximum:
             size = (f"exactly {self.minimum}" if self.minimum == self.maximum
                     else f"{self.minimum} to {self.maximum}")
-            raise RuleViolation(self.size_why or f"choose {size} ({text})")
+            raise RuleViolation(_reason(self.size_why, value, f"choose {size}", text))
         for item in value:
             if item not in self.options:
-                raise RuleViolation(_reason(self.why, item, f"{short(item)} is not a choice here ({text})"))
+                raise RuleViolation(_reason(self.why, item, f"{short(item)} is not a choice here", text))
 
     def values(self) -> Iterable[Any]:
         ordered = sorted(self.options)
@@ -225,7 +230,7 @@ class Between(Allowed):
 
     def check(self, value: Any, text: str) -> None:
         if not self.low <= value <= self.high:
-            raise RuleViolation(_reason(self.why, value, f"{value} is outside {self.low}..{self.high} ({text})"))
+            raise RuleViolation(_reason(self.why, value, f"{value} is outside {self.low}..{self.high}", text))
 
     def values(self) -> Iterable[Any]:
         return range(self.low, self.high + 1)

@@ -110,10 +110,13 @@ class Step(Generic[S]):
         return None
 
     def awaits(self, state: S, frame: Frame, seats: int) -> bool:
-        """Does some seat owe an answer now? Override when asking every seat is costly."""
+        """Does some seat owe an answer now? Override when asking every seat is costly.
+
+        A prompt that offers nothing (every choice left out, as ``one_of`` does with an
+        empty set) asks nobody, as ``StepRules.prompt`` says; then ``advance`` runs."""
         if frame.seat is not None:
-            return self.prompt(state, frame, frame.seat) is not None
-        return any(self.prompt(state, frame, seat) is not None for seat in range(seats))
+            return bool(self.prompt(state, frame, frame.seat))
+        return any(self.prompt(state, frame, seat) for seat in range(seats))
 
     def advance(self, turn: Any, frame: Frame) -> None:
         """The automatic work done when nobody is asked anything."""

@@ -27,9 +27,8 @@ class MemoryStore(EventStore):
         self._idempotency: dict[tuple[str, str], dict[str, Any]] = {}
         self._players: dict[str, dict[str, Any]] = {}
         self._snapshots: dict[tuple[str, str], dict[int, bytes]] = {}
-        self._checkpoints: dict[str, dict[int, int]] = {}
-        self._rows: dict[tuple[str, str], dict[str, bytes]] = {}
-        self._indexes: dict[tuple[str, str], dict[str, float]] = {}
+        self._secrets: dict[str, str] = {}
+        self._sets: dict[str, set[str]] = {}
 
     def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
                idempotency: tuple[str, dict[str, Any]] | None = None) -> int:
@@ -151,6 +150,30 @@ class MemoryStore(EventStore):
             for store in (self._rows, self._indexes):
                 for key in [k for k in store if k[0] == name]:
                     del store[key]
+
+    def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
+        with self._lock:
+            found = self._players.get(player_id)
+            if found is None or found["token_hash"] != old_hash:
+                return False
+            found["token_hash"] = new_hash or f"revoked:{player_id}"
+            return True
+
+    def secret(self, name: str, candidate: str) -> str:
+        with self._lock:
+            return self._secrets.setdefault(name, candidate)
+
+    def set_add(self, name: str, member: str) -> None:
+        with self._lock:
+            self._sets.setdefault(name, set()).add(member)
+
+    def set_remove(self, name: str, member: str) -> None:
+        with self._lock:
+            self._sets.get(name, set()).discard(member)
+
+    def set_members(self, name: str) -> list[str]:
+        with self._lock:
+            return sorted(self._sets.get(name, set()))
 
 
 def _copy(value: dict[str, Any]) -> dict[str, Any]:

@@ -134,6 +134,17 @@ redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
 return 1
 """
 
+# KEYS: 1 player hash, 2 token index; ARGV: 1 old token hash, 2 new token hash ('' to revoke)
+REPLACE_TOKEN = """
+local current = redis.call('HGET', KEYS[1], 'token_hash')
+if (not current) or current ~= ARGV[1] then return 0 end
+local record = redis.call('HGET', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[1], 'token_hash', ARGV[2])
+if ARGV[2] ~= '' and record then redis.call('HSET', KEYS[2], ARGV[2], record) end
+return 1
+"""
+
 # KEYS: 1 checkpoints, 2 the set naming every key of the read model, 3.. tables and indexes
 # ARGV: 1 "1" if previous checkpoints are expected, 2 those (canonical JSON), 3 the new ones,
 #       then groups of four: op (h: HSET, x: HDEL, z: ZADD, r: ZREM), key number, member, value
@@ -174,7 +185,8 @@ def _canonical(checkpoints: dict[int, int]) -> bytes:
 
 
 class RedisStore(EventStore):
-    def __init__(self, url: str, partitions: int = 16, prefix: str = "dyn", keep_snapshots: int = 3):
+    def __init__(self, url: str, partitions: int = 16, prefix: str = "dyn", keep_snapshots: int = 3,
+                 timeout: float | None = None):
         if partitions < 1:
             raise ValueError("partitions must be >= 1")
         if "{" in prefix or "}" in prefix:
@@ -185,12 +197,18 @@ class RedisStore(EventStore):
         self.partitions = partitions
         self.prefix = prefix
         self.keep_snapshots = keep_snapshots
-        self._redis = connect(url)
+        # with a timeout, a Redis that is down or frozen fails a call within it (the API answers
+        # 503) instead of hanging; health_check_interval re-checks a connection idle for a while
+        options = {} if timeout is None else {"socket_timeout": timeout, "socket_connect_timeout": min(timeout, 2.0),
+                                              "health_check_interval": 30}
+        self._redis = connect(url, **options)
+        self._probe = connect(url, socket_timeout=1.0, socket_connect_timeout=1.0)
         self._append = self._redis.register_script(APPEND)
         self._save_snapshot = self._redis.register_script(SAVE_SNAPSHOT)
         self._load_snapshot = self._redis.register_script(LOAD_SNAPSHOT)
         self._add_player = self._redis.register_script(ADD_PLAYER)
         self._save_rows = self._redis.register_script(SAVE_ROWS)
+        self._replace_token = self._redis.register_script(REPLACE_TOKEN)
 
     # -- keys ------------------------------------------------------------------------
     def _tag(self, partition: int) -> str:
@@ -400,3 +418,26 @@ class RedisStore(EventStore):
 
     def close(self) -> None:
         self._redis.close()
+        self._probe.close()
+
+    def ping(self) -> None:
+        self._probe.ping()
+
+    # -- trust: tokens, secrets, small sets ------------------------------------------------
+    def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
+        return bool(self._replace_token(keys=[self._player(player_id), self._tokens()],
+                                        args=[old_hash, new_hash or ""]))
+
+    def secret(self, name: str, candidate: str) -> str:
+        key = f"{self.prefix}:secret:{name}"
+        self._redis.set(key, candidate, nx=True)
+        return self._redis.get(key).decode()
+
+    def set_add(self, name: str, member: str) -> None:
+        self._redis.sadd(f"{self.prefix}:set:{name}", member)
+
+    def set_remove(self, name: str, member: str) -> None:
+        self._redis.srem(f"{self.prefix}:set:{name}", member)
+
+    def set_members(self, name: str) -> list[str]:
+        return sorted(m.decode() for m in self._redis.smembers(f"{self.prefix}:set:{name}"))

@@ -14,6 +14,7 @@ earlier versions is dropped; the read models rebuild themselves from the log.)
 
 from __future__ import annotations
 
+import fcntl
 import os
 import queue
 import sqlite3
@@ -33,8 +34,6 @@ from service.adapters.store import (
     VersionConflict,
 )
 
-#: seconds a writer waits for another to release the write lock before giving up
-LOCK_TIMEOUT = 30.0
 #: SQLite's page cache per connection, in KiB (its default, 2 MiB, holds the interior pages
 #: of a read model of a few thousand games; 64 MiB keeps those of several hundred thousand)
 CACHE_KIB = 65536
@@ -110,27 +109,68 @@ CREATE INDEX IF NOT EXISTS rm_index_order ON rm_index (name, idx, score, key);
 CREATE TABLE IF NOT EXISTS rm_counts (
     name TEXT NOT NULL, idx TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (name, idx)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS small_sets (name TEXT NOT NULL, member TEXT NOT NULL, PRIMARY KEY (name, member));
 """
 
 
+#: seconds a connection waits for a lock (busy timeout), and for the switch to WAL at boot
+LOCK_WAIT = 30.0
+
+
+@contextmanager
+def _boot_lock(path: str) -> Iterator[None]:
+    """An exclusive lock on ``PATH.lock`` while this process prepares the database."""
+    with open(f"{path}.lock", "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _while_locked(call, wait: float = LOCK_WAIT):
+    """``call()``, retried while SQLite answers "database is locked" (up to ``wait`` seconds)."""
+    deadline = time.monotonic() + wait
+    pause = 0.01
+    while True:
+        try:
+            return call()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.25)
+
+
 class SqliteStore(EventStore):
-    def __init__(self, path: str):
+    """``synchronous``: ``NORMAL`` (default; in WAL mode a killed process loses nothing, a
+    power cut may lose the last commits) or ``FULL`` (every commit fsynced: nothing lost)."""
+
+    def __init__(self, path: str, synchronous: str = "NORMAL"):
+        if synchronous.upper() not in ("NORMAL", "FULL"):
+            raise ValueError("synchronous must be NORMAL or FULL")
         self.path = path
+        self.synchronous = synchronous.upper()
         directory = os.path.dirname(os.path.abspath(path))
         os.makedirs(directory, exist_ok=True)
         self._pool: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
         self._checkpointer: object | None = None
         self._closed = False
-        with self._reading() as db:
+        # Several processes (gunicorn workers) may open a fresh file at once: the first switches
+        # it to WAL while the others would find it locked, and SQLite does not wait on a busy
+        # handler for a journal-mode switch. An exclusive file lock makes the boot one at a
+        # time; the switch is also retried, for any other process holding the file.
+        with _boot_lock(self.path), self._reading() as db:
             db.executescript(SCHEMA)
 
     # A pool of connections: each operation borrows one and gives it back, so a connection
     # is never used by two threads (or greenlets) at once and is reused by the next.
     def _open(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("PRAGMA busy_timeout=30000")
+        db = sqlite3.connect(self.path, timeout=LOCK_WAIT, isolation_level=None, check_same_thread=False)
+        db.execute(f"PRAGMA busy_timeout={int(LOCK_WAIT * 1000)}")
+        _while_locked(lambda: db.execute("PRAGMA journal_mode=WAL"))
+        db.execute(f"PRAGMA synchronous={self.synchronous}")
         db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")  # read models: keep their B-trees in memory
         if _under_gevent():  # the checkpointer thread does it, off the requests
             db.execute("PRAGMA wal_autocheckpoint=0")
@@ -192,10 +232,10 @@ class SqliteStore(EventStore):
         under gevent that sleep stops every request of the worker, not just this one (it
         was the p99 of a POST on SQLite). So the write lock is asked for with no busy
         timeout, and a locked database is tried again after a cooperative sleep of at most
-        a few milliseconds, for up to ``LOCK_TIMEOUT`` seconds."""
+        a few milliseconds, for up to ``LOCK_WAIT`` seconds."""
         db.execute("PRAGMA busy_timeout=0")
         try:
-            pause, deadline = 0.0002, time.monotonic() + LOCK_TIMEOUT
+            pause, deadline = 0.0002, time.monotonic() + LOCK_WAIT
             while True:
                 try:
                     db.execute("BEGIN IMMEDIATE")
@@ -206,7 +246,7 @@ class SqliteStore(EventStore):
                 time.sleep(pause)
                 pause = min(pause * 2, 0.004)
         finally:
-            db.execute("PRAGMA busy_timeout=30000")
+            db.execute(f"PRAGMA busy_timeout={int(LOCK_WAIT * 1000)}")
 
     def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._reading() as db:
@@ -375,3 +415,25 @@ class SqliteStore(EventStore):
         with self._write() as db:
             for table in ("rm_checkpoints", "rm_rows", "rm_index", "rm_counts"):
                 db.execute(f"DELETE FROM {table} WHERE name = ?", (name,))
+
+    def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
+        with self._write() as db:
+            changed = db.execute("UPDATE players SET token_hash = ? WHERE id = ? AND token_hash = ?",
+                                 (new_hash or f"revoked:{player_id}", player_id, old_hash)).rowcount
+            return changed == 1
+
+    def secret(self, name: str, candidate: str) -> str:
+        with self._write() as db:
+            db.execute("INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)", (name, candidate))
+            return db.execute("SELECT value FROM secrets WHERE name = ?", (name,)).fetchone()[0]
+
+    def set_add(self, name: str, member: str) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR IGNORE INTO small_sets (name, member) VALUES (?, ?)", (name, member))
+
+    def set_remove(self, name: str, member: str) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM small_sets WHERE name = ? AND member = ?", (name, member))
+
+    def set_members(self, name: str) -> list[str]:
+        return [row[0] for row in self._rows("SELECT member FROM small_sets WHERE name = ? ORDER BY member", (name,))]

@@ -175,5 +175,31 @@ class EventStore(ABC):
     def delete_projection(self, name: str) -> None:
         """Drop the projection's rows, indexes and checkpoints."""
 
+    # -- trust: player tokens, server secrets, small sets (quotas) ------------------------
+    @abstractmethod
+    def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
+        """Atomically swap the player's token hash ``old_hash`` for ``new_hash`` (None:
+        revoke it, leaving the player with no valid token). False if ``old_hash`` is not
+        the player's current token (revoked or rotated meanwhile)."""
+
+    @abstractmethod
+    def secret(self, name: str, candidate: str) -> str:
+        """The server secret ``name``; the first caller's ``candidate`` becomes it (atomic,
+        so every process of a deployment agrees on one value)."""
+
+    @abstractmethod
+    def set_add(self, name: str, member: str) -> None: ...
+
+    @abstractmethod
+    def set_remove(self, name: str, member: str) -> None: ...
+
+    @abstractmethod
+    def set_members(self, name: str) -> list[str]:
+        """The members of a small named set (quota bookkeeping: a hint, checked against events)."""
+
+    def ping(self) -> None:
+        """Raise if the store does not answer (a cheap read, bounded in time)."""
+        self.version("health-probe")
+
     def close(self) -> None:  # noqa: B027 - optional: stores without connections need nothing
         """Release connections; the store must not be used afterwards."""

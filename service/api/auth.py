@@ -9,7 +9,8 @@ from flask import current_app, request
 from service.errors import Unauthorized
 
 
-def current_player(required: bool = False) -> dict[str, Any] | None:
+def bearer_token(required: bool = False) -> str | None:
+    """The token of the ``Authorization: Bearer`` header (None without one)."""
     header = request.headers.get("Authorization")
     if not header:
         if required:
@@ -18,7 +19,12 @@ def current_player(required: bool = False) -> dict[str, Any] | None:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthorized("the Authorization header must be 'Bearer <token>'")
-    return current_app.extensions["games"].authenticate(token.strip())
+    return token.strip()
+
+
+def current_player(required: bool = False) -> dict[str, Any] | None:
+    token = bearer_token(required)
+    return None if token is None else current_app.extensions["games"].authenticate(token)
 
 
 def idempotency_key() -> str | None:
@@ -26,8 +32,8 @@ def idempotency_key() -> str | None:
     if key is None:
         return None
     key = key.strip()
-    if not key or len(key) > 200:
+    if not key or len(key) > 200 or not key.isascii() or not key.isprintable():
         from service.errors import Unprocessable
 
-        raise Unprocessable("Idempotency-Key must be 1 to 200 characters", code="invalid_input")
+        raise Unprocessable("Idempotency-Key must be 1 to 200 printable ASCII characters", code="invalid_input")
     return key

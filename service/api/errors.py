@@ -2,7 +2,9 @@
 
 Every error (a rule violated, a bad option, a version conflict, invalid JSON, an unknown
 route, even an unexpected exception) leaves the server in the same shape:
-``{type, title, status, detail, code}``, plus facts a client can act on.
+``{type, title, status, detail, code}``, plus facts a client can act on. ``type`` is
+``/problems/<code>`` (``service.api.problems`` lists every code). Routes document their
+problem answers with ``problem_responses``.
 """
 
 from __future__ import annotations
@@ -10,20 +12,33 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, Response, json
+from flask_smorest import Blueprint
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 from domain.kernel import DomainError, InvalidOptions, RuleViolation
+from service.api.problems import problem_type
+from service.api.schemas import ProblemSchema
 from service.errors import ServiceError
 
 log = logging.getLogger(__name__)
+#: the media type of every error answer
 PROBLEM = "application/problem+json"
 
 
 def problem(status: int, code: str, title: str, detail: str, **extra) -> Response:
-    body = {"type": f"https://dynasties.games/problems/{code}", "title": title, "status": status,
+    body = {"type": problem_type(code), "title": title, "status": status,
             "detail": detail, "code": code, **{k: v for k, v in extra.items() if v is not None}}
     return Response(json.dumps(body), status=status, mimetype=PROBLEM)
+
+
+def problem_responses(blueprint: Blueprint, *statuses: int):
+    """Document that an operation may answer these statuses with a problem."""
+    def decorate(fn):
+        for status in statuses:
+            fn = blueprint.alt_response(status, schema=ProblemSchema, content_type=PROBLEM)(fn)
+        return fn
+    return decorate
 
 
 def _describe(messages) -> str:
@@ -44,7 +59,11 @@ def register_error_handlers(app: Flask) -> None:
     def service_error(exc: ServiceError):
         extra = dict(exc.extra)
         code = extra.pop("code", exc.code)
-        return problem(exc.status, code, exc.title, exc.detail, **extra)
+        retry_after = extra.pop("retry_after", None)
+        response = problem(exc.status, code, exc.title, exc.detail, **extra)
+        if retry_after is not None:
+            response.headers["Retry-After"] = str(retry_after)
+        return response
 
     @app.errorhandler(InvalidOptions)
     def invalid_options(exc: InvalidOptions):

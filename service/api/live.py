@@ -30,13 +30,13 @@ from flask import Response, current_app
 from flask_smorest import Blueprint
 
 from service.api.auth import current_player
+from service.api.errors import problem_responses
 from service.api.read_model_schemas import StreamHeadersSchema, StreamQuerySchema
-from service.api.schemas import ProblemSchema
+from service.limits import stream_slot
 from service.read_models import End, Heartbeat, follow
 
 blp = Blueprint("live", __name__, url_prefix="/games", description="Live updates (Server-Sent Events)")
 
-PROBLEM = "application/problem+json"
 #: one server-sent event, as an EventSource hands it over (OpenAPI 3.0: the schema of each event)
 SSE_EVENT = {
     "type": "object",
@@ -63,19 +63,27 @@ STREAM_DOC = {
 @blp.route("/<game_id:game_id>/stream", methods=["GET"])
 @blp.arguments(StreamQuerySchema, location="query")
 @blp.arguments(StreamHeadersSchema, location="headers")
-@blp.doc(security=[{"bearerAuth": []}, {}], responses=STREAM_DOC)
-@blp.alt_response(401, schema=ProblemSchema, content_type=PROBLEM)
-@blp.alt_response(404, schema=ProblemSchema, content_type=PROBLEM)
-@blp.alt_response(422, schema=ProblemSchema, content_type=PROBLEM)
+@blp.doc(operationId="streamEvents", security=[{"bearerAuth": []}, {}], responses=STREAM_DOC)
+@problem_responses(blp, 422, 404, 401)
 def stream_game(query, headers, game_id):
     """The game's new events as they happen, as the caller's seat sees them (spectator without a token)."""
     service = current_app.extensions["games"]
     config = current_app.extensions["config"]
     after = headers.get("last_event_id", query["after"])
-    events = follow(service, game_id, current_player(), after, poll=config.stream_poll,
-                    heartbeat=config.stream_heartbeat, max_seconds=config.stream_max_seconds)
-    return Response(_messages(events), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    player = current_player()
+    release, refused = stream_slot(current_app)  # open streams per token, per IP, per process
+    if refused is not None:
+        return refused
+    try:
+        events = follow(service, game_id, player, after, poll=config.stream_poll,
+                        heartbeat=config.stream_heartbeat, max_seconds=config.stream_max_seconds)
+    except BaseException:
+        release()
+        raise
+    response = Response(_messages(events), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    response.call_on_close(release)
+    return response
 
 
 def _messages(events):

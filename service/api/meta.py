@@ -1,26 +1,42 @@
-"""Health, the contract (openapi.yaml) and human-readable docs."""
+"""Health, the contract (openapi.yaml), human-readable docs and the problem types."""
 
 from __future__ import annotations
 
 from flask import Response, current_app, render_template_string
 from flask_smorest import Blueprint
 
+from service.api.errors import problem, problem_responses
+from service.api.faults import checks
+from service.api.problems import PROBLEM_TYPES
 from service.api.schemas import HealthSchema
+from service.errors import NotFound
 
 blp = Blueprint("meta", __name__, description="Health, contract and docs")
+HTML = {"200": {"description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}
 
 
 @blp.route("/health", methods=["GET"])
 @blp.response(200, HealthSchema)
+@problem_responses(blp, 503)
+@blp.doc(operationId="health")
 def health():
-    """Liveness and readiness: the store answers."""
+    """Liveness and readiness: every backing service answers (the store; in RQ mode the job
+    queue; a Redis limits storage). A 503 problem names what is down in `checks`; each probe
+    gives up after 1 s."""
     store = current_app.extensions["games"].store
-    store.version("health-probe")
-    return {"status": "ok", "store": type(store).__name__}
+    found = checks(current_app)
+    down = [name for name, check in found.items() if not check["ok"]]
+    if not down:
+        return {"status": "ok", "store": type(store).__name__, "checks": found}
+    response = problem(503, "unavailable", "Service Unavailable", f"not answering: {', '.join(down)}",
+                       checks=found, store=type(store).__name__)
+    response.headers["Retry-After"] = "5"
+    return response
 
 
 @blp.route("/openapi.yaml", methods=["GET"])
-@blp.doc(responses={"200": {"description": "the OpenAPI document", "content": {"application/yaml": {}}}})
+@blp.doc(operationId="getOpenApi",
+         responses={"200": {"description": "the OpenAPI document", "content": {"application/yaml": {}}}})
 def openapi_yaml():
     """This API's OpenAPI 3 document."""
     from service.app import spec_yaml
@@ -29,11 +45,23 @@ def openapi_yaml():
 
 
 @blp.route("/docs", methods=["GET"])
-@blp.doc(responses={"200": {"description": "an HTML page", "content": {"text/html": {}}}})
+@blp.doc(operationId="getDocs", responses=HTML)
 def docs():
     """The API's documentation as a web page (no script, no external assets)."""
     spec = current_app.extensions["api"].spec.to_dict()
-    return Response(render_template_string(DOCS_PAGE, spec=spec), mimetype="text/html")
+    return Response(render_template_string(DOCS_PAGE, spec=spec, problems=PROBLEM_TYPES.values()),
+                    mimetype="text/html")
+
+
+@blp.route("/problems/<string:code>", methods=["GET"])
+@blp.doc(operationId="getProblemType", responses=HTML)
+@problem_responses(blp, 404)
+def problem_type(code):
+    """What a problem's `type` (`/problems/{code}`) means: its status, title and when it happens."""
+    found = PROBLEM_TYPES.get(code)
+    if found is None:
+        raise NotFound(f"no problem type {code!r}; /docs lists them all")
+    return Response(render_template_string(PROBLEM_PAGE, problem=found), mimetype="text/html")
 
 
 DOCS_PAGE = """<!doctype html>
@@ -57,5 +85,19 @@ DOCS_PAGE = """<!doctype html>
 {% set schema = spec.components.schemas[ref.split('/')[-1]] %}
 <li><code>{{ type }}</code> <code>{{ schema.properties.args.get('$ref', '').split('/')[-1] }}</code>:
  {{ schema.properties.type.description }}</li>{% endfor %}
-</ul></body></html>
+</ul>
+<h2 id="problems">Problems</h2>
+<p>Every error is <code>application/problem+json</code>; its <code>type</code> is <code>/problems/{code}</code>.</p>
+<ul>
+{% for p in problems %}<li id="{{ p.code }}"><code>{{ p.code }}</code> ({{ p.status }}, {{ p.title }}):
+ {{ p.description }}</li>
+{% endfor %}</ul></body></html>
+"""
+
+PROBLEM_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{{ problem.code }}</title></head><body>
+<h1><code>{{ problem.code }}</code>: {{ problem.title }}</h1>
+<p>HTTP status {{ problem.status }}. {{ problem.description }}</p>
+<p>Every problem type: <a href="/docs#problems">/docs</a>.</p>
+</body></html>
 """

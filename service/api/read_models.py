@@ -8,15 +8,13 @@ from flask_smorest import Blueprint
 
 from service import read_models
 from service.api import read_model_schemas as rs
-from service.api.schemas import ProblemSchema
+from service.api.errors import problem_responses
 
 scoreboards = Blueprint("scoreboards", __name__, url_prefix="/scoreboards",
                         description="Rankings per game type, with skill ratings")
 histories = Blueprint("histories", __name__, url_prefix="/players", description="Each player's games and results")
 projections = Blueprint("projections", __name__, url_prefix="/projections",
                         description="The read models' checkpoints and lag behind the event log")
-
-PROBLEM = "application/problem+json"
 
 
 def _service():
@@ -26,8 +24,8 @@ def _service():
 @scoreboards.route("/<string:game_type>", methods=["GET"])
 @scoreboards.arguments(rs.PageQuerySchema, location="query")
 @scoreboards.response(200, rs.ScoreboardSchema)
-@scoreboards.alt_response(404, schema=ProblemSchema, content_type=PROBLEM)
-@scoreboards.alt_response(422, schema=ProblemSchema, content_type=PROBLEM)
+@scoreboards.doc(operationId="getScoreboard")
+@problem_responses(scoreboards, 404, 422)
 def get_scoreboard(query, game_type):
     """Players of a game type ranked by skill rating (openskill ordinal), with games played,
     wins, win rate and the gold or points they won. Only finished games count. Paged with
@@ -38,8 +36,8 @@ def get_scoreboard(query, game_type):
 @histories.route("/<string:player_id>/games", methods=["GET"])
 @histories.arguments(rs.PageQuerySchema, location="query")
 @histories.response(200, rs.PlayerGamesSchema)
-@histories.alt_response(404, schema=ProblemSchema, content_type=PROBLEM)
-@histories.alt_response(422, schema=ProblemSchema, content_type=PROBLEM)
+@histories.doc(operationId="listPlayerGames")
+@problem_responses(histories, 404, 422)
 def get_player_games(query, player_id):
     """The games a player sat at, latest activity first, with the seat, status and result.
     Paged with limit and offset."""
@@ -48,6 +46,7 @@ def get_player_games(query, player_id):
 
 @projections.route("", methods=["GET"])
 @projections.response(200, rs.ProjectionsSchema)
+@projections.doc(operationId="getProjections")
 def get_projections():
     """Each projection's checkpoint and log head per partition, and its lag in events."""
     return read_models.projections_status(_service())

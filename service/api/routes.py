@@ -6,10 +6,13 @@ from flask import Response, current_app, request
 from flask_smorest import Blueprint
 from werkzeug.routing import BaseConverter
 
+from service import read_models
 from service.adapters.codec import dumps
 from service.api import schemas as s
-from service.api.auth import current_player, idempotency_key
+from service.api.auth import bearer_token, current_player, idempotency_key
 from service.api.commands import parse_command
+from service.api.conditional import HEADERS, PRIVATE, answer, conditional, etag, player_id
+from service.api.errors import problem_responses
 
 players = Blueprint("players", __name__, url_prefix="/players", description="Players and their tokens")
 game_types = Blueprint("game_types", __name__, url_prefix="/game-types", description="The games this server hosts")
@@ -43,25 +46,47 @@ def service():
 
 
 def _errors(*codes):
-    def decorate(fn):
-        for code in codes:
-            fn = games.alt_response(code, schema=s.ProblemSchema, content_type="application/problem+json")(fn)
-        return fn
-    return decorate
+    return problem_responses(games, *codes)
+
+
+def _game_tag(game_id: str, *parts) -> str | None:
+    """The ETag of an answer about a game that depends on its version and ``parts``."""
+    version = service().current_version(game_id)
+    return etag(game_id, version, *parts) if version else None  # no such game: let the answer say so
 
 
 @players.route("", methods=["POST"])
 @players.arguments(s.NewPlayerSchema)
 @players.response(201, s.PlayerWithTokenSchema)
-@players.alt_response(422, schema=s.ProblemSchema, content_type="application/problem+json")
+@players.doc(operationId="createPlayer")
+@problem_responses(players, 422)
 def create_player(body):
     """Register a player; keep the token secret: it is the player's key to its seats."""
     return service().create_player(body["name"])
 
 
+@players.route("/me/token", methods=["POST"])
+@players.response(201, s.PlayerWithTokenSchema)
+@players.doc(operationId="rotateToken", security=BEARER)
+@problem_responses(players, 401)
+def rotate_token():
+    """Rotate your token: a new one is issued and the one sent stops working at once."""
+    return service().rotate_token(bearer_token(required=True))
+
+
+@players.route("/me/token", methods=["DELETE"])
+@players.response(204)
+@players.doc(operationId="revokeToken", security=BEARER)
+@problem_responses(players, 401)
+def revoke_token():
+    """Revoke the token sent: it stops working at once (the player keeps no other token)."""
+    service().revoke_token(bearer_token(required=True))
+
+
 @players.route("/<string:player_id>", methods=["GET"])
 @players.response(200, s.PlayerSchema)
-@players.alt_response(404, schema=s.ProblemSchema, content_type="application/problem+json")
+@players.doc(operationId="getPlayer")
+@problem_responses(players, 404)
 def get_player(player_id):
     """A player's public profile."""
     return service().get_player(player_id)
@@ -69,6 +94,7 @@ def get_player(player_id):
 
 @game_types.route("", methods=["GET"])
 @game_types.response(200, s.GameTypeSchema(many=True))
+@game_types.doc(operationId="listGameTypes")
 def list_game_types():
     """Each game type with its seat range, its options (defaults and limits) and its commands."""
     return service().game_types()
@@ -77,7 +103,7 @@ def list_game_types():
 @games.route("", methods=["POST"])
 @games.arguments(s.NewGameSchema)
 @games.response(201, s.GameSchema)
-@games.doc(security=BEARER, parameters=[IDEMPOTENCY])
+@games.doc(operationId="createGame", security=BEARER, parameters=[IDEMPOTENCY])
 @_errors(401, 422)
 def create_game(body):
     """Create a game with open seats. The creator does not take a seat until it joins."""
@@ -88,28 +114,36 @@ def create_game(body):
 
 @games.route("", methods=["GET"])
 @games.arguments(s.GameQuerySchema, location="query")
-@games.response(200, s.GameListSchema)
+@games.response(200, s.GameListSchema, headers=HEADERS)
+@games.doc(operationId="listGames")
+@conditional(games)
 @_errors(422)
 def list_games(query):
     """The lobby: games by type and status, latest activity first, paged with limit and offset."""
-    from service.read_models import lobby_of
+    def build():
+        page = read_models.lobby_of(service(), query.get("type"), query.get("status"), query["offset"],
+                                    query["limit"])
+        return {"games": [{**game, "last_activity": game["at"]} for game in page["games"]], "total": page["total"]}
 
-    page = lobby_of(service(), query.get("type"), query.get("status"), query["offset"], query["limit"])
-    return {"games": [{**game, "last_activity": game["at"]} for game in page["games"]], "total": page["total"]}
+    lobby = read_models.lobby_version(service())
+    return answer(etag("lobby", lobby, [query.get("type"), query.get("status"), query["limit"], query["offset"]]),
+                  build)
 
 
 @games.route("/<game_id:game_id>", methods=["GET"])
-@games.response(200, s.GameSchema)
+@games.response(200, s.GameSchema, headers=HEADERS)
+@games.doc(operationId="getGame")
+@conditional(games)
 @_errors(404)
 def get_game(game_id):
     """A game's summary: type, status, seats, whose move, version, outcome."""
-    return service().load(game_id).summary()
+    return answer(_game_tag(game_id, "summary"), lambda: service().load(game_id).summary())
 
 
 @games.route("/<game_id:game_id>/join", methods=["POST"])
 @games.arguments(s.JoinSchema)
 @games.response(200, s.JoinedSchema)
-@games.doc(security=BEARER)
+@games.doc(operationId="joinGame", security=BEARER)
 @_errors(401, 404, 409, 422)
 def join_game(body, game_id):
     """Take a seat (a given one, or the first open). The game starts when every seat is filled."""
@@ -119,26 +153,32 @@ def join_game(body, game_id):
 
 @games.route("/<game_id:game_id>/state", methods=["GET"])
 @games.arguments(s.StateQuerySchema, location="query")
-@games.response(200, s.StateSchema)
-@games.doc(security=BEARER_OR_SPECTATOR)
+@games.response(200, s.StateSchema, headers=HEADERS)
+@games.doc(operationId="getState", security=BEARER_OR_SPECTATOR)
+@conditional(games)
 @_errors(401, 404, 422)
 def get_state(query, game_id):
     """The game as the caller's seat sees it (the spectator view without a token); `at` travels back."""
-    return service().state(game_id, current_player(), query.get("at"))
+    player = current_player()
+    return answer(_game_tag(game_id, "state", player_id(player), query.get("at")),
+                  lambda: service().state(game_id, player, query.get("at")), PRIVATE)
 
 
 @games.route("/<game_id:game_id>/legal-commands", methods=["GET"])
-@games.response(200, s.LegalCommandsSchema)
-@games.doc(security=BEARER)
+@games.response(200, s.LegalCommandsSchema, headers=HEADERS)
+@games.doc(operationId="getLegalCommands", security=BEARER)
+@conditional(games)
 @_errors(401, 403, 404, 409)
 def get_legal_commands(game_id):
     """Every command the caller's seat may post now; each is accepted verbatim."""
-    return _hot_json(service().legal_commands(game_id, current_player(required=True)), 200)
+    player = current_player(required=True)
+    return answer(_game_tag(game_id, "legal-commands", player_id(player)),
+                  lambda: service().legal_commands(game_id, player), PRIVATE)
 
 
 @games.route("/<game_id:game_id>/commands", methods=["POST"])
 @games.response(201, s.CommandResultSchema)
-@games.doc(security=BEARER, parameters=[IDEMPOTENCY], requestBody=COMMAND_BODY)
+@games.doc(operationId="submitCommand", security=BEARER, parameters=[IDEMPOTENCY], requestBody=COMMAND_BODY)
 @_errors(401, 403, 404, 409, 422)
 def post_command(game_id):
     """Play a move. 422: the rules refuse it (the reason is in `detail`); 409: the game moved on."""
@@ -149,7 +189,7 @@ def post_command(game_id):
 
 @games.route("/<game_id:game_id>/undo", methods=["POST"])
 @games.response(201, s.CommandResultSchema)
-@games.doc(security=BEARER, parameters=[IDEMPOTENCY])
+@games.doc(operationId="undoMove", security=BEARER, parameters=[IDEMPOTENCY])
 @_errors(401, 403, 404, 409, 422)
 def post_undo(game_id):
     """Take back your latest move, while no other seat has acted and nothing hidden was revealed."""
@@ -159,7 +199,7 @@ def post_undo(game_id):
 @games.route("/<game_id:game_id>/replay", methods=["GET"])
 @games.arguments(s.ReplayQuerySchema, location="query")
 @games.response(200, s.ReplaySchema)
-@games.doc(security=BEARER_OR_SPECTATOR)
+@games.doc(operationId="getReplay", security=BEARER_OR_SPECTATOR)
 @_errors(401, 404, 422)
 def get_replay(query, game_id):
     """The game step by step for a replay viewer: each event with the view right after it, paged."""
@@ -167,32 +207,46 @@ def get_replay(query, game_id):
 
 
 @games.route("/<game_id:game_id>/export", methods=["GET"])
-@games.doc(responses={"200": {"description": "the game log: a header line, then one event per line",
+@games.doc(operationId="exportGame",
+           responses={"200": {"description": "the game log: a header line, then one event per line",
                               "content": {"application/x-ndjson": {"schema": {"type": "string"}}}}})
-@_errors(404, 409)
+@games.doc(security=BEARER_OR_SPECTATOR)
+@_errors(401, 403, 404, 409)
 def export_game(game_id):
-    """The game as JSON Lines (after Game Over, or once every seat consented), to import elsewhere."""
-    return Response(service().export(game_id), mimetype="application/x-ndjson")
+    """The game as signed JSON Lines: whole to anyone after Game Over; during play only to a seated
+    player once every seat consented, with what that seat may not see left out."""
+    return Response(service().export(game_id, current_player()), mimetype="application/x-ndjson")
 
 
 @games.route("/<game_id:game_id>/export-consent", methods=["POST"])
 @games.response(201, s.ExportConsentSchema)
-@games.doc(security=BEARER)
+@games.doc(operationId="consentToExport", security=BEARER)
 @_errors(401, 403, 404, 409)
 def consent_to_export(game_id):
     """Agree that this unfinished game may be exported whole; export opens once every seat agrees."""
     return service().consent_to_export(game_id, current_player(required=True))
 
 
+@games.route("/<game_id:game_id>/export-consent", methods=["DELETE"])
+@games.response(200, s.ExportConsentSchema)
+@games.doc(operationId="withdrawConsent", security=BEARER)
+@_errors(401, 403, 404, 409)
+def withdraw_export_consent(game_id):
+    """Take your seat's consent back: the unfinished game can no longer be exported."""
+    return service().withdraw_export_consent(game_id, current_player(required=True))
+
+
 @games.route("/import", methods=["POST"])
-@games.doc(security=BEARER, requestBody={
+@games.doc(operationId="importGame", security=BEARER, requestBody={
     "required": True, "description": "a log as returned by GET /games/{id}/export",
     "content": {"application/x-ndjson": {"schema": {"type": "string"}},
                 "text/plain": {"schema": {"type": "string"}}}})
 @games.response(201, s.GameSchema)
 @_errors(401, 422)
 def import_game():
-    """Replay an exported log into a new game; a tampered or truncated log is refused whole."""
+    """Import an exported log. A log this server signed, of a game not here yet, comes back ranked
+    under its own id; any other log becomes a new, unranked game (`ranked: false`) for replay and
+    study. Public facts are recomputed from the events; a broken or truncated log is refused whole."""
     current_player(required=True)
     return service().import_game(request.get_data(as_text=True)).summary()
 
@@ -200,7 +254,7 @@ def import_game():
 @games.route("/<game_id:game_id>/events", methods=["GET"])
 @games.arguments(s.EventPageQuerySchema, location="query")
 @games.response(200, s.EventPageSchema)
-@games.doc(security=BEARER_OR_SPECTATOR)
+@games.doc(operationId="listEvents", security=BEARER_OR_SPECTATOR)
 @_errors(401, 404, 422)
 def list_events(query, game_id):
     """The game's events in order, paged, each as the caller may see it."""

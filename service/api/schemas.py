@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, validate
+import unicodedata
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 #: the largest version, position or page bound the API accepts (stores use 64-bit integers)
 MAX_INT = 2**31 - 1
@@ -14,10 +16,20 @@ class StrictSchema(Schema):
         ordered = True
 
 
+class Ref(fields.Raw):
+    """A value dumped as it is and documented as the component schema ``component`` (one
+    that ``service.app`` builds from the hosted games, such as ``GameCommand``)."""
+
+    def __init__(self, component: str, **kwargs):
+        super().__init__(**kwargs)
+        self.component = component
+
+
 class ProblemSchema(Schema):
     """An error, as application/problem+json (RFC 9457)."""
 
-    type = fields.String(required=True)
+    type = fields.String(required=True, metadata={
+        "description": "/problems/{code}, relative to the server: what the problem means"})
     title = fields.String(required=True)
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
@@ -25,11 +37,36 @@ class ProblemSchema(Schema):
     current_version = fields.Integer(metadata={"description": "on a version conflict: the game's version"})
     option = fields.String(metadata={"description": "on an invalid option: its name"})
     errors = fields.Dict(metadata={"description": "on invalid input: the message per field"})
+    checks = fields.Dict(metadata={"description": "on a 503 from /health: each backing service and whether "
+                                                  "it answers"})
 
 
 # -- players ---------------------------------------------------------------------------
+#: characters a name may not hold: bidirectional overrides and isolates, zero-width marks
+#: (they make a name display as another one); controls, surrogates and separators are refused
+#: by category in ``player_name``
+INVISIBLE = set("\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                "\u2060\u2066\u2067\u2068\u2069\ufeff")
+NAME_MAX = 64
+
+
+def player_name(name: str) -> None:
+    """A name shows as what it is: printable, no control, bidi or invisible characters, not blank."""
+    if unicodedata.normalize("NFC", name) != name:
+        raise ValidationError("must be in Unicode normal form C")
+    if not name.strip():
+        raise ValidationError("must not be blank")
+    if name != name.strip():
+        raise ValidationError("must not start or end with white space")
+    for char in name:
+        if unicodedata.category(char) in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") or char in INVISIBLE:
+            raise ValidationError(f"must not contain the character U+{ord(char):04X}")
+
+
 class NewPlayerSchema(StrictSchema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    name = fields.String(required=True, validate=[validate.Length(min=1, max=NAME_MAX), player_name],
+                         metadata={"description": "1 to 64 printable characters (no control, bidi-override or "
+                                                  "zero-width characters; no leading or trailing space)"})
 
 
 class PlayerSchema(Schema):
@@ -98,9 +135,12 @@ class SeatSchema(Schema):
 
 
 class OutcomeSchema(Schema):
-    winners = fields.List(fields.Integer(), required=True)
-    scores = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
-    details = fields.Dict(required=True)
+    """How a finished game ended."""
+
+    winners = fields.List(fields.Integer(), required=True, metadata={"description": "the winning seats"})
+    scores = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True,
+                         metadata={"description": "seat (as a string) -> final score (gold, points)"})
+    details = fields.Dict(required=True, metadata={"description": "the game's own account of the ending"})
 
 
 class GameSchema(Schema):
@@ -112,6 +152,9 @@ class GameSchema(Schema):
     to_move = fields.List(fields.Integer(), required=True)
     version = fields.Integer(required=True)
     outcome = fields.Nested(OutcomeSchema, allow_none=True, required=True)
+    ranked = fields.Boolean(dump_default=True, metadata={
+        "description": "false for an imported log this server did not sign (or already had): it never "
+                       "counts for scoreboards or players' records"})
 
 
 class JoinedSchema(Schema):
@@ -130,7 +173,7 @@ class GameListSchema(Schema):
 
 
 class GameQuerySchema(StrictSchema):
-    type = fields.String()
+    type = fields.String(validate=validate.Length(min=1, max=64))
     status = fields.String(validate=validate.OneOf(["waiting", "active", "finished"]))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=500))
     offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT))
@@ -144,19 +187,25 @@ class StateSchema(Schema):
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True, allow_none=True, metadata={"description": "the caller's seat; null: spectator"})
     status = fields.String(required=True)
-    view = fields.Dict(required=True, allow_none=True, metadata={"description": "the game's view for this seat"})
+    view = Ref("GameView", required=True, allow_none=True,
+               metadata={"description": "the game's view for this seat; null before the game has started"})
 
 
-class LegalCommandSchema(Schema):
-    type = fields.String(required=True)
-    args = fields.Dict(required=True)
+class PromptChoiceSchema(Schema):
+    """What one command type allows now."""
+
+    allows = fields.String(required=True, validate=validate.OneOf(["nothing", "one_of", "subset_of", "between"]),
+                           metadata={"description": "nothing: no argument; one_of: one of `options`; subset_of: "
+                                                    "`min` to `max` of `options`; between: a number in `min..max`"})
+    options = fields.List(fields.Raw(), metadata={"description": "for one_of and subset_of"})
+    min = fields.Integer()
+    max = fields.Integer()
 
 
 class PromptSchema(Schema):
     text = fields.String(required=True, metadata={"description": "the question put to the caller's seat"})
-    choices = fields.Dict(keys=fields.String(), values=fields.Dict(), required=True, metadata={
-        "description": "per command type what it allows: {allows: nothing | one_of | subset_of | between, "
-                       "options?, min?, max?}"})
+    choices = fields.Dict(keys=fields.String(), values=fields.Nested(PromptChoiceSchema), required=True,
+                          metadata={"description": "per command type, what it allows"})
 
 
 class LegalCommandsSchema(Schema):
@@ -164,7 +213,7 @@ class LegalCommandsSchema(Schema):
     seat = fields.Integer(required=True)
     prompt = fields.Nested(PromptSchema, allow_none=True, required=True,
                            metadata={"description": "what the caller is asked now; null when nothing is"})
-    commands = fields.List(fields.Nested(LegalCommandSchema), required=True,
+    commands = fields.List(Ref("GameCommand"), required=True,
                            metadata={"description": "every command the caller may post now, in full"})
 
 
@@ -198,7 +247,7 @@ class ReplayQuerySchema(StrictSchema):
 
 class ReplayStepSchema(Schema):
     event = fields.Nested(EventSchema, required=True)
-    view = fields.Dict(required=True, allow_none=True)
+    view = Ref("GameView", required=True, allow_none=True, metadata={"description": "the view right after the event"})
 
 
 class ReplaySchema(Schema):
@@ -218,6 +267,13 @@ class CommandResultSchema(Schema):
     events = fields.List(fields.Nested(EventSchema), required=True)
 
 
+class HealthCheckSchema(Schema):
+    ok = fields.Boolean(required=True)
+    error = fields.String()
+
+
 class HealthSchema(Schema):
-    status = fields.String(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(["ok"]))
     store = fields.String(required=True)
+    checks = fields.Dict(keys=fields.String(), values=fields.Nested(HealthCheckSchema), metadata={
+        "description": "each backing service (store, queue, limits) and whether it answers"})

@@ -44,10 +44,17 @@ def serve(app: Flask):
 
 
 @pytest.fixture
-def live_server(tmp_path):
+def game_registry():
+    """The games the live server hosts (None: the default registry). A test module that
+    needs a test game overrides this fixture."""
+    return None
+
+
+@pytest.fixture
+def live_server(tmp_path, game_registry):
     # streams end quickly here so a fuzzer that finds a real game id is not held open for minutes
     app = create_app(Config(store_url=f"sqlite:///{tmp_path}/events.db", projections="inline",
-                            stream_max_seconds=0.1))
+                            stream_max_seconds=0.1), registry=game_registry)
     server = serve(app)
     yield LiveServer(f"http://127.0.0.1:{server.server_port}", app)
     server.shutdown()

@@ -17,8 +17,11 @@ MAX_SEATS = 6
 
 @dataclass(frozen=True)
 class DynastiesOptions(GameOptions):
-    starting_gold: int = option(50, "Gold in every Treasury at the start (R5).", minimum=1)
-    legacy: int = option(0, "The agreed Legacy paid to the winner(s) at Game Over (R6, R49).", minimum=0)
+    # every integer has a maximum: a game's values stay sane and every game ends (starting_gold
+    # above 100 makes games of thousands of commands)
+    starting_gold: int = option(50, "Gold in every Treasury at the start (R5).", minimum=1, maximum=100)
+    legacy: int = option(0, "The agreed Legacy paid to the winner(s) at Game Over (R6, R49).", minimum=0,
+                         maximum=10000)
     starting_hand: int = option(4, "Nobles dealt to each seat at setup (R7).", minimum=1, maximum=6)
     enquire_threshold: int = option(1, "At phase 1, a seat holding at most this many Nobles Enquires (R10).",
                                     minimum=0, maximum=3)
@@ -38,8 +41,10 @@ class DynastiesOptions(GameOptions):
         False, "Kings removed during a Turn still count when choosing the next leader (R25).")
     combinations_require_activation: bool = option(
         False, "Conclave and Pureblood form only on an activating placement (R28).")
-    coronation_bonus: int = option(10, "Tally bonus of each Coronation in a Family (R44).", minimum=0)
-    dynasty_bonus: int = option(3, "Tally bonus of each Noble of the Current Dynasty (R44).", minimum=0)
+    coronation_bonus: int = option(10, "Tally bonus of each Coronation in a Family (R44).", minimum=0,
+                                   maximum=100)
+    dynasty_bonus: int = option(3, "Tally bonus of each Noble of the Current Dynasty (R44).", minimum=0,
+                                maximum=100)
     conclave_max_cards: int = option(2, "Cards a Conclave may take from the Tribute Zone (R39).",
                                      minimum=0, maximum=4)
     empty_stakes_ends_round: bool = option(
@@ -47,10 +52,11 @@ class DynastiesOptions(GameOptions):
     tie_break_participants: str = option("all", "Who plays a tie-break Turn: every seat, or only the tied "
                                          "seats (R45).", choices=("all", "tied"))
     max_tie_break_turns: int | None = option(None, "Tie-break Turns allowed per round; null for no limit (R46).",
-                                             minimum=1, nullable=True)
+                                             minimum=1, maximum=100, nullable=True)
     unresolved_tie: str = option("carry", "A tie that cannot be broken carries the Stakes, or splits them "
                                  "among the tied (R46).", choices=("carry", "split"))
-    hand_limit: int = option(6, "Hand limit checked after each draw in Draw & Retirement (R53).", minimum=2)
+    hand_limit: int = option(6, "Hand limit checked after each draw in Draw & Retirement (R53).", minimum=2,
+                             maximum=60)
     draw_per_round: int = option(1, "Nobles each seat draws in Draw & Retirement (R52).", minimum=0, maximum=3)
 
     def validate(self) -> None:

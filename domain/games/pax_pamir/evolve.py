@@ -70,6 +70,8 @@ def _take_card(s: PaxState, place: str, card: int) -> None:
         s.players[int(rest)].prizes.remove(card)
     elif kind == "deck":
         s.deck.remove(card)
+    elif kind == "discard":  # a betrayed card kept as a prize (R-BTR-4)
+        s.discard.remove(card)
     else:
         raise AssertionError(f"no card can leave {place}")
 

@@ -242,3 +242,18 @@ def test_a_process_whose_cached_game_is_behind_decides_again_on_the_newest_inste
     assert answer["version"] > before
     with pytest.raises(RuleViolation):  # a real refusal is still a refusal
         first.submit_command(game_id, player, command)
+
+
+def test_the_platforms_secrets_reach_nobody_even_in_a_game_of_open_information():
+    from domain.games import default_registry
+
+    service = GameService(MemoryStore(), default_registry())
+    players = [service.create_player(name) for name in ("ann", "bob")]
+    game = service.create_game(players[0], "dynasties", {"open_information": True}, 2)
+    for player in players:
+        service.join_game(game.id, player)
+    seed = service.load(game.id).table.seed
+    shown = service.events(game.id, players[1])
+    assert shown["events"][0]["type"] == "GameCreated" and shown["events"][0].get("redacted") is True
+    assert seed not in str(shown)
+    assert any("secret" in e for e in shown["events"][1:])  # the game's own secrets are open to all

@@ -1,0 +1,104 @@
+"""How openapi.yaml is written, so that client generators get readable, typed code.
+
+- ``ContractApi``: flask-smorest's ``Api`` whose error schema is our ``Problem`` (served
+  as application/problem+json, the ``default`` answer of every operation) and which lists
+  none of flask-smorest's own error and pagination schemas (this API uses neither).
+- ``component_ref``: a ``Ref`` field (a value of a union built from the registry, such as
+  ``GameCommand`` or ``GameView``) as a reference to that component;
+- ``nullable_ref``: a nullable nested object is written ``allOf: [$ref], nullable: true``
+  rather than apispec's ``anyOf`` with an anonymous object, which generators turn into an
+  untyped map beside the real type.
+- ``register_views``: the view of each hosted game type, and ``GameView``, their union on
+  the ``game`` property every view carries.
+
+Every operation names itself with an ``operationId`` (``@blp.doc(operationId=...)``);
+``tests/api/test_contract.py`` checks that none is missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from http import HTTPStatus
+from typing import Any
+
+from flask_smorest import Api
+
+from domain.kernel import GameRules
+from service.api.errors import PROBLEM
+from service.api.schemas import ProblemSchema, Ref
+
+#: the response every operation may give besides the ones it lists
+DEFAULT_RESPONSE = "Problem"
+_ANONYMOUS_NULL = {"type": "object", "nullable": True}
+
+
+class ContractApi(Api):
+    ERROR_SCHEMA = ProblemSchema
+    DEFAULT_ERROR_RESPONSE_NAME = DEFAULT_RESPONSE
+
+    def _init_spec(self, **kwargs: Any) -> None:
+        super()._init_spec(**kwargs)
+        self.ma_plugin.converter.add_attribute_function(component_ref)
+        self.ma_plugin.converter.add_attribute_function(nullable_ref)
+
+    def _register_responses(self) -> None:
+        # flask-smorest registers a response per HTTP status with its own error body (it
+        # refers to UNPROCESSABLE_ENTITY for invalid arguments); here every error is a
+        # Problem. Lazy: a response is listed only when an operation refers to it.
+        problem = {PROBLEM: {"schema": ProblemSchema}}
+        for status in HTTPStatus:
+            if status >= 400:
+                self.spec.components.response(status.name, {"description": status.phrase, "content": problem},
+                                              lazy=True)
+        self.spec.components.response(DEFAULT_RESPONSE, {
+            "description": "an error, as application/problem+json: see `code` and /problems/{code}",
+            "content": problem,
+        }, lazy=True)
+
+    def _register_pagination_header(self) -> None:
+        # pages here are in the body (limit/offset, after/next_after), never in X-Pagination
+        return None
+
+
+def nullable_ref(self: Any, field: Any, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """apispec attribute function: a nullable ``Nested`` as ``allOf: [$ref], nullable: true``."""
+    any_of = ret.get("anyOf")
+    if field.allow_none and any_of and _ANONYMOUS_NULL in any_of:
+        del ret["anyOf"]
+        return {"allOf": [schema for schema in any_of if schema != _ANONYMOUS_NULL], "nullable": True}
+    return {}
+
+
+def component_ref(self: Any, field: Any, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """apispec attribute function: a ``Ref`` field as a reference to its component."""
+    if not isinstance(field, Ref):
+        return {}
+    ref = {"$ref": f"#/components/schemas/{field.component}"}
+    # beside a description or nullable a $ref needs a wrapper; not allOf, which generators
+    # read as inheriting from the union (openapi-typescript then drops its discriminator)
+    return {"oneOf": [ref]} if ret else ref
+
+
+def view_schema_name(kind: str) -> str:
+    return "".join(part.capitalize() for part in kind.split("_")) + "View"
+
+
+def register_views(spec: Any, registry: Mapping[str, GameRules]) -> None:
+    """One schema per game type's view, and their union ``GameView`` on ``game``."""
+    mapping = {}
+    for kind, rules in registry.items():
+        name = view_schema_name(kind)
+        spec.components.schema(name, {
+            "type": "object",
+            "description": f"What a seat sees of a game of {rules.title}: the public table, its own hidden "
+                           f"cards, and everything once the game is over (the game's rules document the rest).",
+            "properties": {"game": {"type": "string", "enum": [kind], "description": "the game type"}},
+            "required": ["game"],
+            "additionalProperties": True,
+        })
+        mapping[kind] = f"#/components/schemas/{name}"
+    spec.components.schema("GameView", {
+        "description": "A game's view for one seat; `game` says which game's view it is.",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "game", "mapping": mapping},
+    })

@@ -1,0 +1,111 @@
+"""Bounds on what a request may be, checked before any route runs.
+
+Every refusal is application/problem+json with a 4xx status:
+
+* a URL longer than ``MAX_URL`` characters: 414;
+* more than ``MAX_HEADERS`` header fields, or more than ``MAX_HEADER_BYTES`` of them: 431;
+* a query parameter the operation does not declare: 422 (``unknown_query_parameter``);
+* a JSON body that is not strict JSON (invalid UTF-8, a lone surrogate ``\\ud800``, NaN),
+  nests deeper than ``MAX_JSON_DEPTH``, or holds an integer too large for 64 bits (a
+  4,300-digit number included): 422 (``invalid_json``, like any other invalid body), before
+  anything parses it again.
+
+The body is parsed once here with orjson (which refuses what the standard library would
+turn into a 500: recursion errors, huge integers, surrogates) and handed to Flask's
+``request.get_json`` from its cache. Behind gunicorn, request lines and header fields over
+gunicorn's own limits are refused by gunicorn itself, also as problem+json
+(``service.gunicorn_worker``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from flask import Flask, request
+
+from service.api.errors import problem
+
+MAX_URL = 4000
+MAX_HEADERS = 100
+MAX_HEADER_BYTES = 16 * 1024
+MAX_JSON_DEPTH = 32
+
+
+def install(app: Flask) -> None:
+    allowed = _declared_query_parameters(app)
+
+    @app.before_request
+    def guard():
+        environ = request.environ
+        raw = environ.get("RAW_URI") or environ.get("REQUEST_URI") or request.full_path
+        if len(raw) > MAX_URL:
+            return problem(414, "uri_too_long", "URI Too Long",
+                           f"the request's URL is {len(raw)} characters long; at most {MAX_URL} are accepted")
+        headers = list(request.headers.items())
+        if len(headers) > MAX_HEADERS or sum(len(k) + len(v) for k, v in headers) > MAX_HEADER_BYTES:
+            return problem(431, "request_header_fields_too_large", "Request Header Fields Too Large",
+                           f"at most {MAX_HEADERS} header fields and {MAX_HEADER_BYTES} bytes of them are accepted")
+        if request.args and request.endpoint is not None:
+            unknown = sorted(set(request.args) - allowed.get(request.endpoint, frozenset()))
+            if unknown:
+                known = sorted(allowed.get(request.endpoint, ()))
+                return problem(422, "unknown_query_parameter", "Invalid input",
+                               f"unknown query parameter(s): {', '.join(unknown)[:200]}; this operation takes "
+                               f"{', '.join(known) if known else 'none'}",
+                               errors={name[:100]: ["Unknown field."] for name in unknown[:20]})
+        if request.is_json and request.content_length != 0:
+            body = request.get_data(cache=True)
+            if body:
+                try:
+                    value = orjson.loads(body)
+                except orjson.JSONDecodeError as exc:
+                    return problem(422, "invalid_json", "Invalid input", f"the body is not valid JSON: {exc}")
+                if _too_deep(value, MAX_JSON_DEPTH):
+                    return problem(422, "invalid_json", "Invalid input",
+                                   f"the JSON body nests deeper than {MAX_JSON_DEPTH} levels")
+                if _any_huge_number(value):
+                    return problem(422, "invalid_json", "Invalid input",
+                                   "the JSON body holds a number too large for a 64-bit integer")
+                request._cached_json = (value, value)  # get_json() answers from here
+        return None
+
+
+def _declared_query_parameters(app: Flask) -> dict[str, frozenset[str]]:
+    """Per endpoint, the query parameters its flask-smorest arguments declare."""
+    found: dict[str, frozenset[str]] = {}
+    for endpoint, view in app.view_functions.items():
+        names: set[str] = set()
+        for parameter in getattr(view, "_apidoc", {}).get("arguments", {}).get("parameters", []):
+            if parameter.get("in") == "query":
+                schema = parameter["schema"]
+                schema = schema() if isinstance(schema, type) else schema
+                names.update(field.data_key or name for name, field in schema.fields.items())
+        found[endpoint] = frozenset(names)
+    return found
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
+def _any_huge_number(value: Any) -> bool:
+    """orjson reads an integer beyond 64 bits as a float: any number that large is refused."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not abs(item) < 2.0**63:  # NaN cannot come from strict JSON
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False

@@ -1,0 +1,54 @@
+"""gunicorn's gevent worker, answering the errors gunicorn raises itself as problem+json.
+
+gunicorn refuses a request line over ``limit_request_line`` (414), header fields over
+``limit_request_fields`` / ``limit_request_field_size`` (431) and malformed requests (400)
+before the application sees them, with an HTML page. This worker class writes the same
+status as ``application/problem+json`` instead, so a client parses every error one way.
+``python -m service serve`` and the Dockerfile use it:
+``--worker-class service.gunicorn_worker.ProblemGeventWorker``.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+
+from gunicorn import util
+from gunicorn.workers.ggevent import GeventWorker
+
+from service.api.problems import problem_type
+
+CODES = {400: "bad_request", 403: "forbidden", 414: "uri_too_long", 417: "expectation_failed",
+         431: "request_header_fields_too_large", 500: "internal_error", 501: "not_implemented"}
+
+
+def write_problem(sock, status_int, reason, mesg):
+    code = CODES.get(status_int, "error")
+    body = json.dumps({"type": problem_type(code), "title": reason, "status": status_int,
+                       "detail": mesg or reason, "code": code}).encode()
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")
+    util.write_nonblock(sock, head + body)
+    _linger(sock)
+
+
+def _linger(sock, limit: int = 1 << 20, seconds: float = 1.0) -> None:
+    """Read what the client is still sending before gunicorn closes the socket: closing
+    with unread input resets the connection, and the client would lose the answer."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(seconds)
+        read = 0
+        while read < limit:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return
+            read += len(chunk)
+    except OSError:
+        return
+
+
+class ProblemGeventWorker(GeventWorker):
+    def init_process(self):
+        util.write_error = write_problem  # this worker process only
+        super().init_process()

@@ -1,0 +1,252 @@
+"""Limits and quotas: request rates per IP and per token, registrations per IP, open live
+streams per token, per IP and per process, and waiting games per player.
+
+Rates use the ``limits`` library (the engine under flask-limiter) with the sliding-window
+counter strategy, in memory (per process: the default) or in Redis
+(``GAMES_LIMITS_STORAGE=redis://HOST:PORT/DB``: shared by every process of a deployment).
+Open streams are counted in memory per process, and also in Redis when the limits storage
+is Redis. A request over a rate answers ``429`` problem+json with ``Retry-After`` (seconds);
+a stream over the per-process cap answers ``503`` with ``Retry-After``. If the limits
+storage itself fails, requests are let through (and logged): limits never take the service
+down.
+
+Every setting is in ``service.config.Config`` (``GAMES_LIMIT_*``) and docs/operations.md
+lists them with their defaults. ``GAMES_LIMITS=off`` turns rates and stream caps off (the
+waiting-games quota stays: it is a property of the lobby, not of traffic).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from flask import Flask, Response, request
+from limits import parse_many, storage, strategies
+
+from service.api.errors import problem
+from service.config import Config
+
+log = logging.getLogger(__name__)
+
+#: operations that are never rate-limited (a load balancer's health probe must always get through)
+EXEMPT = frozenset({"meta.health"})
+REGISTER = "players.create_player"
+
+
+@dataclass
+class Refusal:
+    status: int
+    code: str
+    detail: str
+    retry_after: int
+
+    def response(self) -> Response:
+        answer = problem(self.status, self.code, "Too Many Requests" if self.status == 429 else "Service Unavailable",
+                         self.detail)
+        answer.headers["Retry-After"] = str(self.retry_after)
+        return answer
+
+
+class RateLimits:
+    def __init__(self, config: Config):
+        self.storage_uri = config.limits_storage or "memory://"
+        options = {"socket_timeout": 1.0, "socket_connect_timeout": 1.0} if self.storage_uri.startswith("redis") else {}
+        self.storage = storage.storage_from_string(self.storage_uri, **options)
+        strategy = getattr(strategies, "SlidingWindowCounterRateLimiter", strategies.FixedWindowRateLimiter)
+        self.limiter = strategy(self.storage)
+        self.per_ip = parse_many(config.limit_per_ip) if config.limit_per_ip else []
+        self.per_token = parse_many(config.limit_per_token) if config.limit_per_token else []
+        self.registrations = parse_many(config.limit_registrations_per_ip) if config.limit_registrations_per_ip else []
+
+    def check(self, endpoint: str | None, ip: str, token: str | None, method: str) -> Refusal | None:
+        if endpoint in EXEMPT:
+            return None
+        checks = [("ip", ip, self.per_ip, "requests from your address")]
+        if token:
+            checks.append(("token", _token_key(token), self.per_token, "requests with your token"))
+        if endpoint == REGISTER and method == "POST":
+            checks.append(("register", ip, self.registrations, "player registrations from your address"))
+        for scope, key, items, what in checks:
+            for item in items:
+                try:
+                    allowed = self.limiter.hit(item, scope, key)
+                except Exception:  # the limits storage is down: let the request through
+                    log.warning("rate limit storage unavailable; not limiting", exc_info=True)
+                    return None
+                if not allowed:
+                    return Refusal(429, "rate_limited", f"too many {what}: at most {item}",
+                                   self._retry_after(item, scope, key))
+        return None
+
+    def _retry_after(self, item, scope: str, key: str) -> int:
+        try:
+            reset = self.limiter.get_window_stats(item, scope, key).reset_time
+            return max(1, math.ceil(reset - time.time()))
+        except Exception:
+            return item.get_expiry()
+
+
+class StreamSlots:
+    """Open live streams per token, per IP and per process. Counts live in this process;
+    with a Redis limits storage they are also kept in Redis (sorted sets of leases that
+    expire after ``lease_seconds``, the longest a stream may stay open), so the per-token
+    and per-IP caps hold across processes."""
+
+    def __init__(self, config: Config, redis_url: str | None):
+        self.per_token = config.limit_streams_per_token
+        self.per_ip = config.limit_streams_per_ip
+        self.per_process = config.limit_streams_per_process
+        self.lease_seconds = config.stream_max_seconds + 60
+        self.prefix = f"{config.redis_prefix}:streams"
+        self._lock = threading.Lock()
+        self._open: dict[str, int] = {}
+        self._redis = None
+        if redis_url:
+            import redis
+
+            self._redis = redis.Redis.from_url(redis_url, socket_timeout=1.0, socket_connect_timeout=1.0)
+
+    def acquire(self, ip: str, token: str | None) -> tuple[Callable[[], None] | None, Refusal | None]:
+        keys = [("process", "all", self.per_process), ("ip", ip, self.per_ip)]
+        if token:
+            keys.append(("token", _token_key(token), self.per_token))
+        taken: list[str] = []
+        lease = uuid.uuid4().hex
+        with self._lock:
+            for scope, key, limit in keys:
+                name = f"{scope}:{key}"
+                if limit and self._open.get(name, 0) >= limit:
+                    self._release_local(taken)
+                    return None, self._refusal(scope, limit)
+                self._open[name] = self._open.get(name, 0) + 1
+                taken.append(name)
+        shared = [name for name in taken if not name.startswith("process:")]
+        limits = {f"{scope}:{key}": limit for scope, key, limit in keys}
+        full = self._take_shared(shared, limits, lease) if self._redis is not None else None
+        if full is not None:
+            with self._lock:
+                self._release_local(taken)
+            return None, self._refusal(full.split(":", 1)[0], limits[full])
+
+        released = threading.Event()
+
+        def release() -> None:
+            if released.is_set():
+                return
+            released.set()
+            with self._lock:
+                self._release_local(taken)
+            if self._redis is not None:
+                try:
+                    with self._redis.pipeline(transaction=False) as pipe:
+                        for name in shared:
+                            pipe.zrem(f"{self.prefix}:{name}", lease)
+                        pipe.execute()
+                except Exception:  # the lease expires by itself
+                    log.warning("could not release a stream lease in Redis", exc_info=True)
+
+        return release, None
+
+    def _take_shared(self, names: list[str], limits: dict[str, int], lease: str) -> str | None:
+        """Add ``lease`` to each shared count; the name of the first one over its limit (then
+        nothing stays taken), or None."""
+        now = time.time()
+        added: list[str] = []
+        try:
+            for name in names:
+                key = f"{self.prefix}:{name}"
+                with self._redis.pipeline(transaction=True) as pipe:
+                    pipe.zremrangebyscore(key, "-inf", now)
+                    pipe.zadd(key, {lease: now + self.lease_seconds})
+                    pipe.zcard(key)
+                    pipe.expire(key, int(self.lease_seconds) + 1)
+                    count = pipe.execute()[2]
+                added.append(key)
+                if limits[name] and count > limits[name]:
+                    for done in added:
+                        self._redis.zrem(done, lease)
+                    return name
+        except Exception:  # Redis is down: the per-process counts still hold
+            log.warning("stream leases unavailable in Redis; counting in this process only", exc_info=True)
+        return None
+
+    def _release_local(self, names: list[str]) -> None:
+        for name in names:
+            self._open[name] -= 1
+            if not self._open[name]:
+                del self._open[name]
+
+    @staticmethod
+    def _refusal(scope: str, limit: int) -> Refusal:
+        if scope == "process":
+            return Refusal(503, "server_busy", f"this server process holds its maximum of {limit} open "
+                                                "streams; try again shortly", 5)
+        who = "your token" if scope == "token" else "your address"
+        return Refusal(429, "too_many_streams", f"{who} already holds {limit} open streams; close one first", 5)
+
+
+def _token_key(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()[:32]
+
+
+def client_ip() -> str:
+    return request.remote_addr or "unknown"
+
+
+def bearer(header: str | None) -> str | None:
+    if not header:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return token.strip() or None
+
+
+def install(app: Flask, config: Config) -> None:
+    """Rate limits before every request, and the stream slots the live stream takes."""
+    redis_url = config.limits_storage if config.limits_storage.startswith(("redis://", "rediss://")) else None
+    app.extensions["stream_slots"] = StreamSlots(config, redis_url) if config.limits_enabled else None
+    if config.proxy_hops:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.proxy_hops, x_proto=config.proxy_hops)
+    if not config.limits_enabled:
+        return
+    rates = RateLimits(config)
+    app.extensions["rate_limits"] = rates
+
+    @app.before_request
+    def limit_rates():
+        refusal = rates.check(request.endpoint, client_ip(), bearer(request.headers.get("Authorization")),
+                              request.method)
+        return refusal.response() if refusal else None
+
+
+def stream_slot(app: Flask) -> tuple[Callable[[], None], Response | None]:
+    """Take a slot for one open stream: ``(release, None)``, or ``(noop, refusal response)``."""
+    slots: StreamSlots | None = app.extensions.get("stream_slots")
+    if slots is None:
+        return (lambda: None), None
+    release, refusal = slots.acquire(client_ip(), bearer(request.headers.get("Authorization")))
+    if refusal is not None:
+        return (lambda: None), refusal.response()
+    return release, None
+
+
+def document(spec_paths: dict) -> None:
+    """Every operation may answer 429 (a rate) and 503 (the store is unavailable), with Retry-After."""
+    retry = {"Retry-After": {"description": "seconds to wait before trying again", "schema": {"type": "integer"}}}
+    content = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    for operations in spec_paths.values():
+        for method, operation in operations.items():
+            if method in ("get", "post", "put", "patch", "delete"):
+                responses = operation.setdefault("responses", {})
+                responses.setdefault("429", {"description": "Too Many Requests", "headers": retry, "content": content})
+                responses.setdefault("503", {"description": "Service Unavailable", "headers": retry,
+                                             "content": content})

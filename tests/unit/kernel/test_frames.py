@@ -1,0 +1,255 @@
+"""Frames: ``Turn.call/goto/end/update`` change the stack only by emitting frame events,
+``apply_frame_event`` is the whole of how those events change it, and a frame's locals
+read as attributes. Also: how steps find their handlers, and when a step waits."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from dataclasses import FrozenInstanceError, dataclass, field, replace
+from typing import Any
+
+import pytest
+
+from domain.kernel.engine import StepRules, Turn
+from domain.kernel.events import Event
+from domain.kernel.prompt import CARD, Arg, Prompt, Verb
+from domain.kernel.rng import Rng
+from domain.kernel.rules import fold
+from domain.kernel.steps import (
+    Frame,
+    Step,
+    apply_frame_event,
+    frame,
+    handles,
+    step_entered,
+    step_left,
+    step_table,
+    step_updated,
+)
+
+
+@dataclass
+class Toy:
+    seats: int = 2
+    hands: list[list[str]] = field(default_factory=lambda: [[], []])
+    frames: list[Frame] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    over: bool = False
+
+
+class Root(Step[Toy]):
+    """The bottom of the stack: when play comes back to it, the game ends."""
+
+    name = "root"
+
+    def advance(self, t: Turn[Toy], f: Frame) -> None:
+        t.end()
+        t.emit(Event("Ended"))
+
+
+class Give(Step[Toy]):
+    """The owner gives a card from its hand; with no card, it says so and the step ends."""
+
+    name = "give"
+
+    def ask(self, s: Toy, f: Frame) -> Prompt:
+        return Prompt(f.seat, "Give a card.").one_of("Give", s.hands[f.seat])  # type: ignore[arg-type,index]
+
+    @handles("Give")
+    def give(self, t: Turn[Toy], f: Frame, seat: int, card: str) -> None:
+        t.emit(Event("Noted", {"note": f"{seat} gave {card}"}))
+        t.end()
+
+    def advance(self, t: Turn[Toy], f: Frame) -> None:
+        t.emit(Event("Noted", {"note": f"{f.seat} had nothing to give"}))
+        t.end()
+
+
+class ToyRules(StepRules[Toy]):
+    kind = "toy"
+    title = "Toy"
+    verbs = (Verb("Give", "give a card", Arg("card", CARD)),)
+    steps = step_table(Root(), Give())
+
+    def apply(self, s: Toy | None, e: Event) -> Toy:
+        if e.type == "Began":
+            return Toy(hands=[list(hand) for hand in e.data["hands"]])
+        assert s is not None
+        if e.type == "Noted":
+            s.notes.append(e.data["note"])
+        elif e.type == "Ended":
+            s.over = True
+        return s
+
+    def is_over(self, s: Toy) -> bool:
+        return s.over
+
+    def copy(self, s: Toy) -> Toy:
+        return replace(s, hands=[list(h) for h in s.hands], frames=list(s.frames), notes=list(s.notes))
+
+
+RULES = ToyRules()
+
+
+def begun(*hands: list[str]) -> Turn[Toy]:
+    t = RULES.begin(None, Rng(0))  # type: ignore[arg-type]
+    t.emit(Event("Began", {"hands": [list(hand) for hand in hands]}))
+    return t
+
+
+def stack(t: Turn[Toy]) -> list[tuple[str, int | None, dict[str, Any]]]:
+    return [(f.step, f.seat, dict(f.locals)) for f in t.state.frames]
+
+
+# -- Turn.call / goto / end / update ----------------------------------------------------------
+
+def test_call_pushes_a_frame_by_one_step_entered_event_with_its_owner_and_locals():
+    t = begun([], [])
+    t.call("root")
+    t.call("give", 1, count=2)
+    assert t.events[1:] == [step_entered("root", None, {}), step_entered("give", 1, {"count": 2})]
+    assert t.events[-1].to_json() == {"type": "StepEntered", "data": {"step": "give", "seat": 1, "locals": {"count": 2}}}
+    assert stack(t) == [("root", None, {}), ("give", 1, {"count": 2})]
+    assert t.frame.count == 2 and t.frame.seat == 1
+
+
+def test_update_changes_only_the_named_locals_of_the_top_frame_and_makes_a_new_frame():
+    t = begun([], [])
+    t.call("root", None, turn=0)
+    t.call("give", 1, count=2, region="kabul")
+    before = t.frame
+    t.update(count=1)
+    assert t.events[-1] == step_updated("give", {"count": 1})
+    assert stack(t) == [("root", None, {"turn": 0}), ("give", 1, {"count": 1, "region": "kabul"})]
+    assert before.count == 2, "the frame that was on top is not changed in place"
+
+
+def test_end_pops_the_top_frame_so_the_caller_is_on_top_again():
+    t = begun([], [])
+    t.call("root", None, turn=3)
+    t.call("give", 1)
+    t.end()
+    assert t.events[-1] == step_left("give")
+    assert stack(t) == [("root", None, {"turn": 3})]
+
+
+def test_goto_replaces_the_top_frame_and_keeps_the_caller_below():
+    t = begun([], [])
+    t.call("root")
+    t.call("give", 0, count=1)
+    t.goto("give", 1, count=5)
+    assert [e.type for e in t.events[-2:]] == ["StepLeft", "StepEntered"]
+    assert stack(t) == [("root", None, {}), ("give", 1, {"count": 5})]
+
+
+def test_the_stack_folds_again_from_its_events_after_a_json_round_trip():
+    t = begun([], [])
+    t.call("root", None, turn=0)
+    t.call("give", 0, count=2)
+    t.update(count=1)
+    t.goto("give", 1, count=3)
+    t.call("give", 0)
+    t.end()
+    stored = [Event.from_json(json.loads(json.dumps(e.to_json()))) for e in t.events]
+    assert fold(RULES, stored).frames == t.state.frames
+    assert [f.to_json() for f in fold(RULES, stored).frames] == [
+        {"step": "root", "seat": None, "locals": {"turn": 0}},
+        {"step": "give", "seat": 1, "locals": {"count": 3}},
+    ]
+
+
+def test_apply_frame_event_changes_a_plain_list_in_place_and_only_the_top():
+    frames: list[Frame] = []
+    apply_frame_event(frames, step_entered("root", None, {"turn": 1}))
+    apply_frame_event(frames, step_entered("give", 0, {"count": 2}))
+    apply_frame_event(frames, step_updated("give", {"count": 1, "extra": True}))
+    assert frames == [Frame("root", None, {"turn": 1}), Frame("give", 0, {"count": 1, "extra": True})]
+    apply_frame_event(frames, step_left("give"))
+    assert frames == [Frame("root", None, {"turn": 1})]
+
+
+def test_events_other_than_frame_events_leave_the_stack_alone():
+    t = begun(["c1"], [])
+    t.call("root")
+    frames = list(t.state.frames)
+    t.emit(Event("Noted", {"note": "hello"}))
+    assert t.state.frames == frames and t.state.notes == ["hello"]
+
+
+# -- Frame ----------------------------------------------------------------------------------
+
+def test_a_frames_locals_read_as_attributes_and_a_missing_one_is_an_attribute_error():
+    f = frame("give", 1, count=2, region="kabul")
+    assert (f.step, f.seat, f.count, f.region) == ("give", 1, 2, "kabul")
+    assert not hasattr(f, "missing")
+    with pytest.raises(AttributeError, match="missing"):
+        _ = f.missing
+    assert f.to_json() == {"step": "give", "seat": 1, "locals": {"count": 2, "region": "kabul"}}
+
+
+def test_a_frame_is_frozen_and_survives_pickling_as_snapshots_do():
+    f = frame("give", 1, count=2)
+    with pytest.raises(FrozenInstanceError):
+        f.step = "other"  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(f)) == f
+    assert Frame("table") == Frame("table", None, {})
+
+
+# -- steps ------------------------------------------------------------------------------------
+
+def test_handlers_are_found_by_verb_and_inherited_by_subclasses():
+    class Base(Step[Any]):
+        name = "base"
+
+        @handles("Stop")
+        def stop(self, t: Any, f: Frame, seat: int, value: None) -> None: ...
+
+    class Wider(Base):
+        name = "wider"
+
+        @handles("Go")
+        def go(self, t: Any, f: Frame, seat: int, value: None) -> None: ...
+
+    assert Base.handlers == {"Stop": "stop"}
+    assert Wider.handlers == {"Stop": "stop", "Go": "go"}
+    wider = Wider()
+    assert wider.handler("Go") == wider.go and wider.handler("Fly") is None
+
+
+def test_a_step_table_refuses_two_steps_with_one_name():
+    with pytest.raises(ValueError, match="two steps are named 'give'"):
+        step_table(Give(), Root(), Give())
+
+
+def test_by_default_only_the_frames_owner_is_asked():
+    s = Toy(hands=[["c1"], ["c2"]])
+    give = Give()
+    f = frame("give", 1)
+    assert give.prompt(s, f, 0) is None
+    assert give.prompt(s, f, 1).choices == Prompt(1, "").one_of("Give", ["c2"]).choices
+    assert give.awaits(s, f, 2) is True
+
+
+def test_a_step_whose_prompt_offers_nothing_does_not_wait_but_advances():
+    """An empty prompt asks nobody (``StepRules.prompt`` gives None, so no seat is to move);
+    the step must then do its automatic work, or the game would stop with nobody to move."""
+    give, f = Give(), frame("give", 0)
+    assert give.awaits(Toy(hands=[[], ["c2"]]), f, 2) is False
+    t = begun([], ["c2"])
+    t.call("root")
+    t.call("give", 0)
+    RULES.run_until_input(t)
+    assert [e.type for e in t.events[-4:]] == ["Noted", "StepLeft", "StepLeft", "Ended"]
+    assert t.state.notes == ["0 had nothing to give"] and RULES.is_over(t.state)
+
+
+def test_after_a_handler_the_kernel_runs_automatic_steps_until_someone_is_asked():
+    t = begun(["c1"], [])
+    t.call("root")
+    t.call("give", 1)  # seat 1 has nothing: skipped
+    t.call("give", 0)
+    state = t.state
+    assert RULES.to_move(state) == [0]
+    events = RULES.decide(state, 0, RULES.legal_commands(state, 0)[0], Rng(0))
+    assert [e.type for e in events] == ["Noted", "StepLeft", "Noted", "StepLeft", "StepLeft", "Ended"]
