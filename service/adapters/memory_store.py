@@ -27,6 +27,9 @@ class MemoryStore(EventStore):
         self._idempotency: dict[tuple[str, str], dict[str, Any]] = {}
         self._players: dict[str, dict[str, Any]] = {}
         self._snapshots: dict[tuple[str, str], dict[int, bytes]] = {}
+        self._checkpoints: dict[str, dict[int, int]] = {}
+        self._rows: dict[tuple[str, str], dict[str, bytes]] = {}
+        self._indexes: dict[tuple[str, str], dict[str, float]] = {}
         self._secrets: dict[str, str] = {}
         self._sets: dict[str, set[str]] = {}
 
