@@ -102,9 +102,7 @@ def bench_rebuild(store, label: str) -> None:
         started = time.perf_counter()
         applied = runner.rebuild(name)
         took = time.perf_counter() - started
-        size = len(repr(runner.model(name))) / 1000
-        print(f"  {name:<11} {applied:>9,} events  {took:6.2f} s  {applied / took:>9,.0f} events/s"
-              f"  (model ~{size:,.0f} kB)")
+        print(f"  {name:<11} {applied:>9,} events  {took:6.2f} s  {applied / took:>9,.0f} events/s")
 
 
 # -- 2. lag under a steady load ---------------------------------------------------------------
@@ -154,8 +152,7 @@ def bench_lag(url: str, rate: float, seconds: float) -> None:
                 heads = [sampler_store.log_head(p) for p in range(sampler_store.partitions)]
                 now = time.perf_counter()
                 for name in names:
-                    record = sampler_store.load_projection(name)
-                    checkpoints = record.checkpoints if record else {}
+                    checkpoints = sampler_store.load_checkpoints(name) or {}
                     lags[name].append(sum(h - checkpoints.get(p, 0) for p, h in enumerate(heads)))
                     waiting = []
                     for appended, partition, position in open_for[name]:

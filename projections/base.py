@@ -16,6 +16,7 @@ a hand, whichever fields it chooses to keep.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any, Protocol
 
 from domain.kernel.events import Event, redact
@@ -25,13 +26,54 @@ STREAM_PREFIX = "game-"
 
 
 class Projection(Protocol):
+    """A model is a dict of **tables**, each a flat mapping of string keys to JSON rows
+    (``initial()`` names the tables, each empty). ``apply`` reads and writes rows by key
+    and changes the model in place; it never iterates over a whole table, so applying an
+    event costs the same with 100 games as with 100,000. The runner stores each row on
+    its own (a SQLite row, a Redis hash field) and hands ``apply`` tables that load rows
+    on first access; in memory (tests, ``replay``) a table is a plain dict.
+
+    ``indexes(table, key, row)`` says which ordered indexes a row belongs to, with its
+    score in each: an index lists its keys by ``(score, key)``. Readers page through an
+    index (the lobby, a history, a scoreboard); ``apply`` may walk one with ``scan`` (a
+    rare, whole-index operation: the scoreboard's re-rating of a type).
+    """
+
     name: str
 
     def initial(self) -> dict[str, Any]:
-        """The model before any event."""
+        """The model before any event: ``{table name: {}}``."""
 
     def apply(self, model: dict[str, Any], envelope: dict[str, Any]) -> dict[str, Any]:
         """The model after ``envelope`` (a public envelope, see ``envelope``)."""
+
+
+def indexes_of(projection: Any, table: str, key: str, row: Any) -> dict[str, float]:
+    """The indexes ``row`` belongs to (none for a projection that declares no ``indexes``)."""
+    find = getattr(projection, "indexes", None)
+    return find(table, key, row) if find is not None else {}
+
+
+def scan(projection: Any, table: Mapping[str, Any], table_name: str, index: str) -> list[str]:
+    """The keys of ``table`` in ``index``, ordered by (score, key). A stored table answers
+    from its index (``table.scan``); a plain dict is walked whole (tests, replays)."""
+    own = getattr(table, "scan", None)
+    if own is not None:
+        return own(index)
+    found = []
+    for key, row in table.items():
+        score = indexes_of(projection, table_name, key, row).get(index)
+        if score is not None:
+            found.append((score, key))
+    found.sort()
+    return [key for _, key in found]
+
+
+def time_score(at: str) -> float:
+    """An ISO time (``2026-01-02T03:04:05.678Z``) as milliseconds since the epoch."""
+    if not at:
+        return 0.0
+    return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() * 1000
 
 
 def envelope(stream: str, version: int, body: Mapping[str, Any], partition: int = 0,

@@ -3,6 +3,10 @@
 A player enters a game's history when they take a seat; ``GameStarted`` fixes the seat
 for good (seating may be random). Status and the result come from ``after`` only, the
 public facts re-stated on every append, so undone moves never show.
+
+Tables: ``entries``, one row per (player, game) keyed ``<player>/<game>``, in the index
+``player/<player>`` (latest activity first); ``games``, one row per unfinished game with
+its type and players (dropped once the game is finished).
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.kernel.table import FINISHED, GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN, WAITING
-from projections.base import ranks, unranked
+from projections.base import ranks, scan, time_score, unranked
 
 NAME = "history"
 
@@ -19,8 +23,7 @@ class History:
     name = NAME
 
     def initial(self) -> dict[str, Any]:
-        #: ``players``: player id -> game id -> entry; ``games``: unfinished game -> {type, players}
-        return {"players": {}, "games": {}}
+        return {"entries": {}, "games": {}}
 
     def apply(self, model: dict[str, Any], envelope: dict[str, Any]) -> dict[str, Any]:
         game_id = envelope["game_id"]
@@ -31,40 +34,51 @@ class History:
         game = games.get(game_id)
         if game is None:  # finished already (or began before the log): nothing changes
             return model
-        players = model["players"]
+        entries = model["entries"]
         if envelope["source"] == PLATFORM and envelope["type"] == SEAT_TAKEN:
             game["players"].append(data["player_id"])
-            players.setdefault(data["player_id"], {})[game_id] = {
+            entries[entry_key(data["player_id"], game_id)] = {
                 "game_id": game_id, "type": game["type"], "seat": data["seat"], "status": WAITING,
                 "joined_at": envelope["at"], "last_activity": envelope["at"], "result": None}
         elif envelope["source"] == PLATFORM and envelope["type"] == GAME_STARTED:
             game["players"] = list(data["players"])
             for seat, player in enumerate(data["players"]):
-                players[player][game_id]["seat"] = seat
-        entries = [players[player][game_id] for player in game["players"]]
-        for entry in entries:
+                entries[entry_key(player, game_id)]["seat"] = seat
+        mine = [entries[entry_key(player, game_id)] for player in game["players"]]
+        for entry in mine:
             entry["last_activity"] = envelope["at"]
         after = envelope.get("after")
         if after is not None:
-            for entry in entries:
+            for entry in mine:
                 entry["status"] = after["status"]
             outcome = after["outcome"]
             if after["status"] == FINISHED and outcome:
-                placed = ranks(outcome["winners"], outcome["scores"], len(entries))
-                for entry in entries:
+                placed = ranks(outcome["winners"], outcome["scores"], len(mine))
+                for entry in mine:
                     seat = entry["seat"]
                     entry["result"] = {"won": seat in outcome["winners"], "score": outcome["scores"].get(str(seat)),
                                        "rank": placed[seat], "winners": list(outcome["winners"])}
                 del games[game_id]
         return model
 
+    def indexes(self, table: str, key: str, row: dict[str, Any]) -> dict[str, float]:
+        if table != "entries":
+            return {}
+        return {index(key.split("/", 1)[0]): -time_score(row["last_activity"])}
+
+
+def entry_key(player_id: str, game_id: str) -> str:
+    return f"{player_id}/{game_id}"
+
+
+def index(player_id: str) -> str:
+    """The index of a player's games, latest activity first."""
+    return f"player/{player_id}"
+
 
 def games_of(model: dict[str, Any], player_id: str) -> list[dict[str, Any]]:
     """The player's games, latest activity first."""
-    found = list(model["players"].get(player_id, {}).values())
-    found.sort(key=lambda g: g["game_id"])
-    found.sort(key=lambda g: g["last_activity"], reverse=True)
-    return found
+    return [model["entries"][key] for key in scan(HISTORY, model["entries"], "entries", index(player_id))]
 
 
 HISTORY = History()

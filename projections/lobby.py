@@ -4,6 +4,10 @@ Seats come from the platform's own events (``GameCreated``, ``SeatTaken``,
 ``GameStarted``), which are never undone. Status, whose move it is and the outcome come
 only from ``after``, the public facts re-stated at the end of every append, so an undone
 move leaves no trace: the ``MovesUndone`` append states them again as they are.
+
+One row per game (table ``games``). Each row sits in four ordered indexes, latest
+activity first: every game, its type, its status, and its type with its status; a
+lobby query pages through one of them (``index``).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.kernel.table import GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN, WAITING
+from projections.base import scan, time_score
 
 NAME = "lobby"
 
@@ -47,6 +52,16 @@ class Lobby:
             game["outcome"] = after["outcome"]
         return model
 
+    def indexes(self, table: str, key: str, row: dict[str, Any]) -> dict[str, float]:
+        score = -time_score(row["at"])  # latest activity first; ties by game id
+        return {index(kind, status): score
+                for kind in (None, row["type"]) for status in (None, row["status"])}
+
+
+def index(kind: str | None = None, status: str | None = None) -> str:
+    """The index of the games of ``kind`` with ``status`` (None: any)."""
+    return "all" + (f"/type/{kind}" if kind is not None else "") + (f"/status/{status}" if status is not None else "")
+
 
 def _created(game_id: str, envelope: dict[str, Any]) -> dict[str, Any]:
     data = envelope["data"]
@@ -67,11 +82,7 @@ def _created(game_id: str, envelope: dict[str, Any]) -> dict[str, Any]:
 
 def games(model: dict[str, Any], kind: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
     """The lobby's games of ``kind`` with ``status`` (None: any), latest activity first."""
-    found = [g for g in model["games"].values()
-             if (kind is None or g["type"] == kind) and (status is None or g["status"] == status)]
-    found.sort(key=lambda g: g["id"])
-    found.sort(key=lambda g: g["at"], reverse=True)
-    return found
+    return [model["games"][key] for key in scan(LOBBY, model["games"], "games", index(kind, status))]
 
 
 LOBBY = Lobby()

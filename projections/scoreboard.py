@@ -12,17 +12,25 @@ id)``. Each type keeps its results in that order; a result that arrives out of o
 game that finished a moment before one already rated, in another partition) is
 inserted in its place and the type's ratings are recomputed from its results. A rebuild
 and any sequence of incremental updates therefore give the same ratings, to the bit.
+
+Tables: ``playing`` (a row per unfinished game: type, players by seat, names),
+``standings`` (a row per type and player, key ``<type>/<player>``, in the index
+``board/<type>`` by rating ordinal, best first), ``results`` (a row per finished game,
+key ``<type>/<finished at>/<game>``, in the index ``results/<type>``: keys sort by finish
+time) and ``types`` (a row per type: the last result rated). Finishing a game in order
+touches only its players' rows; a result out of order re-rates its type, reading every
+result and standing of that type (rare: two games that finished within moments of each
+other, in different log partitions).
 """
 
 from __future__ import annotations
 
-import bisect
 from typing import Any
 
 from openskill.models import PlackettLuce
 
 from domain.kernel.table import FINISHED, GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN
-from projections.base import ranks, unranked
+from projections.base import ranks, scan, unranked
 
 NAME = "scoreboard"
 #: totals saturate here (2^53 - 1: exact as a double, safe in every JSON reader and in a
@@ -42,9 +50,7 @@ class Scoreboard:
     name = NAME
 
     def initial(self) -> dict[str, Any]:
-        #: ``playing``: games not yet finished -> {type, players (by seat), names};
-        #: ``types``: type -> {players: id -> standing, results: [[at, game, rows], ...]}
-        return {"playing": {}, "types": {}}
+        return {"playing": {}, "standings": {}, "results": {}, "types": {}}
 
     def apply(self, model: dict[str, Any], envelope: dict[str, Any]) -> dict[str, Any]:
         game_id = envelope["game_id"]
@@ -60,35 +66,53 @@ class Scoreboard:
                 playing[game_id]["players"] = list(data["players"])
         after = envelope.get("after")
         if after and after["status"] == FINISHED and after["outcome"] and game_id in playing:
-            self._finish(model, game_id, playing.pop(game_id), after["outcome"], envelope["at"])
+            game = playing[game_id]
+            del playing[game_id]
+            self._finish(model, game_id, game, after["outcome"], envelope["at"])
         return model
+
+    def indexes(self, table: str, key: str, row: Any) -> dict[str, float]:
+        kind = key.split("/", 1)[0]
+        if table == "standings":
+            return {board(kind): -row["rating"]["ordinal"]}
+        if table == "results":
+            return {f"results/{kind}": 0.0}
+        return {}
 
     def _finish(self, model: dict[str, Any], game_id: str, game: dict[str, Any], outcome: dict[str, Any],
                 at: str) -> None:
         players = game["players"]
-        board = model["types"].setdefault(game["type"], {"players": {}, "results": []})
+        kind = game["type"]
+        standings = model["standings"]
         placed = ranks(outcome["winners"], outcome["scores"], len(players))
         rows = [[player, bounded(outcome["scores"].get(str(seat), 0)), placed[seat]]
                 for seat, player in enumerate(players)]
-        standings = board["players"]
         for seat, (player, score, _) in enumerate(rows):
-            mine = standings.setdefault(player, _newcomer(game["names"].get(player, "")))
+            key = f"{kind}/{player}"
+            mine = standings.get(key)
+            if mine is None:
+                mine = standings[key] = _newcomer(game["names"].get(player, ""))
             mine["name"] = game["names"].get(player, mine["name"])
             mine["games_played"] += 1
             mine["wins"] += 1 if seat in outcome["winners"] else 0
             mine["win_rate"] = mine["wins"] / mine["games_played"]
             mine["score"] = bounded(mine["score"] + score)
-        result = [at, game_id, rows]
-        results = board["results"]
-        if not results or results[-1][:2] < result[:2]:
-            results.append(result)
-            _rate(standings, rows)
-        else:  # arrived out of (finished at, game id) order: put it in place, re-rate the type
-            bisect.insort(results, result, key=lambda r: (r[0], r[1]))
-            for standing in standings.values():
-                standing["rating"] = _initial_rating()
-            for _, _, earlier in results:
-                _rate(standings, earlier)
+        model["results"][f"{kind}/{at}/{game_id}"] = rows
+        last = model["types"].get(kind)
+        model["types"][kind] = {"last": max(last["last"], [at, game_id]) if last else [at, game_id]}
+        if last is None or last["last"] < [at, game_id]:
+            _rate(standings, kind, rows)
+        else:  # arrived out of (finished at, game id) order: re-rate the type from its results in order
+            for key in scan(self, standings, "standings", board(kind)):
+                standings[key]["rating"] = _initial_rating()
+            results = model["results"]
+            for key in scan(self, results, "results", f"results/{kind}"):
+                _rate(standings, kind, results[key])
+
+
+def board(kind: str) -> str:
+    """The index of a type's standings, best rating ordinal first."""
+    return f"board/{kind}"
 
 
 def _initial_rating() -> dict[str, float]:
@@ -100,28 +124,27 @@ def _newcomer(name: str) -> dict[str, Any]:
     return {"name": name, "games_played": 0, "wins": 0, "win_rate": 0.0, "score": 0, "rating": _initial_rating()}
 
 
-def _rate(standings: dict[str, Any], rows: list[list[Any]]) -> None:
+def _rate(standings: Any, kind: str, rows: list[list[Any]]) -> None:
     """One Plackett-Luce update for a finished game (``rows``: [player, score, rank] by seat)."""
     if len(rows) < 2:
         return
-    teams = [[MODEL.rating(mu=standings[p]["rating"]["mu"], sigma=standings[p]["rating"]["sigma"])]
-             for p, _, _ in rows]
+    mine = [standings[f"{kind}/{p}"] for p, _, _ in rows]
+    teams = [[MODEL.rating(mu=m["rating"]["mu"], sigma=m["rating"]["sigma"])] for m in mine]
     rated = MODEL.rate(teams, ranks=[rank for _, _, rank in rows])
-    for (player, _, _), (rating,) in zip(rows, rated, strict=True):
-        standings[player]["rating"] = {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal()}
+    for standing, (rating,) in zip(mine, rated, strict=True):
+        standing["rating"] = {"mu": rating.mu, "sigma": rating.sigma, "ordinal": rating.ordinal()}
+
+
+def row(key: str, standing: dict[str, Any], rank: int) -> dict[str, Any]:
+    """A standing as the scoreboard shows it (``key``: ``<type>/<player>``)."""
+    return {"player_id": key.split("/", 1)[1], **standing, "rank": rank}
 
 
 def table(model: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     """The players of ``kind`` ranked by rating ordinal (best first), with their standing."""
-    board = model["types"].get(kind)
-    if board is None:
-        return []
-    rows = [{"player_id": player, **standing} for player, standing in board["players"].items()]
-    rows.sort(key=lambda r: r["player_id"])
-    rows.sort(key=lambda r: r["rating"]["ordinal"], reverse=True)
-    for place, row in enumerate(rows, start=1):
-        row["rank"] = place
-    return rows
+    standings = model["standings"]
+    return [row(key, standings[key], place)
+            for place, key in enumerate(scan(SCOREBOARD, standings, "standings", board(kind)), start=1)]
 
 
 SCOREBOARD = Scoreboard()

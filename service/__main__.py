@@ -83,6 +83,24 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
+def gunicorn_settings(host: str, port: int, workers: int = 2, connections: int = 1000,
+                      access_log: str | None = None) -> dict:
+    """The gunicorn settings ``serve`` runs with (bench/bench_side_by_side.py serves its
+    ceiling app with the same ones). The access log is off unless ``access_log`` (else
+    ``GAMES_ACCESS_LOG``) names a file or ``-`` (stdout)."""
+    if access_log is None:
+        access_log = Config.from_env().access_log
+    return {
+        "bind": f"{host}:{port}",
+        "workers": workers,
+        "worker_class": "service.gunicorn_worker.ProblemGeventWorker",
+        "worker_connections": connections,
+        "timeout": 60,
+        "graceful_timeout": 10,
+        "accesslog": access_log or None,
+    }
+
+
 def _gunicorn(config: Config, args: argparse.Namespace) -> None:
     from gunicorn.app.base import BaseApplication
 
@@ -91,16 +109,8 @@ def _gunicorn(config: Config, args: argparse.Namespace) -> None:
         has patched the standard library (the app is not preloaded)."""
 
         def load_config(self):
-            settings = {
-                "bind": f"{args.host}:{args.port}",
-                "workers": args.workers,
-                "worker_class": "service.gunicorn_worker.ProblemGeventWorker",
-                "worker_connections": args.connections,
-                "timeout": 60,
-                "graceful_timeout": 10,
-                "accesslog": "-",
-            }
-            for key, value in settings.items():
+            for key, value in gunicorn_settings(args.host, args.port, args.workers, args.connections,
+                                                config.access_log).items():
                 self.cfg.set(key, value)
 
         def load(self):

@@ -21,7 +21,7 @@ def open_store(config: Config) -> EventStore:
 
         path = url.removeprefix("sqlite:///")
         return SqliteStore(path or "./data/events.db", synchronous=config.sqlite_synchronous)
-    if scheme in ("redis", "rediss"):
+    if scheme in ("redis", "rediss", "redis-cluster", "rediss-cluster"):
         from service.adapters.redis_store import RedisStore
 
         return RedisStore(url, partitions=config.redis_partitions, prefix=config.redis_prefix,
@@ -48,7 +48,8 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
         after_append = RqProjections.from_config(config, runner.names)
         read_models = ReadModels(runner, catch_up_on_read=False, mode="rq")
     elif config.projections == "inline":  # each append catches the read models up in-process
-        after_append = InlineProjections(runner)
+        path = getattr(store, "path", None)  # SQLite: one catch-up at a time across the web processes
+        after_append = InlineProjections(runner, lock_path=f"{path}.projections.lock" if path else None)
         read_models = ReadModels(runner, catch_up_on_read=True, mode="inline")
     else:
         raise ValueError(f"unknown projections mode {config.projections!r}: use inline or rq")

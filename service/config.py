@@ -10,7 +10,8 @@ from service.signing import parse_keys
 
 @dataclass(frozen=True)
 class Config:
-    #: sqlite:///PATH (default), redis://HOST:PORT/DB, or memory://
+    #: sqlite:///PATH (default), redis://HOST:PORT/DB, redis-cluster://HOST:PORT[,HOST:PORT...]
+    #: (a Redis Cluster: set queue_url to a standalone Redis for RQ), or memory://
     store_url: str = "sqlite:///./data/events.db"
     #: take a snapshot every N events of a game (0: never)
     snapshot_every: int = 100
@@ -22,6 +23,9 @@ class Config:
     #: RQ mode: the Redis that holds the job queue (default: the store's URL) and the queue's name
     queue_url: str = ""
     queue_name: str = "projections"
+    #: RQ mode: seconds an append's catch-up request waits, off the command's path, so that one
+    #: request covers a burst of appends (0: request in the command's own thread)
+    enqueue_delay: float = 0.002
     #: projection runner: events per log read, events applied between saves, seconds to
     #: pause after each save (throttles a rebuild), and the TTL of a worker's lock on a projection
     projection_batch: int = 1000
@@ -33,6 +37,9 @@ class Config:
     stream_poll: float = 0.2
     stream_heartbeat: float = 15.0
     stream_max_seconds: float = 300.0
+    #: gunicorn's access log: "" (off, the default: it costs a tenth of a web worker's CPU),
+    #: "-" (stdout) or a file path
+    access_log: str = ""
     #: keys that sign exported logs: the first signs, every one verifies (rotation: put the new
     #: key first, keep the old after it). Empty: a random key kept in the store (service.signing)
     signing_keys: tuple[str, ...] = ()
@@ -57,6 +64,9 @@ class Config:
 
     @property
     def rq_url(self) -> str:
+        if not self.queue_url and self.store_url.startswith(("redis-cluster://", "rediss-cluster://")):
+            raise ValueError("RQ needs a standalone Redis beside a Redis Cluster store: set GAMES_QUEUE_URL "
+                             "(redis://HOST:PORT/DB)")
         return self.queue_url or self.store_url
 
     @classmethod
@@ -70,6 +80,7 @@ class Config:
             "redis_partitions": int(env.get("GAMES_REDIS_PARTITIONS", cls.redis_partitions)),
             "queue_url": env.get("GAMES_QUEUE_URL", cls.queue_url),
             "queue_name": env.get("GAMES_QUEUE", cls.queue_name),
+            "enqueue_delay": float(env.get("GAMES_ENQUEUE_DELAY", cls.enqueue_delay)),
             "projection_batch": int(env.get("GAMES_PROJECTION_BATCH", cls.projection_batch)),
             "projection_save_every": int(env.get("GAMES_PROJECTION_SAVE_EVERY", cls.projection_save_every)),
             "projection_pause": float(env.get("GAMES_PROJECTION_PAUSE", cls.projection_pause)),
@@ -77,6 +88,7 @@ class Config:
             "stream_poll": float(env.get("GAMES_STREAM_POLL", cls.stream_poll)),
             "stream_heartbeat": float(env.get("GAMES_STREAM_HEARTBEAT", cls.stream_heartbeat)),
             "stream_max_seconds": float(env.get("GAMES_STREAM_MAX_SECONDS", cls.stream_max_seconds)),
+            "access_log": env.get("GAMES_ACCESS_LOG", cls.access_log),
             "signing_keys": parse_keys(env.get("GAMES_SIGNING_KEYS", "")),
             "limits_enabled": env.get("GAMES_LIMITS", "on").lower() not in ("off", "0", "false", "no"),
             "limits_storage": env.get("GAMES_LIMITS_STORAGE", cls.limits_storage),
@@ -95,5 +107,6 @@ class Config:
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:
-            values["projections"] = "rq" if values["store_url"].startswith("redis://") else "inline"
+            values["projections"] = "rq" if values["store_url"].startswith(("redis://", "rediss://", "redis-cluster://",
+                                                                            "rediss-cluster://")) else "inline"
         return cls(**values)

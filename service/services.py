@@ -293,11 +293,17 @@ class GameService:
         event (0: no such game). Answers built now depend on nothing else of the game."""
         return self.store.version(stream_of(game_id))
 
-    def load(self, game_id: str, at: int | None = None) -> Game:
-        """The game folded to its latest version, or to version ``at`` (time travel)."""
+    def load(self, game_id: str, at: int | None = None, *, trust_cache: bool = False) -> Game:
+        """The game folded to its latest version, or to version ``at`` (time travel).
+
+        ``trust_cache``: answer from this process's cache without asking the store for a
+        newer tail (a command does this: its append checks the version anyway, and a
+        conflict loads again)."""
         if at is None:
             with self._lock:
                 cached = self._cache.get(game_id)
+            if cached is not None and trust_cache:
+                return cached
             if cached is not None:
                 game = self._extend(cached, self.store.read(stream_of(game_id), cached.version))
                 if game is not None:
@@ -408,19 +414,20 @@ class GameService:
 
     def _submit(self, game_id: str, stream: str, player: Mapping[str, Any], command: Command,
                 expected_version: int | None, idempotency_key: str | None, fingerprint: str) -> dict[str, Any]:
-        for _ in range(CONFLICT_RETRIES):
-            game = self.load(game_id)
-            seat = self._seat(game, player)
-            if expected_version is not None and expected_version != game.version:
-                raise Conflict(f"the game is at version {game.version}, not {expected_version}",
-                               code="version_conflict", current_version=game.version)
-            if game.over:
-                raise RuleViolation("the game is over")
-            accepted = [spec.type for spec in game.rules.commands]
-            if command.type not in accepted:
-                raise RuleViolation(f"{game.rules.title} has no command {command.type!r}; "
-                                    f"it accepts: {', '.join(accepted)}")
-            events = game.rules.decide(game.state, seat, command, Rng(game.table.seed, game.version))
+        for attempt in range(CONFLICT_RETRIES):
+            # The first attempt decides on the cached game, with no read: the append refuses
+            # it if the game moved on meanwhile (another process), and a refusal is only
+            # given once the newest version has been looked at.
+            trusted = attempt == 0
+            game = self.load(game_id, trust_cache=trusted)
+            if trusted and expected_version is not None and expected_version != game.version:
+                game, trusted = self.load(game_id), False  # the cache may be behind what the client saw
+            try:
+                seat, events = self._decide(game, player, command, expected_version)
+            except (DomainError, Conflict, Forbidden):
+                if trusted and self.load(game_id).version != game.version:
+                    continue  # the cached game was behind: decide again on the newest
+                raise
             try:
                 return self._append_and_answer(game, stream, seat, [Pending(e, seat, GAME_SOURCE) for e in events], player,
                                                idempotency_key, fingerprint)
@@ -431,6 +438,20 @@ class GameService:
             except DuplicateRequest as duplicate:
                 return self._answer_duplicate(stream, player, duplicate.record, fingerprint)
         raise Conflict("the game is too busy; try again", code="busy")
+
+    def _decide(self, game: Game, player: Mapping[str, Any], command: Command,
+                expected_version: int | None) -> tuple[int, list[Event]]:
+        seat = self._seat(game, player)
+        if expected_version is not None and expected_version != game.version:
+            raise Conflict(f"the game is at version {game.version}, not {expected_version}",
+                           code="version_conflict", current_version=game.version)
+        if game.over:
+            raise RuleViolation("the game is over")
+        accepted = [spec.type for spec in game.rules.commands]
+        if command.type not in accepted:
+            raise RuleViolation(f"{game.rules.title} has no command {command.type!r}; "
+                                f"it accepts: {', '.join(accepted)}")
+        return seat, game.rules.decide(game.state, seat, command, Rng(game.table.seed, game.version))
 
     def undo(self, game_id: str, player: Mapping[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:
         """Take back the caller's latest move, if nothing has happened since that forbids it."""

@@ -12,8 +12,9 @@ from service.adapters.store import (
     CheckpointMoved,
     DuplicateRequest,
     EventStore,
-    ProjectionRecord,
+    IndexWrite,
     Recorded,
+    RowWrite,
     VersionConflict,
 )
 
@@ -26,7 +27,9 @@ class MemoryStore(EventStore):
         self._idempotency: dict[tuple[str, str], dict[str, Any]] = {}
         self._players: dict[str, dict[str, Any]] = {}
         self._snapshots: dict[tuple[str, str], dict[int, bytes]] = {}
-        self._projections: dict[str, bytes] = {}
+        self._checkpoints: dict[str, dict[int, int]] = {}
+        self._rows: dict[tuple[str, str], dict[str, bytes]] = {}
+        self._indexes: dict[tuple[str, str], dict[str, float]] = {}
         self._secrets: dict[str, str] = {}
         self._sets: dict[str, set[str]] = {}
 
@@ -97,24 +100,59 @@ class MemoryStore(EventStore):
         with self._lock:
             self._snapshots.clear()
 
-    def load_projection(self, name: str) -> ProjectionRecord | None:
+    def load_checkpoints(self, name: str) -> dict[int, int] | None:
         with self._lock:
-            raw = self._projections.get(name)
-        if raw is None:
-            return None
-        data = loads(raw)
-        return ProjectionRecord({int(k): v for k, v in data["checkpoints"].items()}, data["model"])
+            found = self._checkpoints.get(name)
+            return dict(found) if found is not None else None
 
-    def save_projection(self, name: str, record: ProjectionRecord, previous: dict[int, int] | None) -> None:
+    def save_rows(self, name: str, checkpoints: dict[int, int], previous: dict[int, int] | None,
+                  rows: Sequence[RowWrite], index: Sequence[IndexWrite]) -> None:
         with self._lock:
-            current = self.load_projection(name)
-            if (current.checkpoints if current else None) != previous:
+            if self._checkpoints.get(name) != previous:
                 raise CheckpointMoved(name)
-            self._projections[name] = dumps({"checkpoints": record.checkpoints, "model": record.model})
+            for table, key, raw in rows:
+                stored = self._rows.setdefault((name, table), {})
+                if raw is None:
+                    stored.pop(key, None)
+                else:
+                    stored[key] = bytes(raw)
+            for idx, key, score in index:
+                entries = self._indexes.setdefault((name, idx), {})
+                if score is None:
+                    entries.pop(key, None)
+                else:
+                    entries[key] = float(score)
+            self._checkpoints[name] = {int(p): int(c) for p, c in checkpoints.items()}
+
+    def get_rows(self, name: str, table: str, keys: Sequence[str]) -> list[bytes | None]:
+        with self._lock:
+            stored = self._rows.get((name, table), {})
+            return [stored.get(key) for key in keys]
+
+    def index_entries(self, name: str, index: str) -> list[tuple[str, float]]:
+        with self._lock:
+            entries = list(self._indexes.get((name, index), {}).items())
+        entries.sort(key=lambda kv: (kv[1], kv[0]))
+        return entries
+
+    def index_page(self, name: str, index: str, offset: int = 0, limit: int | None = None) -> list[str]:
+        keys = [key for key, _ in self.index_entries(name, index)]
+        return keys[offset:] if limit is None else keys[offset:offset + limit]
+
+    def index_count(self, name: str, index: str) -> int:
+        with self._lock:
+            return len(self._indexes.get((name, index), {}))
+
+    def table_rows(self, name: str, table: str) -> dict[str, bytes]:
+        with self._lock:
+            return dict(self._rows.get((name, table), {}))
 
     def delete_projection(self, name: str) -> None:
         with self._lock:
-            self._projections.pop(name, None)
+            self._checkpoints.pop(name, None)
+            for store in (self._rows, self._indexes):
+                for key in [k for k in store if k[0] == name]:
+                    del store[key]
 
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
         with self._lock:

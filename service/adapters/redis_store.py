@@ -16,11 +16,15 @@ partition ``partition_of(stream, partitions)``)::
     P:{pN}:snaps             Set naming the snapshot keys of the partition (for deletion)
     P:{players}:player:<id>  Hash ``id``, ``name``, ``token_hash``
     P:{players}:tokens       Hash, token hash -> ``{id, name}`` JSON (the token index)
-    P:proj:<name>            Hash, ``c`` (checkpoints JSON, canonical) and ``m`` (model JSON)
+    P:{rm:<name>}:c          String, the read model's checkpoints (JSON, canonical)
+    P:{rm:<name>}:t:<table>  Hash, key -> row JSON (one per table of the read model)
+    P:{rm:<name>}:i:<index>  Sorted set, key by score (one per index of the read model)
+    P:{rm:<name>}:keys       Set naming the read model's table and index keys (for deletion)
 
 Every key an append touches carries the partition's hash tag, so the append script is
 single-slot; every other multi-key operation stays in one slot too (snapshots: the
-partition's tag; players: ``{players}``). The layout is thus ready for Redis Cluster
+partition's tag; players: ``{players}``; a read model: ``{rm:<name>}``, so its save, one
+script writing rows, index entries and checkpoints with a compare-and-set, is atomic). The layout is thus ready for Redis Cluster
 (connecting through a cluster client is the only change; this class uses
 ``redis.Redis.from_url``, one node). The prefix stays outside the braces and must not
 contain braces itself.
@@ -60,15 +64,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import redis
-
 from service.adapters.codec import dumps, loads
+from service.adapters.redis_client import connect
 from service.adapters.store import (
     CheckpointMoved,
     DuplicateRequest,
     EventStore,
-    ProjectionRecord,
+    IndexWrite,
     Recorded,
+    RowWrite,
     VersionConflict,
     partition_of,
 )
@@ -141,16 +145,25 @@ if ARGV[2] ~= '' and record then redis.call('HSET', KEYS[2], ARGV[2], record) en
 return 1
 """
 
-# KEYS: 1 projection hash; ARGV: 1 "1" if a previous record is expected, 2 its checkpoints
-# (canonical JSON), 3 new checkpoints, 4 model
-SAVE_PROJECTION = """
-local current = redis.call('HGET', KEYS[1], 'c')
+# KEYS: 1 checkpoints, 2 the set naming every key of the read model, 3.. tables and indexes
+# ARGV: 1 "1" if previous checkpoints are expected, 2 those (canonical JSON), 3 the new ones,
+#       then groups of four: op (h: HSET, x: HDEL, z: ZADD, r: ZREM), key number, member, value
+SAVE_ROWS = """
+local current = redis.call('GET', KEYS[1])
 if ARGV[1] == '1' then
   if current ~= ARGV[2] then return 0 end
 elseif current then
   return 0
 end
-redis.call('HSET', KEYS[1], 'c', ARGV[3], 'm', ARGV[4])
+for i = 4, #ARGV, 4 do
+  local op, key, member = ARGV[i], KEYS[tonumber(ARGV[i + 1])], ARGV[i + 2]
+  if op == 'h' then redis.call('HSET', key, member, ARGV[i + 3])
+  elseif op == 'x' then redis.call('HDEL', key, member)
+  elseif op == 'z' then redis.call('ZADD', key, ARGV[i + 3], member)
+  else redis.call('ZREM', key, member) end
+end
+for i = 3, #KEYS do redis.call('SADD', KEYS[2], KEYS[i]) end
+redis.call('SET', KEYS[1], ARGV[3])
 return 1
 """
 
@@ -188,13 +201,13 @@ class RedisStore(EventStore):
         # 503) instead of hanging; health_check_interval re-checks a connection idle for a while
         options = {} if timeout is None else {"socket_timeout": timeout, "socket_connect_timeout": min(timeout, 2.0),
                                               "health_check_interval": 30}
-        self._redis = redis.Redis.from_url(url, **options)
-        self._probe = redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
+        self._redis = connect(url, **options)
+        self._probe = connect(url, socket_timeout=1.0, socket_connect_timeout=1.0)
         self._append = self._redis.register_script(APPEND)
         self._save_snapshot = self._redis.register_script(SAVE_SNAPSHOT)
         self._load_snapshot = self._redis.register_script(LOAD_SNAPSHOT)
         self._add_player = self._redis.register_script(ADD_PLAYER)
-        self._save_projection = self._redis.register_script(SAVE_PROJECTION)
+        self._save_rows = self._redis.register_script(SAVE_ROWS)
         self._replace_token = self._redis.register_script(REPLACE_TOKEN)
 
     # -- keys ------------------------------------------------------------------------
@@ -287,6 +300,13 @@ class RedisStore(EventStore):
         head = self._redis.get(f"{self._tag(partition)}:logpos")
         return int(head) if head is not None else 0
 
+    def log_heads(self) -> dict[int, int]:
+        with self._redis.pipeline(transaction=False) as pipe:
+            for partition in range(self.partitions):
+                pipe.get(f"{self._tag(partition)}:logpos")
+            found = pipe.execute()
+        return {p: int(head) if head is not None else 0 for p, head in enumerate(found)}
+
     # -- idempotency -----------------------------------------------------------------
     def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
         raw = self._redis.hget(self._idempotency(stream), key)
@@ -333,24 +353,68 @@ class RedisStore(EventStore):
                     pipe.srem(registry, *chunk)
                     pipe.execute()
 
-    # -- projections -----------------------------------------------------------------
-    def load_projection(self, name: str) -> ProjectionRecord | None:
-        checkpoints, model = self._redis.hmget(self._projection(name), ["c", "m"])
-        if checkpoints is None:
-            return None
-        return ProjectionRecord({int(k): v for k, v in loads(checkpoints).items()}, loads(model))
+    # -- read models, per row ----------------------------------------------------------
+    def _rm(self, name: str) -> str:
+        if "{" in name or "}" in name:
+            raise ValueError("a projection name must not contain braces")
+        return f"{self.prefix}:{{rm:{name}}}"
 
-    def save_projection(self, name: str, record: ProjectionRecord, previous: dict[int, int] | None) -> None:
-        saved = self._save_projection(
-            keys=[self._projection(name)],
+    def load_checkpoints(self, name: str) -> dict[int, int] | None:
+        raw = self._redis.get(f"{self._rm(name)}:c")
+        return {int(k): v for k, v in loads(raw).items()} if raw is not None else None
+
+    def save_rows(self, name: str, checkpoints: dict[int, int], previous: dict[int, int] | None,
+                  rows: Sequence[RowWrite], index: Sequence[IndexWrite]) -> None:
+        base = self._rm(name)
+        keys = [f"{base}:c", f"{base}:keys"]
+        slot: dict[str, int] = {}
+
+        def key_number(key: str) -> int:
+            if key not in slot:
+                keys.append(key)
+                slot[key] = len(keys)
+            return slot[key]
+
+        ops: list[Any] = []
+        for table, key, raw in rows:
+            number = key_number(f"{base}:t:{table}")
+            ops += ["x", number, key, ""] if raw is None else ["h", number, key, raw]
+        for idx, key, score in index:
+            number = key_number(f"{base}:i:{idx}")
+            ops += ["r", number, key, ""] if score is None else ["z", number, key, repr(float(score))]
+        saved = self._save_rows(
+            keys=keys,
             args=["0" if previous is None else "1", b"" if previous is None else _canonical(previous),
-                  _canonical(record.checkpoints), dumps(record.model)],
-        )
+                  _canonical(checkpoints), *ops])
         if not saved:
             raise CheckpointMoved(name)
 
+    def get_rows(self, name: str, table: str, keys: Sequence[str]) -> list[bytes | None]:
+        if not keys:
+            return []
+        return self._redis.hmget(f"{self._rm(name)}:t:{table}", list(keys))
+
+    def index_page(self, name: str, index: str, offset: int = 0, limit: int | None = None) -> list[str]:
+        end = -1 if limit is None else offset + limit - 1
+        if limit is not None and limit <= 0:
+            return []
+        return [k.decode() for k in self._redis.zrange(f"{self._rm(name)}:i:{index}", offset, end)]
+
+    def index_count(self, name: str, index: str) -> int:
+        return self._redis.zcard(f"{self._rm(name)}:i:{index}")
+
+    def index_entries(self, name: str, index: str) -> list[tuple[str, float]]:
+        return [(k.decode(), s) for k, s in self._redis.zrange(f"{self._rm(name)}:i:{index}", 0, -1, withscores=True)]
+
+    def table_rows(self, name: str, table: str) -> dict[str, bytes]:
+        return {k.decode(): v for k, v in self._redis.hscan_iter(f"{self._rm(name)}:t:{table}", count=1000)}
+
     def delete_projection(self, name: str) -> None:
-        self._redis.delete(self._projection(name))
+        base = self._rm(name)
+        names = list(self._redis.smembers(f"{base}:keys"))
+        for start in range(0, len(names), 500):
+            self._redis.unlink(*names[start:start + 500])
+        self._redis.unlink(f"{base}:c", f"{base}:keys")
 
     def close(self) -> None:
         self._redis.close()

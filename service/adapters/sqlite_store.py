@@ -4,6 +4,12 @@
 ``UNIQUE(stream, version)`` makes a second appender of the same version fail even if two
 processes race past the version check. Appends run in ``BEGIN IMMEDIATE`` transactions,
 so the version check, the events and the idempotency record commit together.
+
+Read models live in ``rm_rows`` (one row per projection, table and key), ``rm_index``
+(ordered indexes: key and score, with an index on the order) and ``rm_counts`` (the
+size of each index, kept as a count so a lobby's total is one lookup), with the
+checkpoints in ``rm_checkpoints``. (The ``projections`` table of whole documents from
+earlier versions is dropped; the read models rebuild themselves from the log.)
 """
 
 from __future__ import annotations
@@ -22,10 +28,54 @@ from service.adapters.store import (
     CheckpointMoved,
     DuplicateRequest,
     EventStore,
-    ProjectionRecord,
+    IndexWrite,
     Recorded,
+    RowWrite,
     VersionConflict,
 )
+
+#: SQLite's page cache per connection, in KiB (its default, 2 MiB, holds the interior pages
+#: of a read model of a few thousand games; 64 MiB keeps those of several hundred thousand)
+CACHE_KIB = 65536
+
+#: seconds between two checkpoints of the WAL (see ``SqliteStore._start_checkpointer``)
+CHECKPOINT_EVERY = 0.5
+
+
+def _os_thread(target) -> object:
+    """Start ``target`` in a real OS thread, also in a gevent-patched process (where the
+    threading module's Thread would be a greenlet)."""
+    import _thread
+
+    start = _thread.start_new_thread
+    try:
+        from gevent import monkey
+
+        if monkey.is_module_patched("threading"):
+            start = monkey.get_original("_thread", "start_new_thread")
+    except ImportError:  # pragma: no cover - gevent is a dependency
+        pass
+    return start(target, ())
+
+
+def _under_gevent() -> bool:
+    try:
+        from gevent import monkey
+    except ImportError:  # pragma: no cover - gevent is a dependency
+        return False
+    return monkey.is_module_patched("threading")
+
+
+def _os_sleep():
+    try:
+        from gevent import monkey
+
+        if monkey.is_module_patched("time"):
+            return monkey.get_original("time", "sleep")
+    except ImportError:  # pragma: no cover
+        pass
+    return time.sleep
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -45,9 +95,20 @@ CREATE TABLE IF NOT EXISTS snapshots (
     stream TEXT NOT NULL, schema TEXT NOT NULL, version INTEGER NOT NULL, state BLOB NOT NULL,
     PRIMARY KEY (stream, schema, version)
 );
-CREATE TABLE IF NOT EXISTS projections (
-    name TEXT PRIMARY KEY, checkpoints BLOB NOT NULL, model BLOB NOT NULL
-);
+DROP TABLE IF EXISTS projections;
+CREATE TABLE IF NOT EXISTS rm_checkpoints (name TEXT PRIMARY KEY, checkpoints BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS rm_rows (
+    name TEXT NOT NULL, tbl TEXT NOT NULL, key TEXT NOT NULL, row BLOB NOT NULL,
+    PRIMARY KEY (name, tbl, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rm_index (
+    name TEXT NOT NULL, idx TEXT NOT NULL, key TEXT NOT NULL, score REAL NOT NULL,
+    PRIMARY KEY (name, idx, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS rm_index_order ON rm_index (name, idx, score, key);
+CREATE TABLE IF NOT EXISTS rm_counts (
+    name TEXT NOT NULL, idx TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (name, idx)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS small_sets (name TEXT NOT NULL, member TEXT NOT NULL, PRIMARY KEY (name, member));
 """
@@ -94,6 +155,8 @@ class SqliteStore(EventStore):
         directory = os.path.dirname(os.path.abspath(path))
         os.makedirs(directory, exist_ok=True)
         self._pool: queue.LifoQueue[sqlite3.Connection] = queue.LifoQueue()
+        self._checkpointer: object | None = None
+        self._closed = False
         # Several processes (gunicorn workers) may open a fresh file at once: the first switches
         # it to WAL while the others would find it locked, and SQLite does not wait on a busy
         # handler for a journal-mode switch. An exclusive file lock makes the boot one at a
@@ -108,7 +171,35 @@ class SqliteStore(EventStore):
         db.execute(f"PRAGMA busy_timeout={int(LOCK_WAIT * 1000)}")
         _while_locked(lambda: db.execute("PRAGMA journal_mode=WAL"))
         db.execute(f"PRAGMA synchronous={self.synchronous}")
+        db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")  # read models: keep their B-trees in memory
+        if _under_gevent():  # the checkpointer thread does it, off the requests
+            db.execute("PRAGMA wal_autocheckpoint=0")
+            self._start_checkpointer()
         return db
+
+    def _start_checkpointer(self) -> None:
+        """Copy the WAL back into the database file every ``CHECKPOINT_EVERY`` seconds from a
+        real OS thread. SQLite would otherwise checkpoint inside whichever commit crosses
+        1,000 pages, fsync included, and under gevent that stops every request of the
+        worker for as long. A PASSIVE checkpoint never waits for readers or writers; the
+        sqlite3 module releases the GIL meanwhile. Only in a gevent-patched process (a
+        gunicorn gevent worker, which never forks): elsewhere SQLite's own checkpoint after
+        a commit blocks only that thread, and a thread of our own would make a later
+        ``fork`` unsafe."""
+        if self._checkpointer is not None:
+            return
+        self._checkpointer = _os_thread(self._checkpoint_loop)
+
+    def _checkpoint_loop(self) -> None:
+        sleep = _os_sleep()
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        while not self._closed:
+            sleep(CHECKPOINT_EVERY)
+            try:
+                db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error:  # busy or closed: the next round tries again
+                pass
+        db.close()
 
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
@@ -125,13 +216,37 @@ class SqliteStore(EventStore):
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One ``BEGIN IMMEDIATE`` transaction (the write lock taken up front)."""
         with self._reading() as db:
-            db.execute("BEGIN IMMEDIATE")
+            self._begin(db)
             try:
                 yield db
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+
+    @staticmethod
+    def _begin(db: sqlite3.Connection) -> None:
+        """``BEGIN IMMEDIATE``, waiting for another writer without stopping the process.
+
+        SQLite's own busy handler sleeps inside the C call, in steps that grow to 100 ms;
+        under gevent that sleep stops every request of the worker, not just this one (it
+        was the p99 of a POST on SQLite). So the write lock is asked for with no busy
+        timeout, and a locked database is tried again after a cooperative sleep of at most
+        a few milliseconds, for up to ``LOCK_WAIT`` seconds."""
+        db.execute("PRAGMA busy_timeout=0")
+        try:
+            pause, deadline = 0.0002, time.monotonic() + LOCK_WAIT
+            while True:
+                try:
+                    db.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as exc:
+                    if "locked" not in str(exc) or time.monotonic() > deadline:
+                        raise
+                time.sleep(pause)
+                pause = min(pause * 2, 0.004)
+        finally:
+            db.execute(f"PRAGMA busy_timeout={int(LOCK_WAIT * 1000)}")
 
     def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
         with self._reading() as db:
@@ -142,6 +257,7 @@ class SqliteStore(EventStore):
             return db.execute(sql, params).fetchone()
 
     def close(self) -> None:
+        self._closed = True
         while True:
             try:
                 self._pool.get_nowait().close()
@@ -232,29 +348,73 @@ class SqliteStore(EventStore):
         with self._write() as db:
             db.execute("DELETE FROM snapshots")
 
-    def load_projection(self, name: str) -> ProjectionRecord | None:
-        with self._reading() as db:
-            return self._load_projection(db, name)
+    # -- read models, per row ----------------------------------------------------------
+    def load_checkpoints(self, name: str) -> dict[int, int] | None:
+        row = self._row("SELECT checkpoints FROM rm_checkpoints WHERE name = ?", (name,))
+        return {int(k): v for k, v in loads(row[0]).items()} if row else None
 
-    @staticmethod
-    def _load_projection(db: sqlite3.Connection, name: str) -> ProjectionRecord | None:
-        row = db.execute("SELECT checkpoints, model FROM projections WHERE name = ?", (name,)).fetchone()
-        if row is None:
-            return None
-        return ProjectionRecord({int(k): v for k, v in loads(row[0]).items()}, loads(row[1]))
-
-    def save_projection(self, name: str, record: ProjectionRecord, previous: dict[int, int] | None) -> None:
+    def save_rows(self, name: str, checkpoints: dict[int, int], previous: dict[int, int] | None,
+                  rows: Sequence[RowWrite], index: Sequence[IndexWrite]) -> None:
         with self._write() as db:
-            row = db.execute("SELECT checkpoints FROM projections WHERE name = ?", (name,)).fetchone()
+            row = db.execute("SELECT checkpoints FROM rm_checkpoints WHERE name = ?", (name,)).fetchone()
             current = {int(k): v for k, v in loads(row[0]).items()} if row else None
-            if current != previous:  # only the checkpoints are compared: the model may be large
+            if current != previous:
                 raise CheckpointMoved(name)
-            db.execute("INSERT OR REPLACE INTO projections (name, checkpoints, model) VALUES (?, ?, ?)",
-                       (name, dumps(record.checkpoints), dumps(record.model)))
+            deletes = [(name, t, k) for t, k, raw in rows if raw is None]
+            if deletes:
+                db.executemany("DELETE FROM rm_rows WHERE name = ? AND tbl = ? AND key = ?", deletes)
+            db.executemany("INSERT OR REPLACE INTO rm_rows (name, tbl, key, row) VALUES (?, ?, ?, ?)",
+                           [(name, t, k, raw) for t, k, raw in rows if raw is not None])
+            counts: dict[str, int] = {}
+            for idx, key, score in index:
+                if score is None:
+                    gone = db.execute("DELETE FROM rm_index WHERE name = ? AND idx = ? AND key = ?",
+                                      (name, idx, key)).rowcount
+                    counts[idx] = counts.get(idx, 0) - gone
+                elif not db.execute("UPDATE rm_index SET score = ? WHERE name = ? AND idx = ? AND key = ?",
+                                    (score, name, idx, key)).rowcount:
+                    db.execute("INSERT INTO rm_index (name, idx, key, score) VALUES (?, ?, ?, ?)",
+                               (name, idx, key, score))
+                    counts[idx] = counts.get(idx, 0) + 1
+            db.executemany(
+                "INSERT INTO rm_counts (name, idx, n) VALUES (?, ?, ?)"
+                " ON CONFLICT (name, idx) DO UPDATE SET n = n + excluded.n",
+                [(name, idx, n) for idx, n in counts.items() if n])
+            db.execute("INSERT OR REPLACE INTO rm_checkpoints (name, checkpoints) VALUES (?, ?)",
+                       (name, dumps(checkpoints)))
+
+    def get_rows(self, name: str, table: str, keys: Sequence[str]) -> list[bytes | None]:
+        if not keys:
+            return []
+        found: dict[str, bytes] = {}
+        with self._reading() as db:
+            for start in range(0, len(keys), 500):
+                chunk = list(keys[start:start + 500])
+                marks = ",".join("?" * len(chunk))
+                found.update(db.execute(f"SELECT key, row FROM rm_rows WHERE name = ? AND tbl = ? AND key IN ({marks})",
+                                        (name, table, *chunk)).fetchall())
+        return [found.get(key) for key in keys]
+
+    def index_page(self, name: str, index: str, offset: int = 0, limit: int | None = None) -> list[str]:
+        rows = self._rows("SELECT key FROM rm_index WHERE name = ? AND idx = ? ORDER BY score, key LIMIT ? OFFSET ?",
+                          (name, index, -1 if limit is None else limit, offset))
+        return [key for (key,) in rows]
+
+    def index_count(self, name: str, index: str) -> int:
+        row = self._row("SELECT n FROM rm_counts WHERE name = ? AND idx = ?", (name, index))
+        return row[0] if row else 0
+
+    def index_entries(self, name: str, index: str) -> list[tuple[str, float]]:
+        return [(key, score) for key, score in self._rows(
+            "SELECT key, score FROM rm_index WHERE name = ? AND idx = ? ORDER BY score, key", (name, index))]
+
+    def table_rows(self, name: str, table: str) -> dict[str, bytes]:
+        return dict(self._rows("SELECT key, row FROM rm_rows WHERE name = ? AND tbl = ?", (name, table)))
 
     def delete_projection(self, name: str) -> None:
         with self._write() as db:
-            db.execute("DELETE FROM projections WHERE name = ?", (name,))
+            for table in ("rm_checkpoints", "rm_rows", "rm_index", "rm_counts"):
+                db.execute(f"DELETE FROM {table} WHERE name = ?", (name,))
 
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
         with self._write() as db:

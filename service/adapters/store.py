@@ -10,6 +10,11 @@ inside them. Beside the streams a store keeps small side tables that must live i
 same backend: idempotency records (written atomically with the append they describe),
 players, snapshots (never the source of truth) and projection read models with their
 checkpoints (written together, so a crash cannot apply an event twice or skip one).
+
+A read model is stored **per row**: each projection has tables of JSON rows by key and
+ordered indexes of keys by score (see ``projections.base.Projection``). A save writes the
+rows and index entries that changed, with the checkpoints, in one atomic compare-and-set,
+so its cost follows the rows an event touched, never the size of the model.
 """
 
 from __future__ import annotations
@@ -55,10 +60,10 @@ class Recorded:
     position: int = 0
 
 
-@dataclass(frozen=True)
-class ProjectionRecord:
-    checkpoints: dict[int, int]
-    model: dict[str, Any]
+#: a row write: (table, key, JSON bytes), or None as the bytes to delete the row
+RowWrite = tuple[str, str, bytes | None]
+#: an index write: (index, key, score), or None as the score to take the key out
+IndexWrite = tuple[str, str, float | None]
 
 
 def partition_of(stream: str, partitions: int) -> int:
@@ -103,6 +108,10 @@ class EventStore(ABC):
     def log_head(self, partition: int) -> int:
         """The newest position in ``partition`` (0 if empty)."""
 
+    def log_heads(self) -> dict[int, int]:
+        """Every partition's newest position (stores with many partitions answer in one round trip)."""
+        return {p: self.log_head(p) for p in range(self.partitions)}
+
     # -- idempotency -----------------------------------------------------------------
     @abstractmethod
     def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
@@ -130,17 +139,41 @@ class EventStore(ABC):
     @abstractmethod
     def delete_snapshots(self) -> None: ...
 
-    # -- projections -----------------------------------------------------------------
+    # -- projections: read models stored per row ---------------------------------------
     @abstractmethod
-    def load_projection(self, name: str) -> ProjectionRecord | None: ...
+    def load_checkpoints(self, name: str) -> dict[int, int] | None:
+        """The projection's checkpoint per partition (None: it has never been saved)."""
 
     @abstractmethod
-    def save_projection(self, name: str, record: ProjectionRecord, previous: dict[int, int] | None) -> None:
-        """Store model and checkpoints together, only if the checkpoints still equal
-        ``previous`` (None: the projection did not exist); else ``CheckpointMoved``."""
+    def save_rows(self, name: str, checkpoints: dict[int, int], previous: dict[int, int] | None,
+                  rows: Sequence[RowWrite], index: Sequence[IndexWrite]) -> None:
+        """Write ``rows`` and ``index`` changes and the new ``checkpoints`` together, only if
+        the stored checkpoints still equal ``previous`` (None: never saved); else
+        ``CheckpointMoved`` and nothing is written."""
 
     @abstractmethod
-    def delete_projection(self, name: str) -> None: ...
+    def get_rows(self, name: str, table: str, keys: Sequence[str]) -> list[bytes | None]:
+        """The rows of ``keys`` (JSON bytes; None where there is no row)."""
+
+    @abstractmethod
+    def index_page(self, name: str, index: str, offset: int = 0, limit: int | None = None) -> list[str]:
+        """Keys of ``index`` by (score, key), from ``offset``, at most ``limit`` (None: all)."""
+
+    @abstractmethod
+    def index_count(self, name: str, index: str) -> int:
+        """How many keys ``index`` holds (kept as a count: no scan)."""
+
+    @abstractmethod
+    def index_entries(self, name: str, index: str) -> list[tuple[str, float]]:
+        """Every (key, score) of ``index`` in order (a whole-index walk: rare operations only)."""
+
+    @abstractmethod
+    def table_rows(self, name: str, table: str) -> dict[str, bytes]:
+        """Every row of a table (tests and tools: it reads the whole table)."""
+
+    @abstractmethod
+    def delete_projection(self, name: str) -> None:
+        """Drop the projection's rows, indexes and checkpoints."""
 
     # -- trust: player tokens, server secrets, small sets (quotas) ------------------------
     @abstractmethod

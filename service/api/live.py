@@ -10,8 +10,10 @@ seconds of silence, so proxies keep the connection and a gone client is noticed.
 finished game has sent everything, an ``end`` event closes the stream; the server also
 ends a stream after ``stream_max_seconds`` (the client reconnects and loses nothing).
 
-The stream polls the store (every ``stream_poll`` seconds), so it sees moves made through
-any server process, with Redis or SQLite alike.
+New events come from the process's ``LiveHub`` (service/live_hub.py): one poll of the
+store every ``stream_poll`` seconds serves every open stream of the process, so it sees
+moves made through any server process, with Redis or SQLite alike, and an open stream
+costs a socket, a greenlet and a queue rather than a query.
 
 Serving: each open stream holds its connection for as long as the client listens. Under
 gunicorn's default sync workers every stream would hold a whole worker process, so the

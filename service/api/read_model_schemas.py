@@ -26,8 +26,14 @@ class StandingSchema(Schema):
                            metadata={"description": "openskill Plackett-Luce rating"})
 
 
+class PageQuerySchema(StrictSchema):
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=1000))
+    offset = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT))
+
+
 class ScoreboardSchema(Schema):
     type = fields.String(required=True)
+    total = fields.Integer(required=True, metadata={"description": "ranked players in all, on every page"})
     players = fields.List(fields.Nested(StandingSchema), required=True,
                           metadata={"description": "best rating ordinal first"})
 
@@ -52,6 +58,7 @@ class PlayerGameSchema(Schema):
 
 class PlayerGamesSchema(Schema):
     player_id = fields.String(required=True)
+    total = fields.Integer(required=True, metadata={"description": "the player's games in all, on every page"})
     games = fields.List(fields.Nested(PlayerGameSchema), required=True,
                         metadata={"description": "latest activity first"})
 

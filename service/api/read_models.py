@@ -22,22 +22,26 @@ def _service():
 
 
 @scoreboards.route("/<string:game_type>", methods=["GET"])
+@scoreboards.arguments(rs.PageQuerySchema, location="query")
 @scoreboards.response(200, rs.ScoreboardSchema)
 @scoreboards.doc(operationId="getScoreboard")
-@problem_responses(scoreboards, 404)
-def get_scoreboard(game_type):
+@problem_responses(scoreboards, 404, 422)
+def get_scoreboard(query, game_type):
     """Players of a game type ranked by skill rating (openskill ordinal), with games played,
-    wins, win rate and the gold or points they won. Only finished games count."""
-    return read_models.scoreboard_of(_service(), game_type)
+    wins, win rate and the gold or points they won. Only finished games count. Paged with
+    limit and offset."""
+    return read_models.scoreboard_of(_service(), game_type, query["offset"], query["limit"])
 
 
 @histories.route("/<string:player_id>/games", methods=["GET"])
+@histories.arguments(rs.PageQuerySchema, location="query")
 @histories.response(200, rs.PlayerGamesSchema)
 @histories.doc(operationId="listPlayerGames")
-@problem_responses(histories, 404)
-def get_player_games(player_id):
-    """The games a player sat at, latest activity first, with the seat, status and result."""
-    return read_models.games_of_player(_service(), player_id)
+@problem_responses(histories, 404, 422)
+def get_player_games(query, player_id):
+    """The games a player sat at, latest activity first, with the seat, status and result.
+    Paged with limit and offset."""
+    return read_models.games_of_player(_service(), player_id, query["offset"], query["limit"])
 
 
 @projections.route("", methods=["GET"])

@@ -95,7 +95,7 @@ def test_the_scoreboard_ranks_players_by_rating(client, played):
 
 
 def test_a_known_type_without_finished_games_has_an_empty_board_and_an_unknown_type_is_not_found(client, played):
-    assert client.get("/scoreboards/highcard").get_json() == {"type": "highcard", "players": []}
+    assert client.get("/scoreboards/highcard").get_json() == {"type": "highcard", "total": 0, "players": []}
     problem(client.get("/scoreboards/chess"), 404, "not_found")
 
 
@@ -115,7 +115,7 @@ def test_a_players_games_show_seat_status_and_result(client, played):
 
 def test_a_new_player_has_no_games(client):
     created = client.post("/players", json={"name": "new"}).get_json()
-    assert client.get(f"/players/{created['id']}/games").get_json() == {"player_id": created["id"], "games": []}
+    assert client.get(f"/players/{created['id']}/games").get_json() == {"player_id": created["id"], "total": 0, "games": []}
 
 
 def test_projections_show_their_checkpoints_and_no_lag_in_inline_mode(client, played):
@@ -149,3 +149,20 @@ def test_the_contract_documents_the_read_models_and_the_event_stream(app):
     stream = spec["paths"]["/games/{game_id}/stream"]["get"]
     assert "text/event-stream" in stream["responses"]["200"]["content"]
     assert {p["name"] for p in stream["parameters"]} >= {"after", "Last-Event-ID"}
+
+
+def test_scoreboards_and_histories_page_from_their_indexes(client, played):
+    _, finished, _, _ = played
+    board = client.get("/scoreboards/dynasties").get_json()
+    assert board["total"] == len(board["players"]) >= 3
+    page = client.get("/scoreboards/dynasties?limit=2&offset=1").get_json()
+    assert page["total"] == board["total"]
+    assert page["players"] == board["players"][1:3]  # ranks count from the whole board
+    assert [p["rank"] for p in page["players"]] == [2, 3]
+    player = board["players"][0]["player_id"]
+    history = client.get(f"/players/{player}/games").get_json()
+    assert history["total"] == len(history["games"]) >= 1
+    first = client.get(f"/players/{player}/games?limit=1").get_json()
+    assert first["total"] == history["total"] and first["games"] == history["games"][:1]
+    problem(client.get("/scoreboards/dynasties?limit=0"), 422, "invalid_input")
+    problem(client.get(f"/players/{player}/games?offset=-1"), 422, "invalid_input")

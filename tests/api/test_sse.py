@@ -328,3 +328,37 @@ def test_a_stream_the_server_ends_after_its_time_is_resumed_by_the_client(tmp_pa
         assert first.ids + second.ids == list(range(1, version + 1))
     finally:
         server.server.shutdown()
+
+
+def test_one_store_poll_serves_every_open_stream_of_a_process(tmp_path):
+    server = start_server(f"sqlite:///{tmp_path}/fanout.db", stream_poll=0.05)
+    store = server.games.store
+    calls = {"read": 0, "log_heads": 0}
+    for name in calls:
+        original = getattr(store, name)
+
+        def counted(*args, _original=original, _name=name, **kwargs):
+            calls[_name] += 1
+            return _original(*args, **kwargs)
+
+        setattr(store, name, counted)
+    try:
+        game_id, clients = new_game(server)
+        listeners = [Listener(stream_url(server, game_id)) for _ in range(20)]
+        for listener in listeners:
+            listener.start()
+        for listener in listeners:
+            listener.wait_for(1)  # open, and through its backlog (the game's first event)
+        assert server.games.live_hub.open_streams == 20
+        calls.update(read=0, log_heads=0)
+        time.sleep(1.0)
+        assert calls["read"] == 0  # no stream reads the store on its own
+        assert 5 <= calls["log_heads"] <= 40  # one poll per 0.05 s for all 20 streams, not 20 per 0.05 s
+        by_seat = join_all(server, game_id, clients)
+        play(server, game_id, by_seat, random.Random(5), moves=3)
+        version = requests.get(f"{server.url}/games/{game_id}").json()["version"]
+        for listener in listeners:
+            listener.wait_for(version)
+            assert listener.ids == list(range(1, version + 1))
+    finally:
+        server.server.shutdown()

@@ -26,7 +26,6 @@ from service.adapters.store import (
     CheckpointMoved,
     DuplicateRequest,
     EventStore,
-    ProjectionRecord,
     VersionConflict,
     partition_of,
 )
@@ -328,37 +327,52 @@ class EventStoreContract:
         store.save_snapshot("g-1", 11, "v1", {"at": 11})  # still usable after a delete
         assert store.load_snapshot("g-1", "v1") == (11, {"at": 11})
 
-    # -- projections -----------------------------------------------------------------
+    # -- projections: read models per row ---------------------------------------------
     def test_projections(self, store):
-        assert store.load_projection("lobby") is None
-        first = ProjectionRecord({0: 3, 1: 0}, {"games": {"g-1": {"players": ["a", "b"]}}, "count": 1})
-        store.save_projection("lobby", first, None)
-        assert store.load_projection("lobby") == first
+        assert store.load_checkpoints("lobby") is None
+        assert store.get_rows("lobby", "games", ["g-1"]) == [None]
+        store.save_rows("lobby", {0: 3, 1: 0}, None,
+                        [("games", "g-1", b'{"n":1}'), ("games", "g-2", b'{"n":2}')],
+                        [("all", "g-1", -5.0), ("all", "g-2", -7.5), ("all/type/x", "g-2", 1.0)])
+        assert store.load_checkpoints("lobby") == {0: 3, 1: 0}
+        assert store.get_rows("lobby", "games", ["g-2", "nope", "g-1"]) == [b'{"n":2}', None, b'{"n":1}']
+        assert store.index_page("lobby", "all") == ["g-2", "g-1"]  # by score
+        assert store.index_page("lobby", "all", 1, 5) == ["g-1"]
+        assert store.index_page("lobby", "all", 0, 1) == ["g-2"]
+        assert store.index_count("lobby", "all") == 2 and store.index_count("lobby", "none") == 0
+        assert store.index_entries("lobby", "all") == [("g-2", -7.5), ("g-1", -5.0)]
 
         with pytest.raises(CheckpointMoved):  # someone else created it
-            store.save_projection("lobby", ProjectionRecord({0: 9, 1: 9}, {}), None)
+            store.save_rows("lobby", {0: 9, 1: 9}, None, [("games", "g-1", b"{}")], [])
         with pytest.raises(CheckpointMoved):  # a stale previous
-            store.save_projection("lobby", ProjectionRecord({0: 9, 1: 9}, {}), {0: 2, 1: 0})
-        assert store.load_projection("lobby") == first
+            store.save_rows("lobby", {0: 9, 1: 9}, {0: 2, 1: 0}, [("games", "g-1", b"{}")], [("all", "g-1", None)])
+        assert store.get_rows("lobby", "games", ["g-1"]) == [b'{"n":1}'] and store.index_count("lobby", "all") == 2
 
-        second = ProjectionRecord({0: 5, 1: 2}, {"count": 2})
-        store.save_projection("lobby", second, {1: 0, 0: 3})  # key order does not matter
-        assert store.load_projection("lobby") == second
+        store.save_rows("lobby", {0: 5, 1: 2}, {1: 0, 0: 3},  # key order does not matter
+                        [("games", "g-1", None), ("games", "g-3", b'{"n":3}')],
+                        [("all", "g-1", None), ("all", "g-3", -5.0), ("all", "g-2", -1.0), ("all", "gone", None)])
+        assert store.load_checkpoints("lobby") == {0: 5, 1: 2}
+        assert store.get_rows("lobby", "games", ["g-1", "g-3"]) == [None, b'{"n":3}']
+        assert store.index_entries("lobby", "all") == [("g-3", -5.0), ("g-2", -1.0)]  # moved, not doubled
+        assert store.index_count("lobby", "all") == 2
+        assert store.table_rows("lobby", "games") == {"g-2": b'{"n":2}', "g-3": b'{"n":3}'}
         with pytest.raises(CheckpointMoved):  # the first checkpoints are stale now
-            store.save_projection("lobby", ProjectionRecord({0: 6, 1: 2}, {}), {0: 3, 1: 0})
+            store.save_rows("lobby", {0: 6, 1: 2}, {0: 3, 1: 0}, [], [])
 
-        store.save_projection("ranks", ProjectionRecord({}, {"empty": True}), None)
+        store.save_rows("ranks", {}, None, [], [])
         with pytest.raises(CheckpointMoved):  # {} is a saved projection, not a missing one
-            store.save_projection("ranks", ProjectionRecord({0: 1}, {}), None)
-        store.save_projection("ranks", ProjectionRecord({0: 1}, {"n": 1}), {})
-        assert store.load_projection("ranks") == ProjectionRecord({0: 1}, {"n": 1})
+            store.save_rows("ranks", {0: 1}, None, [], [])
+        store.save_rows("ranks", {0: 1}, {}, [("t", "a/b", b"[1]")], [("i/x", "a/b", 0.0)])
+        assert store.load_checkpoints("ranks") == {0: 1}
 
         store.delete_projection("lobby")
-        assert store.load_projection("lobby") is None
-        assert store.load_projection("ranks") == ProjectionRecord({0: 1}, {"n": 1})
+        assert store.load_checkpoints("lobby") is None
+        assert store.get_rows("lobby", "games", ["g-2"]) == [None]
+        assert store.index_page("lobby", "all") == [] and store.index_count("lobby", "all") == 0
+        assert store.get_rows("ranks", "t", ["a/b"]) == [b"[1]"] and store.index_page("ranks", "i/x") == ["a/b"]
         store.delete_projection("lobby")  # deleting twice is harmless
-        store.save_projection("lobby", first, None)
-        assert store.load_projection("lobby") == first
+        store.save_rows("lobby", {0: 1}, None, [("games", "g-9", b"{}")], [("all", "g-9", 0.0)])
+        assert store.index_page("lobby", "all") == ["g-9"] and store.index_count("lobby", "all") == 1
 
 
 class SharedBackendContract(EventStoreContract):
@@ -372,8 +386,8 @@ class SharedBackendContract(EventStoreContract):
         store.append("g-2", 0, [{"n": 1}])
         store.add_player("p-1", "Ada", "hash-1")
         store.save_snapshot("g-1", 2, "v1", {"at": 2})
-        record = ProjectionRecord({p: store.log_head(p) for p in range(store.partitions)}, {"n": 3})
-        store.save_projection("lobby", record, None)
+        heads = {p: store.log_head(p) for p in range(store.partitions)}
+        store.save_rows("lobby", heads, None, [("games", "g-1", b'{"n":3}')], [("all", "g-1", 1.0)])
         logs = [store.read_log(p, 0) for p in range(store.partitions)]
         events = store.read("g-1")
         store.close()
@@ -386,7 +400,9 @@ class SharedBackendContract(EventStoreContract):
             assert again.idempotency_record("g-1", "req-1") == {"r": 1}
             assert again.player_by_token("hash-1") == {"id": "p-1", "name": "Ada"}
             assert again.load_snapshot("g-1", "v1") == (2, {"at": 2})
-            assert again.load_projection("lobby") == record
+            assert again.load_checkpoints("lobby") == heads
+            assert again.get_rows("lobby", "games", ["g-1"]) == [b'{"n":3}']
+            assert again.index_page("lobby", "all") == ["g-1"] and again.index_count("lobby", "all") == 1
             assert again.append("g-1", 2, [{"n": 3}]) == 3
             with pytest.raises(DuplicateRequest):
                 again.append("g-1", 3, [{"n": 4}], ("req-1", {"r": 2}))

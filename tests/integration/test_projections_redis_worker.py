@@ -122,9 +122,9 @@ def test_a_worker_killed_mid_rebuild_is_finished_by_the_next_to_exactly_a_clean_
     worker_module.RqProjections.from_config(config, runner.names).enqueue_rebuild("scoreboard")
     deadline = time.monotonic() + 30
     while True:  # wait until the rebuild has saved part of the log, and not all of it
-        record = service.store.load_projection("scoreboard")
-        done = sum(record.checkpoints.values()) if record else 0
-        if 0 < done < total * 0.6 and record.model != incremental:
+        checkpoints = service.store.load_checkpoints("scoreboard")
+        done = sum(checkpoints.values()) if checkpoints else 0
+        if 0 < done < total * 0.6 and runner.model("scoreboard") != incremental:
             break
         assert time.monotonic() < deadline, "the rebuild never got going"
         time.sleep(0.02)

@@ -178,10 +178,10 @@ def test_scoreboard_totals_cannot_overflow_on_sqlite(tmp_path):
         ])
     runner = ProjectionRunner(store)
     runner.catch_up("scoreboard")
-    standing = runner.model("scoreboard")["types"]["dynasties"]["players"]["p0"]
+    standing = runner.model("scoreboard")["standings"]["dynasties/p0"]
     assert standing["games_played"] == 2 and 0 < standing["score"] <= 2**63 - 1
     runner.rebuild("scoreboard")
-    assert runner.model("scoreboard")["types"]["dynasties"]["players"]["p0"] == standing
+    assert runner.model("scoreboard")["standings"]["dynasties/p0"] == standing
 
 
 def test_every_integer_option_of_every_game_has_bounds_that_keep_values_sane(make_server):

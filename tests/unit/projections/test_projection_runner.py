@@ -6,7 +6,7 @@ import pytest
 
 from projections import PROJECTIONS
 from service.adapters.memory_store import MemoryStore
-from service.adapters.store import CheckpointMoved, ProjectionRecord, Recorded, partition_of
+from service.adapters.store import CheckpointMoved, Recorded, partition_of
 from service.errors import NotFound
 from service.projections_runner import InlineProjections, ProjectionRunner
 from service.services import GameService
@@ -90,8 +90,7 @@ def test_a_crash_between_apply_and_save_loses_nothing_and_applies_nothing_twice(
     runner = ProjectionRunner(service.store, {"counting": Crashing()}, batch_size=4, save_every=10)
     with pytest.raises(RuntimeError):
         runner.catch_up("counting")
-    saved = service.store.load_projection("counting")
-    assert saved.checkpoints == {0: 20}  # the last save before the crash; events 21-24 were not saved
+    assert service.store.load_checkpoints("counting") == {0: 20}  # the last save before the crash; events 21-24 were not saved
     runner.catch_up("counting")
     seen = runner.model("counting")["seen"]
     assert len(seen) == total_events(service.store) and set(seen.values()) == {1}
@@ -114,9 +113,10 @@ def test_a_runner_that_loses_the_compare_and_set_reloads_and_continues():
 
 def test_the_compare_and_set_refuses_a_stale_save():
     store = MemoryStore()
-    store.save_projection("p", ProjectionRecord({0: 5}, {}), None)
+    store.save_rows("p", {0: 5}, None, [("t", "k", b"1")], [])
     with pytest.raises(CheckpointMoved):
-        store.save_projection("p", ProjectionRecord({0: 9}, {}), {0: 4})
+        store.save_rows("p", {0: 9}, {0: 4}, [("t", "k", b"2")], [])
+    assert store.get_rows("p", "t", ["k"]) == [b"1"]
 
 
 def test_partitions_are_merged_and_each_keeps_its_own_order():
@@ -125,7 +125,7 @@ def test_partitions_are_merged_and_each_keeps_its_own_order():
     runner = ProjectionRunner(store, batch_size=6, save_every=11)
     for name in runner.names:
         runner.catch_up(name)
-    assert {p: c for p, c in store.load_projection("lobby").checkpoints.items()} == \
+    assert store.load_checkpoints("lobby") == \
         {p: store.log_head(p) for p in range(4)}
     assert all(store.log_head(p) for p in range(4)), "the games should spread over every partition"
     for name in runner.names:

@@ -228,6 +228,22 @@ def test_a_command_of_another_game_is_refused_naming_the_commands_this_game_acce
     assert service.load(game_id).version == version
 
 
+def test_a_process_whose_cached_game_is_behind_decides_again_on_the_newest_instead_of_refusing(tmp_path):
+    store = SqliteStore(str(tmp_path / "events.db"))
+    first, second = GameService(store, REGISTRY), GameService(store, REGISTRY)  # two processes' caches
+    game_id, players = started_game(first)
+    cached = first.load(game_id)  # the first process caches the game now
+    while second.load(game_id).summary()["to_move"] == cached.summary()["to_move"]:
+        play_first_legal(second, game_id, players)  # the other process moves the game on
+    seat, player = to_move(second, game_id, players)
+    command = RULES.legal_commands(second.load(game_id).state, seat)[0]
+    before = second.load(game_id).version
+    answer = first.submit_command(game_id, player, command)  # legal now, not in the cached game
+    assert answer["version"] > before
+    with pytest.raises(RuleViolation):  # a real refusal is still a refusal
+        first.submit_command(game_id, player, command)
+
+
 def test_the_platforms_secrets_reach_nobody_even_in_a_game_of_open_information():
     from domain.games import default_registry
 

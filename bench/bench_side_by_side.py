@@ -1,0 +1,415 @@
+"""The project beside its ceiling, in one run, under the same gunicorn settings.
+
+Starts, each on ports of its own:
+
+* **ceiling**: bench/ceiling_app.py, a bare Flask app whose POST does only a Redis
+  compare-and-append and whose GET returns a cached 2 KB state, with its own redis-server;
+* **redis**: ``python -m service serve`` on a Redis store of its own, plus one
+  ``python -m service worker`` (projections on RQ, the production shape);
+* **sqlite**: ``python -m service serve`` on a SQLite file (projections in-process).
+
+Each web server runs with ``service.__main__.gunicorn_settings`` (2 gevent workers).
+Before each round every target gets fresh Dynasties games, ``--connections`` of them
+in play at once (one per connection). Then, in interleaved rounds (the order rotates),
+wrk (C, bench/cycle.lua) drives each target for ``--seconds``: each connection plays its
+game, a cycle being a GET of legal commands and a POST of one of them. Per round and
+target: cycles/s, POST p50/p99 (measured in the Lua script), the CPU of each process per
+cycle (from /proc, including the worker's catch-up after the round until the projections
+have no lag), and the ratio to the ceiling of the same round. The table shows the median
+round. Then an open-loop run (bench/open_loop.py) at ``--rate`` cycles/s per target.
+
+The machine is shared and noisy: only ratios within one run mean much.
+
+    .venv/bin/python bench/bench_side_by_side.py [--rounds 3] [--seconds 10] [--connections 16]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import requests
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.open_loop import read_games  # noqa: E402
+from bench.open_loop import run as open_loop  # noqa: E402
+from bench.profile_summary import summarize, table  # noqa: E402
+
+TICK = os.sysconf("SC_CLK_TCK")
+PY = sys.executable
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tree(pid: int) -> list[int]:
+    """``pid`` and all its descendants, now."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        todo.extend(children.get(p, []))
+    return found
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError):
+            pass
+    return total / TICK
+
+
+@dataclass
+class Target:
+    name: str
+    url: str
+    procs: dict[str, subprocess.Popen]          # role -> process (its tree is measured)
+    project: bool = True
+    redis_url: str | None = None
+    rounds: list[dict] = field(default_factory=list)
+
+    def cpu(self) -> dict[str, float]:
+        return {role: cpu_seconds(tree(proc.pid)) for role, proc in self.procs.items()}
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.tmp = Path(tempfile.mkdtemp(prefix="side-by-side-"))
+        self.started: list[subprocess.Popen] = []
+        self.logs = []
+
+    def spawn(self, cmd: list[str], env: dict | None = None, name: str = "proc", cwd: str | Path = ROOT
+              ) -> subprocess.Popen:
+        log = open(self.tmp / f"{name}.log", "wb")
+        self.logs.append(log)
+        proc = subprocess.Popen(cmd, env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT,
+                                cwd=cwd, start_new_session=True)
+        self.started.append(proc)
+        return proc
+
+    def redis(self, name: str) -> tuple[str, subprocess.Popen]:
+        port = free_port()
+        workdir = self.tmp / f"redis-{name}"
+        workdir.mkdir()
+        proc = self.spawn(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                           "--appendonly", "no", "--dir", str(workdir)], name=f"redis-{name}")
+        url = f"redis://127.0.0.1:{port}/0"
+        wait_for(lambda: subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).stdout
+                 .strip() == b"PONG")
+        return url, proc
+
+    def stop(self) -> None:
+        for proc in reversed(self.started):
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        for proc in self.started:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+        for log in self.logs:
+            log.close()
+        if not self.args.keep:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # -- targets -------------------------------------------------------------------
+    def start_targets(self) -> list[Target]:
+        targets = []
+        redis_url, redis_proc = self.redis("ceiling")
+        port = free_port()
+        web = self.spawn([PY, str(HERE / "ceiling_app.py"), "--port", str(port), "--redis", redis_url],
+                         name="ceiling")
+        targets.append(Target("ceiling", f"http://127.0.0.1:{port}", {"web": web, "redis": redis_proc},
+                              project=False))
+        redis_url, redis_proc = self.redis("project")
+        port = free_port()
+        env = {"GAMES_STORE": redis_url, "GAMES_PROJECTIONS": "rq", **self.extra_env()}
+        web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", redis_url], env, "redis-web")
+        worker = self.spawn([PY, "-m", "service", "worker", "--store", redis_url], env, "redis-worker")
+        targets.append(Target("redis", f"http://127.0.0.1:{port}", {"web": web, "worker": worker, "redis": redis_proc},
+                              redis_url=redis_url))
+        port = free_port()
+        store = f"sqlite:///{self.tmp}/events.db"
+        env = {"GAMES_STORE": store, "GAMES_PROJECTIONS": "inline", **self.extra_env()}
+        web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", store], env, "sqlite-web")
+        targets.append(Target("sqlite", f"http://127.0.0.1:{port}", {"web": web}))
+        if self.args.baseline:  # the same project from another checkout (the "before")
+            root = str(Path(self.args.baseline).resolve())
+            redis_url, redis_proc = self.redis("base")
+            port = free_port()
+            env = {"GAMES_STORE": redis_url, "GAMES_PROJECTIONS": "rq", "PYTHONPATH": root, **self.extra_env()}
+            web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", redis_url], env,
+                             "base-redis-web", cwd=root)
+            worker = self.spawn([PY, "-m", "service", "worker", "--store", redis_url], env, "base-redis-worker", cwd=root)
+            targets.append(Target("redis@base", f"http://127.0.0.1:{port}",
+                                  {"web": web, "worker": worker, "redis": redis_proc}, redis_url=redis_url))
+            port = free_port()
+            store = f"sqlite:///{self.tmp}/base-events.db"
+            env = {"GAMES_STORE": store, "GAMES_PROJECTIONS": "inline", "PYTHONPATH": root, **self.extra_env()}
+            web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", store], env,
+                             "base-sqlite-web", cwd=root)
+            targets.append(Target("sqlite@base", f"http://127.0.0.1:{port}", {"web": web}))
+        for target in targets:
+            wait_for(lambda t=target: _ok(f"{t.url}/health"), timeout=30)
+        wanted = set(self.args.targets) | ({"redis@base", "sqlite@base"} if self.args.baseline else set())
+        return [t for t in targets if t.name in wanted]
+
+    def extra_env(self) -> dict[str, str]:
+        return dict(item.split("=", 1) for item in self.args.env)
+
+    # -- games ---------------------------------------------------------------------
+    def make_games(self, target: Target, per_lane: int, lanes: int, tag: str) -> Path:
+        path = self.tmp / f"games-{target.name}-{tag}.txt"
+        if not target.project:
+            path.write_text("".join(f"{lane} {lane:04d}{tag}{k:04d} x\n" for lane in range(lanes)
+                                    for k in range(per_lane)))
+            return path
+
+        def lane_games(lane: int) -> list[str]:
+            http = requests.Session()
+            players = [http.post(f"{target.url}/players", json={"name": f"p{lane}-{i}"}, timeout=30).json()
+                       for i in range(3)]
+            token_of = {p["id"]: p["token"] for p in players}
+            lines = []
+            for _ in range(per_lane):
+                auth = {"Authorization": f"Bearer {players[0]['token']}"}
+                game = http.post(f"{target.url}/games", json={"type": "dynasties", "seats": 3}, headers=auth,
+                                 timeout=30).json()["id"]
+                for p in players:
+                    joined = http.post(f"{target.url}/games/{game}/join", json={},
+                                       headers={"Authorization": f"Bearer {p['token']}"}, timeout=30)
+                    joined.raise_for_status()
+                seats = joined.json()["game"]["seats"]
+                lines.append(f"{lane} {game} " + " ".join(token_of[s["player_id"]] for s in seats) + "\n")
+            return lines
+
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            lines = [line for chunk in pool.map(lane_games, range(lanes)) for line in chunk]
+        path.write_text("".join(lines))
+        return path
+
+    def settle(self, target: Target, timeout: float = 120) -> None:
+        """Wait until the projections have no lag (the worker or the inline thread is done)."""
+        if not target.project:
+            return
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status = requests.get(f"{target.url}/projections", timeout=30).json()
+            if all(p["lag"] == 0 for p in status["projections"]):
+                return
+            time.sleep(0.2)
+        print(f"  warning: {target.name} projections still lag after {timeout} s", file=sys.stderr)
+
+    # -- a closed-loop round with wrk ------------------------------------------------
+    def wrk_round(self, target: Target, games: Path) -> dict:
+        args = self.args
+        result = self.tmp / f"wrk-{target.name}.out"
+        before = target.cpu()
+        started = time.monotonic()
+        spies = self.profile(target) if args.profile else []
+        subprocess.run(["wrk", f"-t{args.connections}", f"-c{args.connections}", f"-d{args.seconds}s",
+                        "--timeout", "10s", "-s", str(HERE / "cycle.lua"), target.url, "--", str(games)],
+                       env={**os.environ, "CYCLE_RESULT": str(result)}, check=True, capture_output=True)
+        elapsed = time.monotonic() - started
+        for spy, _, _ in spies:
+            spy.wait(timeout=60)
+        profiles = {}
+        for _, role, out in spies:
+            if out.exists():
+                profiles.setdefault(role, []).append(str(out))
+        for role, paths in profiles.items():
+            print(f"  profile {target.name} {role}: {table(summarize(paths))}", flush=True)
+        # the worker's catch-up for this round's load belongs to the round's cost
+        self.settle(target)
+        after = target.cpu()
+        posts = gets = empty = errors = exhausted = 0
+        latencies: list[float] = []
+        statuses: dict[str, int] = {}
+        for line in result.read_text().splitlines():
+            parts = line.split()
+            if parts[0] == "thread":
+                values = dict(zip(parts[2::2], map(int, parts[3::2]), strict=True))
+                posts += values["posts"]
+                gets += values["gets"]
+                empty += values["empty"]
+                errors += values["errors"]
+                exhausted += values["exhausted"]
+            elif parts[0] == "status":
+                statuses[parts[1]] = statuses.get(parts[1], 0) + int(parts[2])
+            elif parts[0] == "lat":
+                latencies.extend(float(x) for x in parts[1:])
+        latencies.sort()
+        cpu = {role: after[role] - before[role] for role in after}
+        return {
+            "cycles_s": posts / elapsed,
+            "p50": pct(latencies, 0.5) * 1000, "p99": pct(latencies, 0.99) * 1000,
+            "cpu_ms": {role: 1000 * value / max(posts, 1) for role, value in cpu.items()},
+            "gets_per_cycle": gets / max(posts, 1), "errors": errors, "exhausted": exhausted,
+            "statuses": statuses,
+        }
+
+    def profile(self, target: Target) -> list[tuple[subprocess.Popen, str, Path]]:
+        """py-spy on each web worker (the gunicorn master's children) and on the RQ worker."""
+        spies = []
+        for role, proc in target.procs.items():
+            if role == "redis":
+                continue
+            pids = tree(proc.pid)[1:] if role == "web" else [proc.pid]
+            for pid in pids:
+                out = self.tmp / f"profile-{target.name}-{role}-{pid}.txt"
+                spies.append((subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "-r", "200", "-d", str(max(2, self.args.seconds - 2)),
+                                                "-f", "raw", "-o", str(out), "-p", str(pid)],
+                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), role, out))
+        return spies
+
+    def open_loop_run(self, target: Target, games: Path, rate: float) -> dict:
+        before = target.cpu()
+        results = asyncio.run(open_loop(target.url, read_games(str(games)), rate, self.args.open_seconds))
+        self.settle(target)
+        after = target.cpu()
+        post = sorted(results.post)
+        scheduled = sorted(results.scheduled)
+        return {"cycles": results.cycles, "errors": results.errors, "late": results.late_starts,
+                "p50": pct(post, 0.5) * 1000, "p99": pct(post, 0.99) * 1000, "max": post[-1] * 1000 if post else 0,
+                "sched_p99": pct(scheduled, 0.99) * 1000,
+                "cpu_ms": {role: 1000 * (after[role] - before[role]) / max(results.cycles, 1) for role in after}}
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    return values[min(len(values) - 1, int(len(values) * q))]
+
+
+def _ok(url: str) -> bool:
+    try:
+        return requests.get(url, timeout=1).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def wait_for(check, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise RuntimeError("a process did not come up; see its log (--keep keeps them)")
+        time.sleep(0.1)
+
+
+def cpu_text(cpu: dict[str, float]) -> str:
+    total = sum(cpu.values())
+    if len(cpu) == 1:
+        return f"{total:.2f} ms"
+    return f"{total:.2f} ms (" + ", ".join(f"{role} {value:.2f}" for role, value in cpu.items()) + ")"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--rate", type=float, default=300, help="open-loop cycles/s (0: skip)")
+    parser.add_argument("--rate-of-ceiling", type=float, default=0,
+                        help="also an open-loop run at this share of the ceiling's cycles/s in this run (e.g. "
+                             "0.125: 300 cycles/s where the ceiling makes 2,400)")
+    parser.add_argument("--open-seconds", type=float, default=20)
+    parser.add_argument("--games-per-lane", type=int, default=0, help="default: enough for --seconds")
+    parser.add_argument("--targets", nargs="+", default=["ceiling", "redis", "sqlite"])
+    parser.add_argument("--env", nargs="*", default=[], help="KEY=VALUE settings for the project's processes")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs)")
+    parser.add_argument("--profile", action="store_true", help="py-spy the web and RQ workers during each round")
+    parser.add_argument("--baseline", help="a checkout of the project to run beside this one (e.g. the code before "
+                                           "a change: `git archive COMMIT | tar -x -C DIR`)")
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is not installed (apt-get install -y wrk)")
+    bench = Bench(args)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop every process started, on a kill too
+    try:
+        targets = bench.start_targets()
+        per_lane = args.games_per_lane or max(8, args.seconds * 3)
+        print(f"{len(targets)} targets, {args.rounds} rounds of {args.seconds} s, {args.connections} connections "
+              f"(one game each), {os.cpu_count()} cores", flush=True)
+        for number in range(args.rounds):
+            order = targets[number % len(targets):] + targets[:number % len(targets)]
+            games = {t.name: bench.make_games(t, per_lane, args.connections, f"r{number}") for t in order}
+            for target in targets:
+                bench.settle(target)
+            for target in order:
+                row = bench.wrk_round(target, games[target.name])
+                target.rounds.append(row)
+                print(f"round {number + 1} {target.name:<8} {row['cycles_s']:8.0f} cycles/s  POST p50 "
+                      f"{row['p50']:6.2f} p99 {row['p99']:7.2f} ms  CPU/cycle {cpu_text(row['cpu_ms'])}  "
+                      f"GETs/cycle {row['gets_per_cycle']:.2f}  errors {row['errors']}"
+                      + (f"  (games ran out {row['exhausted']}x)" if row["exhausted"] else ""), flush=True)
+        ceiling = next((t for t in targets if t.name == "ceiling"), None)
+        print("\n| | cycles/s | ÷ ceiling | POST p50 / p99 | CPU per cycle |")
+        print("|---|---|---|---|---|")
+        for target in targets:
+            ratios = []
+            for i, row in enumerate(target.rounds):
+                if ceiling is not None:
+                    ratios.append(row["cycles_s"] / ceiling.rounds[i]["cycles_s"])
+            median_row = sorted(target.rounds, key=lambda r: r["cycles_s"])[len(target.rounds) // 2]
+            ratio = f"{statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})" if ratios else "-"
+            label = {"ceiling": "bare ceiling", "redis": "project, Redis + RQ worker", "sqlite": "project, SQLite",
+                     "redis@base": "baseline, Redis + RQ worker", "sqlite@base": "baseline, SQLite"}
+            print(f"| {label[target.name]} | {median_row['cycles_s']:,.0f} | {ratio} | "
+                  f"{median_row['p50']:.1f} / {median_row['p99']:.1f} ms | {cpu_text(median_row['cpu_ms'])} |")
+        rates = [args.rate] if args.rate else []
+        if args.rate_of_ceiling and ceiling is not None:  # the same share of the ceiling as 300 of 2,399 on a quiet day
+            rates.append(args.rate_of_ceiling * statistics.median(r["cycles_s"] for r in ceiling.rounds))
+        for rate in rates:
+            print(f"\nOpen loop: {rate:.0f} cycles/s for {args.open_seconds:.0f} s "
+                  f"(POST latency; 'sched' counts from the scheduled start)")
+            print("| | cycles | POST p50 / p99 / max | sched p99 | late starts | errors | CPU per cycle |")
+            print("|---|---|---|---|---|---|---|")
+            for target in targets:
+                games = bench.make_games(target, max(8, int(args.open_seconds)), 32, f"open{rate:.0f}")
+                bench.settle(target)
+                row = bench.open_loop_run(target, games, rate)
+                print(f"| {target.name} | {row['cycles']} | {row['p50']:.2f} / {row['p99']:.2f} / {row['max']:.1f} ms"
+                      f" | {row['sched_p99']:.2f} ms | {row['late']} | {row['errors']} | {cpu_text(row['cpu_ms'])} |",
+                      flush=True)
+    finally:
+        bench.stop()
+
+
+if __name__ == "__main__":
+    main()
