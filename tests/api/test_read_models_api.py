@@ -38,6 +38,7 @@ def played(app):
     running = play_games(service, "highcard", 0, seed=32, unfinished=2)
     time.sleep(0.01)  # times are in milliseconds: let the newest game be strictly the latest
     waiting = service.create_game(service.create_player("host"), "highcard", {}, 3).id
+    read_models_of(service).runner.catch_up_all()  # a read catches up for a bounded time only
     return service, finished, running, waiting
 
 
