@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from domain.games.pax_pamir.data.board import MARKET_COLUMNS, Border, Coalition, Region
+from domain.games.pax_pamir.data.board import Border, Coalition, Region
 from domain.games.pax_pamir.options import PaxOptions
 from domain.games.pax_pamir.state import SUPPLY, PaxState, Player
 from domain.kernel.events import Event
@@ -231,4 +231,4 @@ def evolve(state: PaxState | None, event: Event) -> PaxState:
     return state
 
 
-__all__ = ["EVENT_TYPES", "MARKET_COLUMNS", "evolve"]
+__all__ = ["EVENT_TYPES", "evolve"]

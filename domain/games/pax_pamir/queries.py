@@ -21,7 +21,6 @@ from domain.games.pax_pamir.data.cards import (
     ALWAYS_FAVORED,
     COURT_CARDS,
     DOMINANCE_CHECKS,
-    NEW_TACTICS,
     Ability,
     CourtCard,
     EventEffect,
@@ -221,6 +220,3 @@ def roads_touching(s: PaxState, region: Region) -> Iterator[tuple[str, Coalition
         for coalition, count in s.roads[border].items():
             if count:
                 yield border, coalition, count
-
-
-__all__ = ["ACTIONS_PER_TURN", "DECLINED_BRIBES_LIMIT", "NEW_TACTICS"]

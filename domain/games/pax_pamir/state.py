@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.games.pax_pamir.data.board import (
-    BLOCKS_PER_COALITION,
-    CYLINDERS_PER_PLAYER,
     MARKET_COLUMNS,
     MARKET_ROWS,
     STARTING_FAVORED_SUIT,
@@ -120,4 +118,4 @@ def copy_state(s: PaxState) -> PaxState:
     return new
 
 
-__all__ = ["BLOCKS_PER_COALITION", "CYLINDERS_PER_PLAYER", "PaxState", "Player", "SUPPLY", "copy_state"]
+__all__ = ["PaxState", "Player", "SUPPLY", "copy_state"]

@@ -9,10 +9,7 @@ from domain.games.pax_pamir.data.board import BORDERS_OF, MARKET_ROWS, Suit
 from domain.games.pax_pamir.data.cards import (
     COURT_CARDS,
     FAVORED_SUIT_OF_ICON,
-    HERAT_INFLUENCE,
-    PERSIAN_INFLUENCE,
     PUBLIC_WITHDRAWAL,
-    RUSSIAN_INFLUENCE,
     Ability,
     CardAction,
     EventEffect,
@@ -309,4 +306,4 @@ VERBS = (
 
 STEPS = (TurnMenu(), PlayCard(), ChooseSide(), Impacts())
 
-__all__ = ["HERAT_INFLUENCE", "PERSIAN_INFLUENCE", "RUSSIAN_INFLUENCE", "STEPS", "VERBS"]
+__all__ = ["STEPS", "VERBS"]
