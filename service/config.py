@@ -32,6 +32,8 @@ class Config:
     projection_save_every: int = 5000
     projection_pause: float = 0.0
     projection_lock_ttl: float = 10.0
+    #: RQ worker: seconds between its checks for a projection left behind by a lost job
+    sweep_interval: float = 5.0
     #: live streams (SSE): seconds between polls of the store, between heartbeats, and before
     #: the server ends a stream (the client reconnects with Last-Event-ID)
     stream_poll: float = 0.2
@@ -85,6 +87,7 @@ class Config:
             "projection_save_every": int(env.get("GAMES_PROJECTION_SAVE_EVERY", cls.projection_save_every)),
             "projection_pause": float(env.get("GAMES_PROJECTION_PAUSE", cls.projection_pause)),
             "projection_lock_ttl": float(env.get("GAMES_PROJECTION_LOCK_TTL", cls.projection_lock_ttl)),
+            "sweep_interval": float(env.get("GAMES_SWEEP_INTERVAL", cls.sweep_interval)),
             "stream_poll": float(env.get("GAMES_STREAM_POLL", cls.stream_poll)),
             "stream_heartbeat": float(env.get("GAMES_STREAM_HEARTBEAT", cls.stream_heartbeat)),
             "stream_max_seconds": float(env.get("GAMES_STREAM_MAX_SECONDS", cls.stream_max_seconds)),

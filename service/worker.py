@@ -198,6 +198,17 @@ JOB_PAUSE = 0.05
 def catch_up_job(name: str) -> int:
     rt = runtime()
     rt.projections.connection.delete(rt.projections.pending_key(name))
+    try:
+        return _catch_up(rt, name)
+    except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+        # the first command after a Redis restart meets a connection the server closed; the
+        # pool has dropped it, so one more try connects afresh instead of waiting for a retry
+        # that only the scheduler (itself perhaps cut off by the restart) would run
+        log.warning("projection %s: connection lost during catch-up; trying once more", name)
+        return _catch_up(rt, name)
+
+
+def _catch_up(rt: Runtime, name: str) -> int:
 
     def work(heartbeat: Callable[[], None]) -> int:
         deadline = time.monotonic() + JOB_BUDGET
@@ -277,6 +288,8 @@ def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = Tr
         raise SystemExit(f"the worker needs Redis for its queue: --store redis://HOST:PORT/DB (or GAMES_QUEUE_URL); "
                          f"got {config.rq_url!r}. With SQLite the projections run in the web process.")
     delay = RECONNECT_FIRST
+    if not burst:
+        threading.Thread(target=_sweep, args=(config,), name="lag-sweep", daemon=True).start()
     while True:
         try:
             rt = runtime(config)
@@ -295,6 +308,41 @@ def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = Tr
             log.warning("Redis unavailable (%s); the worker reconnects in %.0f s", exc, delay)
             time.sleep(delay)
             delay = min(delay * 2, RECONNECT_MAX)
+
+
+def _sweep(config: Config) -> None:
+    """The safety net under the jobs: every ``config.sweep_interval`` seconds, ask for a
+    catch-up of any projection that lags behind the log. A job lost with a Redis that
+    restarted, or a retry waiting for a scheduler that died, then costs a delay of one
+    interval instead of waiting for the next append. Requests go through the pending flags,
+    so a projection already queued is not queued twice, unless it made no progress since the
+    last sweep: a flag left by a lost job would otherwise hold it back for ``PENDING_TTL``."""
+    from service.bootstrap import open_store
+
+    runner: ProjectionRunner | None = None
+    projections: RqProjections | None = None
+    stalled: dict[str, list[dict[str, int]]] = {}  # lagging projections' checkpoints at the last sweep
+    while True:
+        time.sleep(config.sweep_interval)
+        try:
+            if runner is None or projections is None:
+                runner = ProjectionRunner(open_store(config))
+                projections = RqProjections.from_config(config, runner.names)
+            heads = runner.heads()
+            for name in runner.names:
+                status = runner.status(name, heads)
+                if status["lag"] == 0:
+                    stalled.pop(name, None)
+                    continue
+                # behind and not moving since the last sweep: the job its pending flag stands
+                # for is lost, so ask past the flag (a second job is harmless: jobs are idempotent)
+                stuck = stalled.get(name) == status["partitions"]
+                projections.request(name, force=stuck)
+                stalled[name] = status["partitions"]
+        except redis.RedisError as exc:  # Redis is away: the main loop waits for it too
+            log.info("lag sweep skipped: %s", exc)
+        except Exception:  # never let the safety net die
+            log.exception("lag sweep failed")
 
 
 def job_progress(job: Job) -> dict[str, Any]:
