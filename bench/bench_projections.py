@@ -38,8 +38,9 @@ from service.adapters.sqlite_store import SqliteStore  # noqa: E402
 from service.adapters.store import partition_of  # noqa: E402
 from service.bootstrap import build_service  # noqa: E402
 from service.config import Config  # noqa: E402
+from service.envelopes import stream_of  # noqa: E402
 from service.projections_runner import ProjectionRunner  # noqa: E402
-from service.services import GameService, stream_of  # noqa: E402
+from service.services import GameService  # noqa: E402
 from tests.unit.projections.playing import open_game, play_moves  # noqa: E402
 
 REGISTRY = {RULES.kind: RULES}
@@ -187,7 +188,7 @@ def bench_lag(url: str, rate: float, seconds: float) -> None:
         events = sum(sampler_store.log_head(p) for p in range(store.partitions)) - head_before
         running.clear()
         sampler.join(timeout=60)
-        finished_jobs = len(service.after_append.queue.finished_job_registry)
+        finished_jobs = len(service.appender.after_append.queue.finished_job_registry)
         print("\nlag under load (Redis, 16 partitions, one SimpleWorker process, 20 games in play):")
         print(f"  load: {commands} commands in {took:.1f} s = {commands / took:.0f} commands/s,"
               f" {events:,} events = {events / took:,.0f} events/s; catch-up jobs run: ~{finished_jobs}")

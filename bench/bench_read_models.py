@@ -39,7 +39,7 @@ from service.app import create_app  # noqa: E402
 from service.bootstrap import open_store  # noqa: E402
 from service.config import Config  # noqa: E402
 from service.projections_runner import ProjectionRunner  # noqa: E402
-from service.read_models import ReadModels, attach  # noqa: E402
+from service.read_models import ReadModels  # noqa: E402
 from service.services import GameService  # noqa: E402
 
 
@@ -61,9 +61,9 @@ class Lobby:
         self.size = size
         config = Config(store_url=store_url, projections="rq", redis_prefix=f"rmbench{size}")
         self.store = open_store(config)
-        self.service = GameService(self.store, default_registry())
         self.runner = ProjectionRunner(self.store, save_every=5000)
-        attach(self.service, ReadModels(self.runner, catch_up_on_read=False, mode="rq"))
+        self.service = GameService(self.store, default_registry(),
+                                   read_models=ReadModels(self.runner, catch_up_on_read=False, mode="rq"))
         self.client = create_app(config, service=self.service).test_client()
         self.players = [self.service.create_player(f"p{i}") for i in range(1000)]
         started = time.perf_counter()

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from domain.kernel.events import Event, redact
 
-#: a stored game stream is named ``game-<id>`` (see service.services.stream_of)
+#: a stored game stream is named ``game-<id>`` (see service.envelopes.stream_of)
 STREAM_PREFIX = "game-"
 
 

@@ -9,7 +9,7 @@ from domain.kernel import GameRules
 from service.adapters.store import EventStore
 from service.config import Config
 from service.projections_runner import InlineProjections, ProjectionRunner
-from service.read_models import ReadModels, attach
+from service.read_models import ReadModels
 from service.services import GameService
 
 
@@ -53,8 +53,6 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
         read_models = ReadModels(runner, catch_up_on_read=True, mode="inline")
     else:
         raise ValueError(f"unknown projections mode {config.projections!r}: use inline or rq")
-    service = GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append,
-                          signing_keys=config.signing_keys,
-                          max_waiting_games=config.limit_waiting_games_per_player)
-    attach(service, read_models)
-    return service
+    return GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append,
+                       read_models=read_models, signing_keys=config.signing_keys,
+                       max_waiting_games=config.limit_waiting_games_per_player, stream_poll=config.stream_poll)

@@ -8,7 +8,7 @@ fold; it knows nothing of any game's rules.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from domain.kernel.errors import InvalidOptions
@@ -23,6 +23,7 @@ SEAT_TAKEN = "SeatTaken"
 GAME_STARTED = "GameStarted"
 UNDONE = "MovesUndone"
 EXPORT_CONSENTED = "ExportConsented"
+EXPORT_CONSENT_WITHDRAWN = "ExportConsentWithdrawn"
 
 #: Options every game has; the platform applies them, the game's rules never see them.
 PLATFORM_OPTIONS: tuple[OptionSpec, ...] = (
@@ -83,6 +84,11 @@ def game_started(players: list[str]) -> Event:
 def export_consented(seat: int) -> Event:
     """``seat`` agrees that the whole game, hidden cards included, may be exported now."""
     return Event(EXPORT_CONSENTED, {"seat": seat})
+
+
+def export_consent_withdrawn(seat: int) -> Event:
+    """``seat`` takes its consent back: no copy of the unfinished game leaves after this."""
+    return Event(EXPORT_CONSENT_WITHDRAWN, {"seat": seat})
 
 
 def moves_undone(seat: int, first: int, last: int) -> Event:
@@ -154,6 +160,14 @@ class Table:
             self.started = True
         elif event.type == EXPORT_CONSENTED:
             self.export_consent.add(event.data["seat"])
+        elif event.type == EXPORT_CONSENT_WITHDRAWN:
+            self.export_consent.discard(event.data["seat"])
+
+    def copy(self) -> Table:
+        """A copy that later events may change without touching this one (the options are
+        shared: only ``GameCreated`` sets them)."""
+        return replace(self, players=dict(self.players), names=dict(self.names),
+                       export_consent=set(self.export_consent))
 
 
 def undone_versions(events: Iterable[tuple[int, dict[str, Any]]]) -> set[int]:

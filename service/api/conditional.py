@@ -4,7 +4,7 @@ a matching ``If-None-Match`` is answered ``304 Not Modified`` before the answer 
 A game's tag depends on the game's version (one read of the stream's length: no event is
 read, nothing is folded), on who asks (the player's id; a seat belongs to one player, so
 each seat has its own tags) and on the query (``at``). The lobby's tag depends on how far
-the lobby has read the log (``service.read_models.lobby_version``) and on the query. Every
+the lobby has read the log (``ReadModels.lobby_version``) and on the query. Every
 tag also depends on the API version and on each hosted game's ``rules_version``, so a
 release that changes what an answer looks like changes the tags.
 

@@ -49,7 +49,7 @@ def checks(app: Flask) -> dict[str, dict[str, object]]:
     found: dict[str, dict[str, object]] = {}
     games = app.extensions["games"]
     found["store"] = _probe(games.store.ping)
-    queue = getattr(games.after_append, "connection", None)  # RQ mode: the job queue's Redis
+    queue = getattr(games.appender.after_append, "connection", None)  # RQ mode: the job queue's Redis
     if queue is not None:
         found["queue"] = _probe(lambda: _quick(queue).ping())
     rates = app.extensions.get("rate_limits")

@@ -33,7 +33,7 @@ from service.api.auth import current_player
 from service.api.errors import problem_responses
 from service.api.read_model_schemas import StreamHeadersSchema, StreamQuerySchema
 from service.limits import stream_slot
-from service.read_models import End, Heartbeat, follow
+from service.live_feed import End, Heartbeat, follow
 
 blp = Blueprint("live", __name__, url_prefix="/games", description="Live updates (Server-Sent Events)")
 
@@ -75,8 +75,8 @@ def stream_game(query, headers, game_id):
     if refused is not None:
         return refused
     try:
-        events = follow(service, game_id, player, after, poll=config.stream_poll,
-                        heartbeat=config.stream_heartbeat, max_seconds=config.stream_max_seconds)
+        events = follow(service, game_id, player, after, heartbeat=config.stream_heartbeat,
+                        max_seconds=config.stream_max_seconds)
     except BaseException:
         release()
         raise

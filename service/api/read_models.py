@@ -6,7 +6,6 @@ from __future__ import annotations
 from flask import current_app
 from flask_smorest import Blueprint
 
-from service import read_models
 from service.api import read_model_schemas as rs
 from service.api.errors import problem_responses
 
@@ -30,7 +29,7 @@ def get_scoreboard(query, game_type):
     """Players of a game type ranked by skill rating (openskill ordinal), with games played,
     wins, win rate and the gold or points they won. Only finished games count. Paged with
     limit and offset."""
-    return read_models.scoreboard_of(_service(), game_type, query["offset"], query["limit"])
+    return _service().scoreboard(game_type, query["offset"], query["limit"])
 
 
 @histories.route("/<string:player_id>/games", methods=["GET"])
@@ -41,7 +40,7 @@ def get_scoreboard(query, game_type):
 def get_player_games(query, player_id):
     """The games a player sat at, latest activity first, with the seat, status and result.
     Paged with limit and offset."""
-    return read_models.games_of_player(_service(), player_id, query["offset"], query["limit"])
+    return _service().games_of_player(player_id, query["offset"], query["limit"])
 
 
 @projections.route("", methods=["GET"])
@@ -49,4 +48,4 @@ def get_player_games(query, player_id):
 @projections.doc(operationId="getProjections")
 def get_projections():
     """Each projection's checkpoint and log head per partition, and its lag in events."""
-    return read_models.projections_status(_service())
+    return _service().projections_status()

@@ -6,7 +6,6 @@ from flask import Response, current_app, request
 from flask_smorest import Blueprint
 from werkzeug.routing import BaseConverter
 
-from service import read_models
 from service.adapters.codec import dumps
 from service.api import schemas as s
 from service.api.auth import bearer_token, current_player, idempotency_key
@@ -121,11 +120,11 @@ def create_game(body):
 def list_games(query):
     """The lobby: games by type and status, latest activity first, paged with limit and offset."""
     def build():
-        page = read_models.lobby_of(service(), query.get("type"), query.get("status"), query["offset"],
+        page = service().lobby(query.get("type"), query.get("status"), query["offset"],
                                     query["limit"])
         return {"games": [{**game, "last_activity": game["at"]} for game in page["games"]], "total": page["total"]}
 
-    lobby = read_models.lobby_version(service())
+    lobby = service().read_models.lobby_version()
     return answer(etag("lobby", lobby, [query.get("type"), query.get("status"), query["limit"], query["offset"]]),
                   build)
 

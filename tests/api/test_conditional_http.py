@@ -10,7 +10,7 @@ from domain.games import default_registry
 from domain.kernel import Command
 from service.adapters.memory_store import MemoryStore
 from service.projections_runner import ProjectionRunner
-from service.read_models import ReadModels, attach, lobby_version, read_models_of
+from service.read_models import ReadModels
 from service.services import GameService
 from tests.helpers.play import start_game
 
@@ -22,7 +22,7 @@ class Spy:
         self.calls: list[str] = []
         for owner, name in [(service, "load"), (service, "state"), (service, "legal_commands"),
                             (service, "list_games"), (service.store, "read"),
-                            (read_models_of(service).runner, "model")]:
+                            (service.read_models.runner, "model")]:
             self._wrap(monkeypatch, owner, name)
 
     def _wrap(self, monkeypatch, owner, name):
@@ -176,11 +176,10 @@ def test_with_projection_workers_the_lobby_version_is_the_stored_checkpoints():
     """With RQ workers a read returns the stored lobby, so its tag follows the stored
     checkpoints: it moves when a worker applies events, not when they are appended."""
     store = MemoryStore()
-    service = GameService(store, default_registry())
     runner = ProjectionRunner(store)
-    attach(service, ReadModels(runner, catch_up_on_read=False, mode="rq"))
-    before = lobby_version(service)
+    service = GameService(store, default_registry(), read_models=ReadModels(runner, catch_up_on_read=False, mode="rq"))
+    before = service.read_models.lobby_version()
     start_game(service, "dynasties", 2)
-    assert lobby_version(service) == before  # appended, not yet applied
+    assert service.read_models.lobby_version() == before  # appended, not yet applied
     runner.catch_up("lobby")
-    assert lobby_version(service) != before
+    assert service.read_models.lobby_version() != before

@@ -80,7 +80,7 @@ def check_export_imports_to_the_same_game(server, game_id: str) -> None:
     # the service folds both from their stored events alike (no cache, snapshots or not)
     games = server.games
     first, second = games.load(game_id).state, games.load(copy["id"]).state
-    games._cache.clear()
+    games.loader._cache.clear()
     assert games.load(game_id).state == first == second == games.load(copy["id"]).state
 
 

@@ -17,7 +17,8 @@ from service.adapters.memory_store import MemoryStore
 from service.api.commands import command_schemas
 from service.app import create_app
 from service.config import Config
-from service.services import GameService, stream_of
+from service.envelopes import stream_of
+from service.services import GameService
 from tests.helpers.play import play_randomly, start_game
 
 
@@ -111,14 +112,14 @@ def test_snapshots_of_a_pax_pamir_game_fold_to_the_same_state_and_are_keyed_by_r
     schema = f"pax_pamir:{RULES.rules_version}:pickle"
     assert any(key[0] == stream_of(game_id) and key[1].startswith(schema) for key in store._snapshots)
     from_events = fold(RULES, [e for e in _game_events(store, game_id)])
-    service._cache.clear()
+    service.loader._cache.clear()
     assert service.load(game_id).state == from_events == game.state
     for at in (120, 333, game.version - 1):  # time travel lands between snapshots too
-        service._cache.clear()
+        service.loader._cache.clear()
         assert service.load(game_id, at).state == fold(RULES, _game_events(store, game_id, at))
     monkeypatch.setattr(type(RULES), "rules_version", "not-" + RULES.rules_version)
-    assert service._load_snapshot(game_id, None) is None, "a snapshot of other rules is never read"
-    service._cache.clear()
+    assert service.loader._load_snapshot(game_id, None) is None, "a snapshot of other rules is never read"
+    service.loader._cache.clear()
     assert service.load(game_id).state == from_events
 
 

@@ -12,7 +12,7 @@ from service.adapters.memory_store import MemoryStore
 from service.app import create_app
 from service.config import Config
 from service.projections_runner import ProjectionRunner
-from service.read_models import ReadModels, attach, read_models_of
+from service.read_models import ReadModels
 from service.services import GameService
 from tests.games.highcard import RULES as HIGHCARD
 from tests.unit.projections.playing import play_games
@@ -38,7 +38,7 @@ def played(app):
     running = play_games(service, "highcard", 0, seed=32, unfinished=2)
     time.sleep(0.01)  # times are in milliseconds: let the newest game be strictly the latest
     waiting = service.create_game(service.create_player("host"), "highcard", {}, 3).id
-    read_models_of(service).runner.catch_up_all()  # a read catches up for a bounded time only
+    service.read_models.runner.catch_up_all()  # a read catches up for a bounded time only
     return service, finished, running, waiting
 
 
@@ -50,9 +50,9 @@ def problem(response, status, code):
 
 def test_games_come_from_the_lobby_projection_not_from_the_streams():
     store = MemoryStore()
-    service = GameService(store, REGISTRY)  # no after_append: nothing keeps the lobby current
     runner = ProjectionRunner(store)
-    attach(service, ReadModels(runner, catch_up_on_read=False, mode="rq"))
+    # no after_append: nothing keeps the lobby current
+    service = GameService(store, REGISTRY, read_models=ReadModels(runner, catch_up_on_read=False, mode="rq"))
     client = create_app(Config(store_url="memory://"), service=service).test_client()
     play_games(service, "highcard", 2, seed=1)
     assert client.get("/games").get_json() == {"games": [], "total": 0}
@@ -132,14 +132,14 @@ def test_projections_show_their_checkpoints_and_no_lag_in_inline_mode(client, pl
 
 def test_projections_show_the_lag_a_worker_has_yet_to_catch_up():
     store = MemoryStore()
-    service = GameService(store, REGISTRY)
-    attach(service, ReadModels(ProjectionRunner(store), catch_up_on_read=False, mode="rq"))
+    service = GameService(store, REGISTRY,
+                          read_models=ReadModels(ProjectionRunner(store), catch_up_on_read=False, mode="rq"))
     client = create_app(Config(store_url="memory://"), service=service).test_client()
     play_games(service, "highcard", 1)
     status = client.get("/projections").get_json()
     assert status["mode"] == "rq"
     assert {p["lag"] for p in status["projections"]} == {store.log_head(0)}
-    read_models_of(service).runner.catch_up_all()
+    service.read_models.runner.catch_up_all()
     assert {p["lag"] for p in client.get("/projections").get_json()["projections"]} == {0}
 
 

@@ -24,7 +24,6 @@ from service import worker as worker_module
 from service.bootstrap import build_service
 from service.config import Config
 from service.projections_runner import ProjectionRunner
-from service.read_models import read_models_of
 from tests.unit.projections.playing import play_games
 
 pytestmark = pytest.mark.integration
@@ -62,7 +61,7 @@ def deployment(redis_url, tmp_path):
 
 
 def runner_of(service) -> ProjectionRunner:
-    return read_models_of(service).runner
+    return service.read_models.runner
 
 
 def wait_until_current(runner: ProjectionRunner, timeout: float = 30.0) -> None:

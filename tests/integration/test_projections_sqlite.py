@@ -16,7 +16,6 @@ import pytest
 from domain.games.dynasties import RULES as DYNASTIES
 from service.bootstrap import build_service
 from service.config import Config
-from service.read_models import read_models_of
 from tests.games.highcard import RULES as HIGHCARD
 from tests.unit.projections.playing import open_game, play_games, play_moves
 
@@ -36,7 +35,7 @@ def played(tmp_path_factory):
 
 
 def runner_of(service):
-    return read_models_of(service).runner
+    return service.read_models.runner
 
 
 def test_the_background_catch_up_makes_every_projection_current_after_the_last_append(played):
@@ -62,7 +61,7 @@ def test_the_scoreboard_counts_every_finished_game_once(played):
     finished = [service.load(i).summary() for i in ids]
     finished = [g for g in finished if g["status"] == "finished"]
     for kind in ("dynasties", "highcard"):
-        board = read_models_of(service).scoreboard(kind)["players"]
+        board = service.read_models.scoreboard(kind)["players"]
         games_of_kind = [g for g in finished if g["type"] == kind]
         assert sum(r["games_played"] for r in board) == sum(len(g["seats"]) for g in games_of_kind)
         assert sum(r["wins"] for r in board) == sum(len(g["outcome"]["winners"]) for g in games_of_kind)
@@ -76,7 +75,7 @@ def test_each_players_history_lists_their_games_with_results(played):
     for game_id in ids:
         summary = service.load(game_id).summary()
         for seat in summary["seats"]:
-            history = read_models_of(service).player_games(seat["player_id"])["games"]
+            history = service.read_models.player_games(seat["player_id"])["games"]
             (entry,) = [g for g in history if g["game_id"] == game_id]
             assert entry["seat"] == seat["seat"] and entry["status"] == summary["status"]
             if summary["outcome"]:
@@ -122,5 +121,5 @@ def test_an_undone_move_is_never_seen_as_standing(tmp_path):
     after = service.list_games()[0]
     assert after["to_move"] == before["to_move"] and after["status"] == "active"
     assert after["version"] == before["version"] + 2
-    history = read_models_of(service).player_games(players[0]["id"])["games"]
+    history = service.read_models.player_games(players[0]["id"])["games"]
     assert [g["status"] for g in history] == ["active"]

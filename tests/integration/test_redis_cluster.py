@@ -26,7 +26,6 @@ import requests
 from domain.games.dynasties import RULES as DYNASTIES
 from service.bootstrap import build_service
 from service.config import Config
-from service.read_models import read_models_of
 from tests.api.test_full_game_http import play_whole_game
 from tests.integration.redis_cluster import start_cluster
 from tests.integration.test_event_store_contract import SharedBackendContract, Spec
@@ -142,14 +141,14 @@ class Deployment:
         self.games.store.close()
 
     def wait_until_current(self, timeout: float = 60) -> None:
-        runner = read_models_of(self.games).runner
+        runner = self.games.read_models.runner
         deadline = time.monotonic() + timeout
         while any(status["lag"] for status in runner.status_all()):
             assert time.monotonic() < deadline, [(s["name"], s["lag"]) for s in runner.status_all()]
             time.sleep(0.1)
 
     def assert_converged(self) -> None:
-        runner = read_models_of(self.games).runner
+        runner = self.games.read_models.runner
         for name in runner.names:
             assert runner.model(name) == runner.replay(name), name
         for game in self.games.list_games():

@@ -11,7 +11,8 @@ from domain.kernel import Command, Event, RuleViolation
 from domain.kernel.table import PLATFORM, undone_versions
 from service.adapters.memory_store import MemoryStore
 from service.adapters.sqlite_store import SqliteStore
-from service.services import GameService, stream_of
+from service.envelopes import stream_of
+from service.services import GameService
 from tests.helpers.play import play_randomly, start_game
 
 REGISTRY = {"dynasties": RULES}
@@ -131,7 +132,7 @@ def test_deleting_every_snapshot_changes_no_answer(tmp_path):
     play_randomly(service, game_id, players, random.Random(3), undo_chance=0.1, max_commands=200)
     with_snapshots = GameService(store, REGISTRY, snapshot_every=5)
     answers = [with_snapshots.state(game_id, players[1], at=v) for v in range(1, service.load(game_id).version + 1)]
-    assert store.load_snapshot(stream_of(game_id), with_snapshots._snapshot_schema(RULES)) is not None
+    assert store.load_snapshot(stream_of(game_id), with_snapshots.loader.snapshot_schema(RULES)) is not None
     store.delete_snapshots()
     without = GameService(store, REGISTRY, snapshot_every=5)
     assert answers == [without.state(game_id, players[1], at=v) for v in range(1, len(answers) + 1)]

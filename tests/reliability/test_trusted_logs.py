@@ -13,8 +13,10 @@ from domain.games import default_registry
 from service.adapters.memory_store import MemoryStore
 from service.adapters.sqlite_store import SqliteStore
 from service.adapters.store import Recorded
+from service.envelopes import stream_of
+from service.portable_logs import digest as _digest
 from service.projections_runner import ProjectionRunner
-from service.services import GameService, _digest, stream_of
+from service.services import GameService
 from tests.helpers.play import play_randomly, start_game
 
 KEY_A = "a" * 32
@@ -126,7 +128,7 @@ def _forge(text: str, victim: dict, seats_replaced: str, score: int) -> str:
             body["after"]["outcome"]["winners"] = [0, 1]
     envelopes = [{k: v for k, v in b.items() if k != "version"} for b in bodies]
     folder = GameService(MemoryStore(), default_registry())
-    game = folder._fold("f" * 16, [Recorded(stream_of("f" * 16), i + 1, e) for i, e in enumerate(envelopes)])
+    game = folder.loader.fold("f" * 16, [Recorded(stream_of("f" * 16), i + 1, e) for i, e in enumerate(envelopes)])
     header["digest"] = _digest(game, envelopes)
     return "".join(orjson.dumps(line).decode() + "\n" for line in [header, *bodies])
 

@@ -1,7 +1,7 @@
 """Envelopes for projection unit tests, shaped as the service stores events.
 
 ``GameLog`` numbers versions, stamps times, and puts ``after`` on the last event of each
-append, as ``GameService._append`` does; ``envelopes`` turns the log into the public
+append, as ``Appender.append`` does; ``envelopes`` turns the log into the public
 envelopes a projection receives.
 """
 

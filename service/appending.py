@@ -1,0 +1,116 @@
+"""Appending: events stored at the version they were decided on, retried on a conflict,
+and a command's answer, the same for its first request and for every retry of it.
+
+Optimistic concurrency: a command is decided on the game at version N and its events are
+appended only if the stream is still at N (the store refuses otherwise, atomically). A
+use case that decided on a stale game is simply run again on the newer one:
+``retry_on_conflict`` is the one loop that does this, for every use case.
+
+Idempotency: a request with an ``Idempotency-Key`` stores, atomically with its events, a
+record (its fingerprint, the versions it made, the acting seat). A retry with the same key
+gets the first request's answer rebuilt from that record, never a second move; the same
+key with a different request is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from service.adapters.codec import dumps
+from service.adapters.store import EventStore, Recorded, VersionConflict
+from service.envelopes import NewEvent, public_event, stamp, stream_of
+from service.errors import Conflict, Unprocessable
+from service.game import Game, audience
+from service.loading import GameLoader
+
+#: How often a use case is run again on a newer game after its append met a conflict.
+CONFLICT_RETRIES = 20
+
+T = TypeVar("T")
+
+
+def retry_on_conflict(attempt: Callable[[], T], retries: int = CONFLICT_RETRIES) -> T:
+    """``attempt()`` until it does not raise ``VersionConflict`` (it loads the game anew
+    each time); after ``retries`` conflicts in a row the game is too busy."""
+    for _ in range(retries):
+        try:
+            return attempt()
+        except VersionConflict:
+            continue
+    raise Conflict("the game is too busy; try again", code="busy")
+
+
+@dataclass
+class Clock:
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+
+    def iso(self) -> str:
+        return self.now().isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def fingerprint(kind: str, body: Any, expected: int | None) -> str:
+    """What identifies a request for its Idempotency-Key: the same key must come with it."""
+    return hashlib.sha256(dumps([kind, body, expected])).hexdigest()
+
+
+class Appender:
+    def __init__(self, store: EventStore, loader: GameLoader, clock: Clock,
+                 after_append: Callable[[str], None]):
+        self.store = store
+        self.loader = loader
+        self.clock = clock
+        self.after_append = after_append
+
+    def append(self, game: Game, events: list[NewEvent],
+               idempotency: tuple[str, dict[str, Any]] | None = None) -> tuple[Game, list[Recorded]]:
+        """Append ``events`` at ``game.version`` (``VersionConflict`` if the stream moved on);
+        the game after them, and what was stored."""
+        after = self.loader.advance(game, events)
+        stream = stream_of(game.id)
+        envelopes = stamp(events, game.version, self.clock.iso(), after.public_facts())
+        self.store.append(stream, game.version, envelopes, idempotency)
+        self.loader.remember(after)
+        self.after_append(stream)
+        self.loader.maybe_snapshot(game.version, after)
+        return after, [Recorded(stream, game.version + i + 1, body) for i, body in enumerate(envelopes)]
+
+    def append_stored_log(self, game_id: str, envelopes: list[dict[str, Any]]) -> None:
+        """Store a whole log as it comes (an import): at version 0, so a game already here
+        conflicts, atomically."""
+        self.store.append(stream_of(game_id), 0, envelopes)
+        self.after_append(stream_of(game_id))
+
+    # -- a move's answer, first time and on every retry --------------------------------------
+    def append_and_answer(self, game: Game, seat: int, events: list[NewEvent], player: Mapping[str, Any],
+                          idempotency_key: str | None, request: str) -> dict[str, Any]:
+        """Append a seat's move and answer with its events as that seat may see them.
+        ``request`` is the request's fingerprint, kept with an idempotency key."""
+        record = {"fingerprint": request, "first": game.version + 1, "last": game.version + len(events),
+                  "seat": seat}
+        idempotency = (f"{player['id']}:{idempotency_key}", record) if idempotency_key else None
+        after, stored = self.append(game, events, idempotency)
+        return self._answer(after, record, stored)
+
+    def replayed(self, game_id: str, player: Mapping[str, Any] | None, key: str | None,
+                 request: str) -> dict[str, Any] | None:
+        """The first answer to this request, if one with the same key was stored."""
+        if not key or player is None:
+            return None
+        record = self.store.idempotency_record(stream_of(game_id), f"{player['id']}:{key}")
+        return self.answer_again(game_id, record, request) if record else None
+
+    def answer_again(self, game_id: str, record: dict[str, Any], request: str) -> dict[str, Any]:
+        if record["fingerprint"] != request:
+            raise Unprocessable("this Idempotency-Key was already used for a different request",
+                                code="idempotency_key_reused")
+        stored = self.store.read(stream_of(game_id), record["first"] - 1, record["last"])
+        return self._answer(self.loader.load(game_id), record, stored)
+
+    @staticmethod
+    def _answer(game: Game, record: dict[str, Any], events: list[Recorded]) -> dict[str, Any]:
+        viewer = audience(game, seat=record["seat"])
+        return {"version": record["last"], "events": [public_event(r, viewer) for r in events]}

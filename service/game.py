@@ -1,0 +1,85 @@
+"""A game as the service holds it, and who a reader of it counts as.
+
+``audience`` is the one place that decides what a request may see: every endpoint that
+shows a view or events (state, legal commands, events, replays, the live stream, a
+command's answer, exports) asks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from domain.kernel import GameRules
+from domain.kernel.events import EVERYONE
+from domain.kernel.table import Table
+from service.envelopes import Viewer
+
+
+@dataclass
+class Game:
+    """A game folded up to ``version``: the platform's table and the game's own state."""
+
+    id: str
+    version: int
+    table: Table
+    rules: GameRules
+    state: Any = None
+    undone: frozenset[int] = frozenset()
+    #: for a game that came in through ``POST /games/import``: ``{ranked, from, signature}``
+    imported: dict[str, Any] | None = None
+
+    @property
+    def ranked(self) -> bool:
+        """Does this game count for scoreboards and players' records? (an imported log only
+        when this server signed it and it was not here already)"""
+        return self.imported is None or bool(self.imported.get("ranked"))
+
+    @property
+    def over(self) -> bool:
+        return self.state is not None and self.rules.outcome(self.state) is not None
+
+    def seat_of(self, player: Mapping[str, Any] | None) -> int | None:
+        return self.table.seat_of(player["id"]) if player else None
+
+    def public_facts(self) -> dict[str, Any]:
+        """What anyone may know of where the game stands: status, whose move, outcome."""
+        outcome = self.rules.outcome(self.state) if self.state is not None else None
+        return {"status": "finished" if outcome else self.table.status,
+                "to_move": self.rules.to_move(self.state) if self.state is not None else [],
+                "outcome": outcome.to_json() if outcome else None}
+
+    def summary(self) -> dict[str, Any]:
+        table = self.table
+        facts = self.public_facts()
+        return {
+            "id": self.id,
+            "type": table.game_type,
+            "status": facts["status"],
+            "options": table.public_options(),
+            "seats": [
+                {"seat": s, "player_id": table.players.get(s),
+                 "name": table.names.get(table.players[s]) if s in table.players else None}
+                for s in range(table.seats)
+            ],
+            "to_move": facts["to_move"],
+            "version": self.version,
+            "outcome": facts["outcome"],
+            "ranked": self.ranked,
+        }
+
+
+def audience(game: Game, player: Mapping[str, Any] | None = None, *, seat: int | None = None,
+             live: bool = False) -> Viewer:
+    """Who a reader of ``game`` counts as: ``EVERYONE``, a seat, or None (a spectator).
+
+    Everything is revealed to everyone in a game of open information, and once the game
+    is over to anyone looking back at it (its events, a replay, a past version, an
+    export). Otherwise a reader sees what their seat sees (``player``'s seat, or ``seat``
+    when the caller already knows it). ``live``: the current view of a finished game
+    stays the seat's own view, as during play (the game's view shows what the end
+    revealed)."""
+    if game.table.open_information or (game.over and not live):
+        return EVERYONE
+    return seat if seat is not None else game.seat_of(player)

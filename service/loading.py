@@ -1,0 +1,171 @@
+"""Loading a game: fold its stream, from this process's cache or a snapshot plus the tail.
+
+A game is the fold of its stream: the platform's events build the ``Table`` (who sits
+where, the options, export consent), the game's own events go through its rules'
+``evolve``, and events that a standing ``MovesUndone`` took back are skipped. Three ways
+to get there, each giving the same game:
+
+* the **cache** (an LRU of folded games per process) plus the events after it;
+* a **snapshot** (a pickled fold every ``snapshot_every`` events, keyed by the rules'
+  version, never the source of truth: deleting every snapshot changes no answer) plus the
+  tail after it;
+* the whole stream from its first event.
+
+An undo that takes back a version the cached or snapshotted game already holds makes
+that base useless: the loader then folds from further back. ``at`` loads the game as it
+was at a past version (time travel).
+"""
+
+from __future__ import annotations
+
+import base64
+import pickle
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+
+from domain.kernel import Event, GameRules
+from domain.kernel.table import Table, undone_versions
+from service.adapters.store import EventStore, Recorded
+from service.envelopes import NewEvent, is_platform, is_undo, stored_shape, stream_of
+from service.errors import NotFound, Unprocessable
+from service.game import Game
+
+
+class GameLoader:
+    def __init__(self, store: EventStore, registry: Mapping[str, GameRules], *, cache_size: int = 512,
+                 snapshot_every: int = 0):
+        self.store = store
+        self.registry = registry
+        self.snapshot_every = snapshot_every
+        self._cache: OrderedDict[str, Game] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    def rules(self, kind: str) -> GameRules:
+        if kind not in self.registry:
+            raise Unprocessable(f"unknown game type {kind!r}; known types: {', '.join(sorted(self.registry))}",
+                                code="unknown_game_type")
+        return self.registry[kind]
+
+    def current_version(self, game_id: str) -> int:
+        """The game's latest version, read from the store without reading or folding an
+        event (0: no such game)."""
+        return self.store.version(stream_of(game_id))
+
+    def load(self, game_id: str, at: int | None = None, *, trust_cache: bool = False) -> Game:
+        """The game folded to its latest version, or to version ``at`` (time travel).
+
+        ``trust_cache``: answer from this process's cache without asking the store for a
+        newer tail (a command does this: its append checks the version anyway, and a
+        conflict loads again)."""
+        if at is None:
+            with self._lock:
+                cached = self._cache.get(game_id)
+            if cached is not None and trust_cache:
+                return cached
+            if cached is not None:
+                game = self.extend(cached, self.store.read(stream_of(game_id), cached.version))
+                if game is not None:
+                    self.remember(game)
+                    return game
+        game = self._load_fresh(game_id, at)
+        if at is None:
+            self.remember(game)
+        elif game.version < at:
+            raise NotFound(f"game {game_id} has only {game.version} events; there is no version {at}")
+        return game
+
+    def _load_fresh(self, game_id: str, at: int | None) -> Game:
+        """From the newest usable snapshot plus the tail, else from the first event."""
+        stream = stream_of(game_id)
+        limit = at
+        while self.snapshot_every:
+            snapshot = self._load_snapshot(game_id, limit)
+            if snapshot is None:
+                break
+            game = self.extend(snapshot, self.store.read(stream, snapshot.version, at))
+            if game is not None:
+                return game
+            limit = snapshot.version - 1  # an undo reached behind this snapshot: try an older one
+        return self.fold(game_id, self.store.read(stream, 0, at))
+
+    def remember(self, game: Game) -> None:
+        with self._lock:
+            current = self._cache.get(game.id)
+            if current is None or current.version < game.version:
+                self._cache[game.id] = game
+                self._cache.move_to_end(game.id)
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+
+    def fold(self, game_id: str, records: list[Recorded]) -> Game:
+        """The game from its first event on."""
+        if not records:
+            raise NotFound(f"no game with id {game_id!r}")
+        table = Table()
+        table.apply(Event.from_json(records[0].event))
+        empty = Game(game_id, records[0].version, table, self.rules(table.game_type),
+                     imported=records[0].event.get("imported"))
+        game = self.extend(empty, records[1:], fresh=True)
+        assert game is not None, "an undo cannot reach behind the first event"
+        return game
+
+    def extend(self, base: Game, tail: list[Recorded], fresh: bool = False) -> Game | None:
+        """``base`` with ``tail`` applied (``base`` itself is left as it was, unless
+        ``fresh``: nobody else holds it); None if an undo in the tail takes back a version
+        that ``base`` already contains (the caller must fold from further back)."""
+        if not tail:
+            return base
+        undone = undone_versions((r.version, r.event) for r in tail)
+        if undone and min(undone) <= base.version:
+            return None
+        table = base.table if fresh else base.table.copy()
+        state = base.state if (fresh or base.state is None) else base.rules.copy(base.state)
+        for record in tail:
+            if record.version in undone:
+                continue
+            if is_platform(record.event):
+                table.apply(Event.from_json(record.event))
+            else:
+                state = base.rules.evolve(state, Event.from_json(record.event))
+        table.finished = state is not None and base.rules.outcome(state) is not None
+        return Game(base.id, tail[-1].version, table, base.rules, state, base.undone | undone, base.imported)
+
+    def advance(self, game: Game, events: list[NewEvent]) -> Game:
+        """The game as it will be once ``events`` are stored (nothing is written)."""
+        stream = stream_of(game.id)
+        records = [Recorded(stream, game.version + i + 1, stored_shape(new)) for i, new in enumerate(events)]
+        if any(is_undo(r.event) for r in records):
+            return self.fold(game.id, self.store.read(stream, 0, game.version) + records)
+        if game.version == 0:
+            return self.fold(game.id, records)
+        advanced = self.extend(game, records)
+        assert advanced is not None
+        return advanced
+
+    # -- snapshots: a cache of folded games, never the source of truth ----------------------
+    @staticmethod
+    def snapshot_schema(rules: GameRules) -> str:
+        return f"{rules.kind}:{getattr(rules, 'rules_version', '1')}:pickle{pickle.DEFAULT_PROTOCOL}"
+
+    def maybe_snapshot(self, before: int, after: Game) -> None:
+        """Keep a snapshot of ``after`` if the append from ``before`` crossed a multiple of
+        ``snapshot_every``."""
+        every = self.snapshot_every
+        if every and after.state is not None and after.version // every > before // every:
+            blob = pickle.dumps((after.table, after.state, sorted(after.undone)))
+            self.store.save_snapshot(stream_of(after.id), after.version, self.snapshot_schema(after.rules),
+                                     {"pickle": base64.b64encode(blob).decode()})
+
+    def _load_snapshot(self, game_id: str, at_most: int | None) -> Game | None:
+        first = self.store.read(stream_of(game_id), 0, 1)
+        if not first:
+            raise NotFound(f"no game with id {game_id!r}")
+        rules = self.rules(first[0].event["data"]["game_type"])
+        found = self.store.load_snapshot(stream_of(game_id), self.snapshot_schema(rules), at_most)
+        if found is None:
+            return None
+        version, body = found
+        table, state, undone = pickle.loads(base64.b64decode(body["pickle"]))
+        return Game(game_id, version, table, rules, state, frozenset(undone), first[0].event.get("imported"))
