@@ -63,7 +63,7 @@ def make_log(path: Path, events: int, seed: int = 1) -> SqliteStore:
         return store
     service = GameService(store, REGISTRY)
     rng = random.Random(seed + store.log_head(0))
-    pool = [service.create_player(f"bench-{i}") for i in range(24)]
+    pool = [service.players.create(f"bench-{i}") for i in range(24)]
     started = time.perf_counter()
     games = 0
     while store.log_head(0) < events:
@@ -131,7 +131,7 @@ def bench_lag(url: str, rate: float, seconds: float) -> None:
                               stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         rng = random.Random(7)
-        pool = [service.create_player(f"load-{i}") for i in range(30)]
+        pool = [service.players.create(f"load-{i}") for i in range(30)]
         games = [start_game(service, pool, rng) for _ in range(20)]
         sampler_store = RedisStore(url, partitions=store.partitions, prefix=prefix)
         wait_current(sampler_store, names, timeout=60)

@@ -36,11 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from domain.games import default_registry  # noqa: E402
 from service.app import create_app  # noqa: E402
-from service.bootstrap import open_store  # noqa: E402
 from service.config import Config  # noqa: E402
 from service.projections_runner import ProjectionRunner  # noqa: E402
 from service.read_models import ReadModels  # noqa: E402
 from service.services import GameService  # noqa: E402
+from service.stores import open_store  # noqa: E402
 
 
 def free_port() -> int:
@@ -65,7 +65,7 @@ class Lobby:
         self.service = GameService(self.store, default_registry(),
                                    read_models=ReadModels(self.runner, catch_up_on_read=False, mode="rq"))
         self.client = create_app(config, service=self.service).test_client()
-        self.players = [self.service.create_player(f"p{i}") for i in range(1000)]
+        self.players = [self.service.players.create(f"p{i}") for i in range(1000)]
         started = time.perf_counter()
         self.open_games: list[str] = []
         for number in range(size):

@@ -133,8 +133,8 @@ def _worker(config: Config, args: argparse.Namespace) -> int:
 def _rebuild(config: Config, args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from service.bootstrap import open_store
     from service.projections_runner import ProjectionRunner
+    from service.stores import open_store
 
     runner = ProjectionRunner(open_store(config), batch_size=config.projection_batch,
                               save_every=config.projection_save_every, pause=config.projection_pause)
@@ -191,8 +191,8 @@ def _rebuild_via_worker(config: Config, names: list[str]) -> int:
 
 # -- lag ---------------------------------------------------------------------------------
 def _lag(config: Config, args: argparse.Namespace) -> int:
-    from service.bootstrap import open_store
     from service.projections_runner import ProjectionRunner
+    from service.stores import open_store
 
     runner = ProjectionRunner(open_store(config))
     for status in runner.status_all():

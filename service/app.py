@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-import yaml
 from flask import Flask
 
 from domain.kernel import GameRules
-from service import limits
 from service.adapters.store import EventStore
-from service.api import commands, faults, input_guard, links, live, meta, read_models, routes
+from service.api import commands, faults, input_guard, limits, links, live, meta, read_models, routes
 from service.api.contract import ContractApi, register_views
 from service.api.errors import register_error_handlers
 from service.bootstrap import build_service
@@ -70,11 +68,6 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
     links.add_links(api.spec._paths)
     app.extensions["api"] = api
     return app
-
-
-def spec_yaml(app: Flask) -> str:
-    """The contract as the app generates it (openapi.yaml at the root must equal it)."""
-    return yaml.safe_dump(app.extensions["api"].spec.to_dict(), sort_keys=False, allow_unicode=True)
 
 
 def committed_spec_path() -> Path:

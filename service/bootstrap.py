@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from urllib.parse import urlparse
 
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
@@ -11,26 +10,7 @@ from service.config import Config
 from service.projections_runner import InlineProjections, ProjectionRunner
 from service.read_models import ReadModels
 from service.services import GameService
-
-
-def open_store(config: Config) -> EventStore:
-    url = config.store_url
-    scheme = urlparse(url).scheme
-    if scheme == "sqlite":
-        from service.adapters.sqlite_store import SqliteStore
-
-        path = url.removeprefix("sqlite:///")
-        return SqliteStore(path or "./data/events.db", synchronous=config.sqlite_synchronous)
-    if scheme in ("redis", "rediss", "redis-cluster", "rediss-cluster"):
-        from service.adapters.redis_store import RedisStore
-
-        return RedisStore(url, partitions=config.redis_partitions, prefix=config.redis_prefix,
-                          timeout=config.store_timeout or None)
-    if scheme == "memory":
-        from service.adapters.memory_store import MemoryStore
-
-        return MemoryStore()
-    raise ValueError(f"unknown store URL {url!r}: use sqlite:///PATH, redis://HOST:PORT/DB or memory://")
+from service.stores import open_store
 
 
 def build_service(config: Config, registry: Mapping[str, GameRules] | None = None,

@@ -45,7 +45,7 @@ class Config:
     #: keys that sign exported logs: the first signs, every one verifies (rotation: put the new
     #: key first, keep the old after it). Empty: a random key kept in the store (service.signing)
     signing_keys: tuple[str, ...] = ()
-    #: limits and quotas (service.limits; docs/operations.md lists them). Rates are
+    #: limits and quotas (service.api.limits; docs/operations.md lists them). Rates are
     #: "N/second;M/minute" strings (empty: no such limit); counts of 0 mean no limit.
     limits_enabled: bool = True
     limits_storage: str = "memory://"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from service.app import create_app, spec_yaml
+from service.api.contract import spec_yaml
+from service.app import create_app
 from service.config import Config
 
 

@@ -176,7 +176,7 @@ def runtime(config: Config | None = None) -> Runtime:
     (the environment when a plain ``rq worker`` runs the jobs)."""
     global _runtime
     if _runtime is None or (config is not None and config != _runtime.config):
-        from service.bootstrap import open_store
+        from service.stores import open_store
 
         config = config or Config.from_env()
         store = open_store(config)
@@ -317,7 +317,7 @@ def _sweep(config: Config) -> None:
     interval instead of waiting for the next append. Requests go through the pending flags,
     so a projection already queued is not queued twice, unless it made no progress since the
     last sweep: a flag left by a lost job would otherwise hold it back for ``PENDING_TTL``."""
-    from service.bootstrap import open_store
+    from service.stores import open_store
 
     runner: ProjectionRunner | None = None
     projections: RqProjections | None = None

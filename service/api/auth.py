@@ -24,7 +24,7 @@ def bearer_token(required: bool = False) -> str | None:
 
 def current_player(required: bool = False) -> dict[str, Any] | None:
     token = bearer_token(required)
-    return None if token is None else current_app.extensions["games"].authenticate(token)
+    return None if token is None else current_app.extensions["games"].players.authenticate(token)
 
 
 def idempotency_key() -> str | None:

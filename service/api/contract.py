@@ -21,6 +21,8 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
+import yaml
+from flask import Flask
 from flask_smorest import Api
 
 from domain.kernel import GameRules
@@ -102,3 +104,8 @@ def register_views(spec: Any, registry: Mapping[str, GameRules]) -> None:
         "oneOf": [{"$ref": ref} for ref in mapping.values()],
         "discriminator": {"propertyName": "game", "mapping": mapping},
     })
+
+
+def spec_yaml(app: Flask) -> str:
+    """The contract as the app generates it (openapi.yaml at the root must equal it)."""
+    return yaml.safe_dump(app.extensions["api"].spec.to_dict(), sort_keys=False, allow_unicode=True)

@@ -31,8 +31,8 @@ from flask_smorest import Blueprint
 
 from service.api.auth import current_player
 from service.api.errors import problem_responses
+from service.api.limits import stream_slot
 from service.api.read_model_schemas import StreamHeadersSchema, StreamQuerySchema
-from service.limits import stream_slot
 from service.live_feed import End, Heartbeat, follow
 
 blp = Blueprint("live", __name__, url_prefix="/games", description="Live updates (Server-Sent Events)")

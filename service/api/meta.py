@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Response, current_app, render_template_string
 from flask_smorest import Blueprint
 
+from service.api.contract import spec_yaml
 from service.api.errors import problem, problem_responses
 from service.api.faults import checks
 from service.api.problems import PROBLEM_TYPES
@@ -39,8 +40,6 @@ def health():
          responses={"200": {"description": "the OpenAPI document", "content": {"application/yaml": {}}}})
 def openapi_yaml():
     """This API's OpenAPI 3 document."""
-    from service.app import spec_yaml
-
     return Response(spec_yaml(current_app), mimetype="application/yaml")
 
 

@@ -76,7 +76,7 @@ _ALL = [
     ProblemType("export_not_allowed", 409, "Export not allowed",
                 "A game is exported once it is over, or once every seat consented "
                 "(`POST /games/{id}/export-consent`)."),
-    # -- limits and quotas (service.limits, docs/operations.md) ---------------------------
+    # -- limits and quotas (service.api.limits, docs/operations.md) ---------------------------
     ProblemType("rate_limited", 429, "Too Many Requests",
                 "Too many requests from this address or with this token; wait `Retry-After` seconds."),
     ProblemType("too_many_streams", 429, "Too many open streams",

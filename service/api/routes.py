@@ -61,7 +61,7 @@ def _game_tag(game_id: str, *parts) -> str | None:
 @problem_responses(players, 422)
 def create_player(body):
     """Register a player; keep the token secret: it is the player's key to its seats."""
-    return service().create_player(body["name"])
+    return service().players.create(body["name"])
 
 
 @players.route("/me/token", methods=["POST"])
@@ -70,7 +70,7 @@ def create_player(body):
 @problem_responses(players, 401)
 def rotate_token():
     """Rotate your token: a new one is issued and the one sent stops working at once."""
-    return service().rotate_token(bearer_token(required=True))
+    return service().players.rotate_token(bearer_token(required=True))
 
 
 @players.route("/me/token", methods=["DELETE"])
@@ -79,7 +79,7 @@ def rotate_token():
 @problem_responses(players, 401)
 def revoke_token():
     """Revoke the token sent: it stops working at once (the player keeps no other token)."""
-    service().revoke_token(bearer_token(required=True))
+    service().players.revoke_token(bearer_token(required=True))
 
 
 @players.route("/<string:player_id>", methods=["GET"])
@@ -88,7 +88,7 @@ def revoke_token():
 @problem_responses(players, 404)
 def get_player(player_id):
     """A player's public profile."""
-    return service().get_player(player_id)
+    return service().players.get(player_id)
 
 
 @game_types.route("", methods=["GET"])

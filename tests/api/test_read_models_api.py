@@ -37,7 +37,7 @@ def played(app):
     finished = play_games(service, "dynasties", 3, seed=31, players=4)
     running = play_games(service, "highcard", 0, seed=32, unfinished=2)
     time.sleep(0.01)  # times are in milliseconds: let the newest game be strictly the latest
-    waiting = service.create_game(service.create_player("host"), "highcard", {}, 3).id
+    waiting = service.create_game(service.players.create("host"), "highcard", {}, 3).id
     service.read_models.runner.catch_up_all()  # a read catches up for a bounded time only
     return service, finished, running, waiting
 

@@ -10,7 +10,7 @@ from service.services import GameService
 
 
 def start_game(service: GameService, kind: str, seats: int, options: dict[str, Any] | None = None):
-    players = [service.create_player(f"player-{i}") for i in range(seats)]
+    players = [service.players.create(f"player-{i}") for i in range(seats)]
     game = service.create_game(players[0], kind, options or {}, seats)
     for player in players:
         service.join_game(game.id, player)

@@ -34,7 +34,7 @@ def test_a_command_costs_one_round_trip_beside_the_token_in_the_steady_state(red
     config = Config(store_url=url, projections="rq", redis_prefix=namespace, queue_name=f"{namespace}-q",
                     enqueue_delay=0.01, snapshot_every=0)
     service = build_service(config, {"dynasties": DYNASTIES})
-    players = [service.create_player(f"p{i}") for i in range(3)]
+    players = [service.players.create(f"p{i}") for i in range(3)]
     tokens = {p["id"]: p["token"] for p in players}
     game_id, by_seat = open_game(service, "dynasties", players, 3)
     counter = Counting(service.store._redis)
@@ -42,7 +42,7 @@ def test_a_command_costs_one_round_trip_beside_the_token_in_the_steady_state(red
         game = service.load(game_id, trust_cache=True)
         seat = game.rules.to_move(game.state)[0]
         counter.calls = 0
-        player = service.authenticate(tokens[by_seat[seat]["id"]])
+        player = service.players.authenticate(tokens[by_seat[seat]["id"]])
         assert counter.calls == 1, "the token"
         counter.calls = 0
         legal = service.legal_commands(game_id, player)

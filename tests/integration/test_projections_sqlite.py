@@ -110,7 +110,7 @@ def test_a_rebuild_from_the_command_line_gives_the_same_model(played):
 
 def test_an_undone_move_is_never_seen_as_standing(tmp_path):
     service = build_service(Config(store_url=f"sqlite:///{tmp_path}/undo.db", projections="inline"), REGISTRY)
-    players = [service.create_player(n) for n in ("ann", "bob")]
+    players = [service.players.create(n) for n in ("ann", "bob")]
     game_id, by_seat = open_game(service, "highcard", players, 2)
     before = service.list_games()[0]
     seat = before["to_move"][0]

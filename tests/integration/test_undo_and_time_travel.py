@@ -189,7 +189,7 @@ def test_a_tampered_or_truncated_log_is_refused_and_nothing_is_written():
 def test_an_old_seat_taken_event_is_upcast_when_read_and_never_rewritten():
     store = MemoryStore()
     service = GameService(store, REGISTRY)
-    creator = service.create_player("creator")
+    creator = service.players.create("creator")
     game = service.create_game(creator, "dynasties", {}, 2)
     old = {"type": "SeatTaken", "data": {"seat": 0, "player": "0123456789abcdef"}, "source": PLATFORM,
            "actor": None, "at": "2025-01-01T00:00:00.000Z", "batch": 2}  # no "v": version 1

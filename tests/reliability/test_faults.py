@@ -94,7 +94,7 @@ def test_the_rq_worker_survives_a_redis_restart_and_catches_up(private_redis, tm
     worker = subprocess.Popen([sys.executable, "-m", "service", "worker", "--store", backend.url],
                               cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True)
     try:
-        host = service.create_player("host")
+        host = service.players.create("host")
         service.create_game(host, "dynasties", {}, 2)
         _wait_for(lambda: _lag(config) == 0, 30, "the worker did not catch up at first")
 
@@ -130,7 +130,7 @@ def test_the_worker_sweep_catches_up_a_projection_whose_job_was_lost(tmp_path):
     flags = redis.Redis.from_url(url)
     for name in names:  # the lost jobs' flags
         flags.set(f"{prefix}:projections:pending:{name}", "1", ex=600)
-    host = service.create_player("host")
+    host = service.players.create("host")
     service.create_game(host, "dynasties", {}, 2)
     time.sleep(0.5)
     assert _lag(config) > 0  # nothing was enqueued: the flags said a job was on its way

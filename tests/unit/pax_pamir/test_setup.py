@@ -237,7 +237,7 @@ def test_the_deal_option_is_listed_as_an_object_defaulting_to_null_with_its_shap
 
 def test_section_23_item_12_the_platform_passes_a_deal_through_and_the_game_is_dealt_as_given():
     service = GameService(MemoryStore(), {RULES.kind: RULES})
-    players = [service.create_player(f"p{i}") for i in range(3)]
+    players = [service.players.create(f"p{i}") for i in range(3)]
     deal = legal_deal(3, [2, 0, 1])
     game = service.create_game(players[0], RULES.kind, {"deal": deal}, 3)
     assert service.load(game.id).table.options["deal"] == deal
@@ -253,7 +253,7 @@ def test_section_23_item_12_the_platform_passes_a_deal_through_and_the_game_is_d
 
 def test_section_23_item_12_a_given_deal_is_a_secret_option_no_seat_or_spectator_can_read():
     service = GameService(MemoryStore(), {RULES.kind: RULES})
-    players = [service.create_player(f"p{i}") for i in range(2)]
+    players = [service.players.create(f"p{i}") for i in range(2)]
     deal = legal_deal(2, [1, 0])
     game = service.create_game(players[0], RULES.kind, {"deal": deal}, 2)
     for player in players:
@@ -269,14 +269,14 @@ def test_section_23_item_12_a_given_deal_is_a_secret_option_no_seat_or_spectator
 
 def test_section_23_item_12_a_deal_for_another_seat_count_is_refused_when_the_game_is_created():
     service = GameService(MemoryStore(), {RULES.kind: RULES})
-    player = service.create_player("p0")
+    player = service.players.create("p0")
     with pytest.raises(InvalidOptions, match="is for 3 seats, not 2"):
         service.create_game(player, RULES.kind, {"deal": legal_deal(3, [2, 0, 1])}, 2)
 
 
 def test_section_23_item_12_the_platform_refuses_a_bad_deal_when_the_game_is_created():
     service = GameService(MemoryStore(), {RULES.kind: RULES})
-    player = service.create_player("p0")
+    player = service.players.create("p0")
     with pytest.raises(InvalidOptions, match="deal"):
         service.create_game(player, RULES.kind, {"deal": {"deck": [1], "loyalty_order": [0, 1]}}, 2)
 

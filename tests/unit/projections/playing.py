@@ -16,7 +16,7 @@ MAX_COMMANDS = 5000
 
 
 def new_players(service: GameService, count: int, prefix: str = "player") -> list[dict[str, Any]]:
-    return [service.create_player(f"{prefix}-{i}") for i in range(count)]
+    return [service.players.create(f"{prefix}-{i}") for i in range(count)]
 
 
 def open_game(service: GameService, kind: str, players: list[dict[str, Any]], seats: int,

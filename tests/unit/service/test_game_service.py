@@ -15,7 +15,7 @@ REGISTRY = {"highcard": RULES}
 
 
 def started_game(service: GameService, seats: int = 2):
-    players = [service.create_player(f"p{i}") for i in range(seats)]
+    players = [service.players.create(f"p{i}") for i in range(seats)]
     game = service.create_game(players[0], "highcard", {}, seats)
     for player in players:
         service.join_game(game.id, player)
@@ -46,7 +46,7 @@ def test_the_game_starts_when_the_last_seat_is_taken(service):
 
 
 def test_a_seat_cannot_be_taken_twice_nor_by_the_same_player(service):
-    a, b, c = (service.create_player(n) for n in "abc")
+    a, b, c = (service.players.create(n) for n in "abc")
     game = service.create_game(a, "highcard", {}, 3)
     service.join_game(game.id, a, wanted=1)
     with pytest.raises(Conflict, match="seat 1 is taken"):
@@ -58,7 +58,7 @@ def test_a_seat_cannot_be_taken_twice_nor_by_the_same_player(service):
 
 
 def test_an_unknown_option_or_seat_count_is_refused_by_name(service):
-    player = service.create_player("a")
+    player = service.players.create("a")
     with pytest.raises(Exception, match="option 'trics': unknown option"):
         service.create_game(player, "highcard", {"trics": 2}, 2)
     with pytest.raises(Unprocessable, match="for 2 to 4 seats, not 9"):
@@ -69,7 +69,7 @@ def test_an_unknown_option_or_seat_count_is_refused_by_name(service):
 
 def test_a_player_without_a_seat_cannot_command(service):
     game_id, _ = started_game(service)
-    stranger = service.create_player("stranger")
+    stranger = service.players.create("stranger")
     with pytest.raises(Forbidden):
         service.submit_command(game_id, stranger, Command("PlayCard", {"card": "h01"}))
     with pytest.raises(Unauthorized):
@@ -193,7 +193,7 @@ def test_an_unknown_game_is_not_found(service):
 def test_concurrent_joins_without_a_seat_choice_each_get_a_different_open_seat():
     store = RacingStore()
     first, second = GameService(store, REGISTRY), GameService(store, REGISTRY)
-    a, b, c = (first.create_player(n) for n in "abc")
+    a, b, c = (first.players.create(n) for n in "abc")
     game = first.create_game(a, "highcard", {}, 3)
     second.load(game.id)
     store.race = lambda: first.join_game(game.id, a)  # takes seat 0 while b is joining
@@ -209,7 +209,7 @@ def test_random_seating_shuffles_who_sits_where_when_the_game_starts():
     service = GameService(MemoryStore(), {"dynasties": DYNASTIES})
     orders = set()
     for _ in range(12):
-        players = [service.create_player(f"p{i}") for i in range(4)]
+        players = [service.players.create(f"p{i}") for i in range(4)]
         game = service.create_game(players[0], "dynasties", {"seating": "random"}, 4)
         for player in players:
             service.join_game(game.id, player)
@@ -248,7 +248,7 @@ def test_the_platforms_secrets_reach_nobody_even_in_a_game_of_open_information()
     from domain.games import default_registry
 
     service = GameService(MemoryStore(), default_registry())
-    players = [service.create_player(name) for name in ("ann", "bob")]
+    players = [service.players.create(name) for name in ("ann", "bob")]
     game = service.create_game(players[0], "dynasties", {"open_information": True}, 2)
     for player in players:
         service.join_game(game.id, player)

@@ -33,7 +33,6 @@ from domain.games.pax_pamir.data.cards import (
     EventEffect,
 )
 from domain.games.pax_pamir.state import SUPPLY, PaxState
-from domain.games.pax_pamir.steps import turn as _turn  # turn imports this module: read it at call time
 from domain.games.pax_pamir.steps.bribes import hostage_bribe
 from domain.games.pax_pamir.steps.common import (
     CARD,
@@ -42,6 +41,7 @@ from domain.games.pax_pamir.steps.common import (
     Procedure,
     block_owner,
     lose_piece,
+    pay_rupee_to_market,
     pieces_on_board,
     place_piece,
     supply_of,
@@ -320,7 +320,7 @@ def pay_action_cost(t: Play, seat: int, amount: int, reason: str, offset: int = 
     for index in range(offset, offset + per_row):
         for row in range(MARKET_ROWS):
             if index < len(cards[row]):
-                _turn.pay_rupee_to_market(t, seat, row, cards[row][index], reason)
+                pay_rupee_to_market(t, seat, row, cards[row][index], reason)
             else:
                 t.emit(ev.rupees_moved(1, f"seat:{seat}", "removed", reason))
 

@@ -14,7 +14,7 @@ from typing import ClassVar
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import Coalition
-from domain.games.pax_pamir.data.cards import COURT_CARDS
+from domain.games.pax_pamir.data.cards import COURT_CARDS, PUBLIC_WITHDRAWAL
 from domain.games.pax_pamir.state import SUPPLY, PaxState
 from domain.kernel.engine import Turn
 from domain.kernel.prompt import NUMBER as _NUMBER
@@ -161,3 +161,16 @@ VERBS = (
 )
 
 STEPS = (TakePiece(),)
+
+
+def pay_rupee_to_market(t: Play, seat: int, row: int, column: int, reason: str) -> None:
+    """One rupee onto a market slot: destroyed on Public Withdrawal (section 16.2), and the
+    slot is marked for this turn when a card sits there (R-PUR-4, R-CST-3)."""
+    s = t.state
+    number = s.market[row][column]
+    if number == PUBLIC_WITHDRAWAL:
+        t.emit(ev.rupees_moved(1, f"seat:{seat}", "removed", reason))
+        return
+    t.emit(ev.rupees_moved(1, f"seat:{seat}", f"market:{row}:{column}", reason))
+    if number is not None and (row, column) not in s.marked:
+        t.emit(ev.market_slot_marked(row, column))

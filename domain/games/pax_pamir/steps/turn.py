@@ -19,7 +19,7 @@ from domain.games.pax_pamir.data.cards import (
 )
 from domain.games.pax_pamir.state import PaxState
 from domain.games.pax_pamir.steps import actions
-from domain.games.pax_pamir.steps.common import CARD, Play, Procedure, place_piece
+from domain.games.pax_pamir.steps.common import CARD, Play, Procedure, pay_rupee_to_market, place_piece
 from domain.kernel.prompt import BORDER, CHOICE, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
 
@@ -64,19 +64,6 @@ def slot_of(s: PaxState, number: int) -> tuple[int, int]:
         if found == number:
             return row, column
     raise AssertionError(f"card {number} is not in the market")
-
-
-def pay_rupee_to_market(t: Play, seat: int, row: int, column: int, reason: str) -> None:
-    """One rupee onto a market slot: destroyed on Public Withdrawal (section 16.2), and the
-    slot is marked for this turn when a card sits there (R-PUR-4, R-CST-3)."""
-    s = t.state
-    number = s.market[row][column]
-    if number == PUBLIC_WITHDRAWAL:
-        t.emit(ev.rupees_moved(1, f"seat:{seat}", "removed", reason))
-        return
-    t.emit(ev.rupees_moved(1, f"seat:{seat}", f"market:{row}:{column}", reason))
-    if number is not None and (row, column) not in s.marked:
-        t.emit(ev.market_slot_marked(row, column))
 
 
 def purchase(t: Play, seat: int, number: int) -> None:

@@ -1,0 +1,67 @@
+"""Players: registration, and bearer tokens that can be rotated and revoked at once.
+
+A token is 256 random bits; the store keeps only its SHA-256, so a copy of the store
+gives nobody a working token. Rotation and revocation replace the stored hash with a
+compare-and-set, and every process reads it from the store on each request: a revoked
+token stops working everywhere at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from typing import Any
+
+from service.adapters.store import EventStore
+from service.errors import NotFound, Unauthorized
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Players:
+    def __init__(self, store: EventStore):
+        self.store = store
+
+    def create(self, name: str) -> dict[str, Any]:
+        """A new player and its token (shown this once)."""
+        player_id = uuid.uuid4().hex[:16]
+        token = secrets.token_urlsafe(32)
+        self.store.add_player(player_id, name, hash_token(token))
+        return {"id": player_id, "name": name, "token": token}
+
+    def authenticate(self, token: str | None) -> dict[str, Any] | None:
+        """The player a bearer token belongs to; None without a token."""
+        if token is None:
+            return None
+        player = self.store.player_by_token(hash_token(token))
+        if player is None:
+            raise Unauthorized("the bearer token is not a known player's token")
+        return player
+
+    def rotate_token(self, token: str) -> dict[str, Any]:
+        """A new token for the caller; the one it came with stops working at once."""
+        player = self._known(token)
+        new = secrets.token_urlsafe(32)
+        if not self.store.replace_token(player["id"], hash_token(token), hash_token(new)):
+            raise Unauthorized("this token was revoked or rotated meanwhile")
+        return {**player, "token": new}
+
+    def revoke_token(self, token: str) -> None:
+        """The caller's token stops working (a leaked token: rotate instead, to keep access)."""
+        player = self._known(token)
+        if not self.store.replace_token(player["id"], hash_token(token), None):
+            raise Unauthorized("this token was revoked or rotated meanwhile")
+
+    def _known(self, token: str) -> dict[str, Any]:
+        player = self.authenticate(token)
+        assert player is not None
+        return player
+
+    def get(self, player_id: str) -> dict[str, Any]:
+        player = self.store.player(player_id)
+        if player is None:
+            raise NotFound(f"no player with id {player_id!r}")
+        return player

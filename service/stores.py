@@ -1,0 +1,29 @@
+"""The event store for a store URL: ``sqlite:///PATH``, ``redis://HOST:PORT/DB`` (also
+``redis-cluster://``), or ``memory://``."""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+from service.adapters.store import EventStore
+from service.config import Config
+
+
+def open_store(config: Config) -> EventStore:
+    url = config.store_url
+    scheme = urlparse(url).scheme
+    if scheme == "sqlite":
+        from service.adapters.sqlite_store import SqliteStore
+
+        path = url.removeprefix("sqlite:///")
+        return SqliteStore(path or "./data/events.db", synchronous=config.sqlite_synchronous)
+    if scheme in ("redis", "rediss", "redis-cluster", "rediss-cluster"):
+        from service.adapters.redis_store import RedisStore
+
+        return RedisStore(url, partitions=config.redis_partitions, prefix=config.redis_prefix,
+                          timeout=config.store_timeout or None)
+    if scheme == "memory":
+        from service.adapters.memory_store import MemoryStore
+
+        return MemoryStore()
+    raise ValueError(f"unknown store URL {url!r}: use sqlite:///PATH, redis://HOST:PORT/DB or memory://")
