@@ -20,6 +20,7 @@ import multiprocessing
 import time
 import traceback
 from collections.abc import Callable, Iterator
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -67,20 +68,20 @@ def open_recorders(spec: Spec) -> tuple[dict[type, Any], Callable[[], None]]:
     """One recorder per capability, each an object of its own, all on one new datastore on
     ``spec``; and what closes the datastore."""
     kind = spec[0]
+    datastore: Any
     if kind == "memory":
-        module, datastore, close = memory_store, memory_store.MemoryDatastore(), lambda: None
+        module: ModuleType = memory_store
+        datastore = memory_store.MemoryDatastore()
     elif kind == "sqlite":
         module, datastore = sqlite_store, sqlite_store.SqliteDatastore(spec[1])
-        close = datastore.close
     elif kind == "redis":
         _, url, partitions, prefix = spec
         module, datastore = redis_store, redis_store.RedisDatastore(url, partitions=partitions, prefix=prefix)
-        close = datastore.close
     else:
         raise ValueError(kind)
-    prefix = {"memory": "Memory", "sqlite": "Sqlite", "redis": "Redis"}[kind]  # e.g. SqliteLogRecorder
-    recorders = {capability: getattr(module, prefix + capability.__name__)(datastore) for capability in CAPABILITIES}
-    return recorders, close
+    name = {"memory": "Memory", "sqlite": "Sqlite", "redis": "Redis"}[kind]  # e.g. SqliteLogRecorder
+    recorders: dict[type, Any] = {c: getattr(module, name + c.__name__)(datastore) for c in CAPABILITIES}
+    return recorders, getattr(datastore, "close", lambda: None)
 
 
 def outlives_the_store(spec: Spec) -> bool:

@@ -71,8 +71,8 @@ class SqliteLogRecorder(SqliteRecorder, LogRecorder):
         return [Recorded(s, v, loads(body), 0, pos) for s, v, body, pos in rows]
 
     def log_head(self, partition: int) -> int:
-        row = self._db.row("SELECT MAX(position) FROM events")
-        return row[0] or 0
+        row = self._db.row("SELECT MAX(position) FROM events")  # one row, NULL when empty
+        return (row[0] if row else None) or 0
 
 
 def _version(db: sqlite3.Connection, stream: str) -> int:
