@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from service.adapters.codec import dumps
-from service.adapters.store import EventStore, Recorded, VersionConflict
+from service.adapters.store import Recorded, StreamRecorder, VersionConflict
 from service.envelopes import NewEvent, public_event, stamp, stream_of
 from service.errors import Conflict, Unprocessable
 from service.game import Game, audience
@@ -58,7 +58,7 @@ def fingerprint(kind: str, body: Any, expected: int | None) -> str:
 
 
 class Appender:
-    def __init__(self, store: EventStore, loader: GameLoader, clock: Clock,
+    def __init__(self, store: StreamRecorder, loader: GameLoader, clock: Clock,
                  after_append: Callable[[str], None]):
         self.store = store
         self.loader = loader

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.adapters.store import EventStore, Recorded
+from service.adapters.store import LogRecorder, Recorded
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ class Subscriber:
 
 
 class LiveHub:
-    def __init__(self, store: EventStore, load: Callable[[str], Any], poll: float = 0.2, batch: int = 1000):
+    def __init__(self, store: LogRecorder, load: Callable[[str], Any], poll: float = 0.2, batch: int = 1000):
         """``load(stream)``: the game of a stream, loaded once per batch for all its subscribers."""
         self.store = store
         self.load = load

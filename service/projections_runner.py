@@ -1,6 +1,6 @@
 """The projection runner: tails the global log and keeps each read model up to date.
 
-A read model is stored per row (``projections.base.Projection``; ``EventStore.save_rows``).
+A read model is stored per row (``projections.base.Projection``; ``ProjectionRecorder.save_rows``).
 For one projection a catch-up does:
 
 1. load the stored checkpoints (the position of the last event applied, per log partition);
@@ -40,7 +40,7 @@ from typing import Any
 from projections import PROJECTIONS, Projection, envelope
 from projections.base import indexes_of
 from service.adapters.codec import dumps, loads
-from service.adapters.store import CheckpointMoved, EventStore, IndexWrite, Recorded, RowWrite
+from service.adapters.store import CheckpointMoved, IndexWrite, ReadModelStore, Recorded, RowWrite
 from service.errors import NotFound
 
 log = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ class RowCache:
 class Session:
     """The rows of one projection touched since the last save, and the tables ``apply`` sees."""
 
-    def __init__(self, store: EventStore, projection: Projection, cache: RowCache):
+    def __init__(self, store: ReadModelStore, projection: Projection, cache: RowCache):
         self.store = store
         self.projection = projection
         self.cache = cache
@@ -199,7 +199,7 @@ class StoredTable(MutableMapping):
 
 
 class ProjectionRunner:
-    def __init__(self, store: EventStore, projections: Mapping[str, Projection] | None = None, *,
+    def __init__(self, store: ReadModelStore, projections: Mapping[str, Projection] | None = None, *,
                  batch_size: int = 1000, save_every: int = 5000, pause: float = 0.0, row_cache: int = 20_000):
         """``batch_size``: events read per request; ``save_every``: events applied between saves
         (a catch-up always saves at its end); ``pause``: seconds to sleep after each save,

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from service.adapters.codec import dumps
+from service.adapters.store import SharedStateRecorder
 
 ALGORITHM = "HMAC-SHA256"
 SECRET_NAME = "signing-key"
@@ -74,7 +75,7 @@ def parse_keys(text: str) -> tuple[str, ...]:
     return tuple(k.strip() for k in text.split(",") if k.strip())
 
 
-def signer_for(keys: Sequence[str], store: Any) -> Signer:
+def signer_for(keys: Sequence[str], store: SharedStateRecorder) -> Signer:
     """The configured keys, else the deployment's own key kept in the store."""
     if keys:
         return Signer([k.encode() for k in keys])

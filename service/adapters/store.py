@@ -1,4 +1,4 @@
-"""The event store protocol: one contract, several backends (memory, SQLite, Redis).
+"""The event store protocol: one interface per capability, several backends (memory, SQLite, Redis).
 
 A store keeps, per game, an append-only stream of events numbered 1, 2, 3, ... (the
 version), and a global log that orders every appended event for the projections. The log
@@ -15,6 +15,24 @@ A read model is stored **per row**: each projection has tables of JSON rows by k
 ordered indexes of keys by score (see ``projections.base.Projection``). A save writes the
 rows and index entries that changed, with the checkpoints, in one atomic compare-and-set,
 so its cost follows the rows an event touched, never the size of the model.
+
+The protocol is split by capability, the way the eventsourcing library splits its
+recorders, so a caller can ask for only what it uses and each capability has a contract
+suite of its own (``tests/contract/``):
+
+* ``StreamRecorder``: append at an expected version, read, version, idempotency records;
+* ``LogRecorder``: the global ordered log, read by partition;
+* ``ProjectionRecorder``: read models stored per row, saved with their checkpoints;
+* ``SnapshotRecorder``: a cache of folded states;
+* ``PlayerRecorder``: players and their token hashes;
+* ``SharedStateRecorder``: what every process of a deployment must agree on and that fits
+  none of the above (server secrets, small named sets).
+
+``ReadModelStore`` is what a projection runner needs (the log and the read models), and
+``EventStore`` is every capability in one object with its connections (``ping``,
+``close``): a backend is one class per capability sharing one connection (a "datastore"),
+composed into the backend's ``EventStore``. Appends write the stream and the log in one
+atomic step, so the stream and log recorders of a backend always share their datastore.
 """
 
 from __future__ import annotations
@@ -71,10 +89,9 @@ def partition_of(stream: str, partitions: int) -> int:
     return zlib.crc32(stream.encode()) % partitions
 
 
-class EventStore(ABC):
-    partitions: int = 1
+class StreamRecorder(ABC):
+    """The streams a command writes: append at a version, read back, refuse a repeated request."""
 
-    # -- streams ---------------------------------------------------------------------
     @abstractmethod
     def append(
         self,
@@ -99,7 +116,18 @@ class EventStore(ABC):
     def version(self, stream: str) -> int:
         """The stream's latest version (0 for a stream that does not exist)."""
 
-    # -- global log ------------------------------------------------------------------
+    @abstractmethod
+    def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
+        """What the append that used ``key`` on ``stream`` stored (keys are scoped per stream)."""
+
+
+class LogRecorder(ABC):
+    """The global ordered log: every appended event once, in append order within its
+    partition, at increasing positions (from 1) that a reader can resume after."""
+
+    #: how many partitions the log has (``read_log`` takes 0 .. partitions - 1)
+    partitions: int = 1
+
     @abstractmethod
     def read_log(self, partition: int, after: int, limit: int = 1000) -> list[Recorded]:
         """Log entries of ``partition`` with position > ``after``, oldest first."""
@@ -112,34 +140,11 @@ class EventStore(ABC):
         """Every partition's newest position (stores with many partitions answer in one round trip)."""
         return {p: self.log_head(p) for p in range(self.partitions)}
 
-    # -- idempotency -----------------------------------------------------------------
-    @abstractmethod
-    def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
-        """What the append that used ``key`` on ``stream`` stored (keys are scoped per stream)."""
 
-    # -- players ---------------------------------------------------------------------
-    @abstractmethod
-    def add_player(self, player_id: str, name: str, token_hash: str) -> None: ...
+class ProjectionRecorder(ABC):
+    """Read models stored per row (tables of JSON rows, ordered indexes of keys) with the
+    checkpoints that track how far in the log each model is; both change only together."""
 
-    @abstractmethod
-    def player(self, player_id: str) -> dict[str, Any] | None:
-        """``{id, name}`` or None."""
-
-    @abstractmethod
-    def player_by_token(self, token_hash: str) -> dict[str, Any] | None: ...
-
-    # -- snapshots (a cache: deleting them changes no answer) --------------------------
-    @abstractmethod
-    def save_snapshot(self, stream: str, version: int, schema: str, state: dict[str, Any]) -> None: ...
-
-    @abstractmethod
-    def load_snapshot(self, stream: str, schema: str, at_most: int | None = None) -> tuple[int, dict[str, Any]] | None:
-        """The newest snapshot of ``stream`` taken with ``schema`` at a version <= ``at_most``."""
-
-    @abstractmethod
-    def delete_snapshots(self) -> None: ...
-
-    # -- projections: read models stored per row ---------------------------------------
     @abstractmethod
     def load_checkpoints(self, name: str) -> dict[int, int] | None:
         """The projection's checkpoint per partition (None: it has never been saved)."""
@@ -173,14 +178,51 @@ class EventStore(ABC):
 
     @abstractmethod
     def delete_projection(self, name: str) -> None:
-        """Drop the projection's rows, indexes and checkpoints."""
+        """Drop the projection's rows, indexes and checkpoints (harmless if there are none)."""
 
-    # -- trust: player tokens, server secrets, small sets (quotas) ------------------------
+
+class SnapshotRecorder(ABC):
+    """Folded states by stream, schema and version: a cache, so deleting them changes no answer."""
+
+    @abstractmethod
+    def save_snapshot(self, stream: str, version: int, schema: str, state: dict[str, Any]) -> None:
+        """Keep ``state`` as ``stream`` at ``version`` under ``schema`` (a retake replaces it;
+        a store may drop the oldest snapshots of a stream)."""
+
+    @abstractmethod
+    def load_snapshot(self, stream: str, schema: str, at_most: int | None = None) -> tuple[int, dict[str, Any]] | None:
+        """The newest snapshot of ``stream`` taken with ``schema`` at a version <= ``at_most``."""
+
+    @abstractmethod
+    def delete_snapshots(self) -> None:
+        """Drop every snapshot of every stream."""
+
+
+class PlayerRecorder(ABC):
+    """Players and the hash of each one's current token (one valid token per player)."""
+
+    @abstractmethod
+    def add_player(self, player_id: str, name: str, token_hash: str) -> None:
+        """Record a new player with the hash of its first token."""
+
+    @abstractmethod
+    def player(self, player_id: str) -> dict[str, Any] | None:
+        """``{id, name}`` or None."""
+
+    @abstractmethod
+    def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
+        """``{id, name}`` of the player whose current token has this hash, or None."""
+
     @abstractmethod
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
         """Atomically swap the player's token hash ``old_hash`` for ``new_hash`` (None:
         revoke it, leaving the player with no valid token). False if ``old_hash`` is not
         the player's current token (revoked or rotated meanwhile)."""
+
+
+class SharedStateRecorder(ABC):
+    """Small values every process of a deployment must agree on: server secrets and small
+    named sets (quota bookkeeping). None is the source of truth for a game."""
 
     @abstractmethod
     def secret(self, name: str, candidate: str) -> str:
@@ -188,14 +230,24 @@ class EventStore(ABC):
         so every process of a deployment agrees on one value)."""
 
     @abstractmethod
-    def set_add(self, name: str, member: str) -> None: ...
+    def set_add(self, name: str, member: str) -> None:
+        """Put ``member`` in the set ``name`` (no-op if it is there)."""
 
     @abstractmethod
-    def set_remove(self, name: str, member: str) -> None: ...
+    def set_remove(self, name: str, member: str) -> None:
+        """Take ``member`` out of the set ``name`` (no-op if it is not there)."""
 
     @abstractmethod
     def set_members(self, name: str) -> list[str]:
-        """The members of a small named set (quota bookkeeping: a hint, checked against events)."""
+        """The members of a small named set, sorted (a hint, checked against events)."""
+
+
+class ReadModelStore(LogRecorder, ProjectionRecorder, ABC):
+    """What a projection runner needs: the log to tail and the read models to keep."""
+
+
+class EventStore(StreamRecorder, ReadModelStore, SnapshotRecorder, PlayerRecorder, SharedStateRecorder, ABC):
+    """Every capability over one backend, and the backend's connections."""
 
     def ping(self) -> None:
         """Raise if the store does not answer (a cheap read, bounded in time)."""

@@ -110,7 +110,7 @@ def test_snapshots_of_a_pax_pamir_game_fold_to_the_same_state_and_are_keyed_by_r
     game = service.load(game_id)
     assert game.over
     schema = f"pax_pamir:{RULES.rules_version}:pickle"
-    assert any(key[0] == stream_of(game_id) and key[1].startswith(schema) for key in store._snapshots)
+    assert any(key[0] == stream_of(game_id) and key[1].startswith(schema) for key in store._data.snapshots)
     from_events = fold(RULES, [e for e in _game_events(store, game_id)])
     service.loader._cache.clear()
     assert service.load(game_id).state == from_events == game.state

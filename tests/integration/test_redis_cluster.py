@@ -1,5 +1,5 @@
 """The event store on a real Redis Cluster (three masters started here), RQ on a standalone
-Redis beside it: the store contract, two web processes and two workers playing a whole
+Redis beside it: the store's contract suites, two web processes and two workers playing a whole
 game over HTTP, the read models converging on a clean replay, and a kill -9 drill.
 
 The layout puts every key an operation touches in one slot (a game's partition ``{pN}``,
@@ -27,8 +27,15 @@ from domain.games.dynasties import RULES as DYNASTIES
 from service.bootstrap import build_service
 from service.config import Config
 from tests.api.test_full_game_http import play_whole_game
+from tests.contract.backends import Spec
+from tests.contract.test_event_store import EventStoreContract
+from tests.contract.test_log_recorder import LogRecorderContract
+from tests.contract.test_player_recorder import PlayerRecorderContract
+from tests.contract.test_projection_recorder import ProjectionRecorderContract
+from tests.contract.test_shared_state_recorder import SharedStateRecorderContract
+from tests.contract.test_snapshot_recorder import SnapshotRecorderContract
+from tests.contract.test_stream_recorder import StreamRecorderContract
 from tests.integration.redis_cluster import start_cluster
-from tests.integration.test_event_store_contract import SharedBackendContract, Spec
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
 
@@ -42,13 +49,41 @@ def cluster():
     started.stop()
 
 
-class TestRedisClusterStore(SharedBackendContract):
-    PROCESSES = 3
-    PROCESS_EACH = 8
+class OnTheCluster:
+    """The contract suites' backend here: the cluster, 16 partitions, a key prefix per test."""
 
     @pytest.fixture
     def spec(self, cluster) -> Spec:
         return ("redis", cluster.url, 16, f"contract-{uuid.uuid4().hex[:8]}")
+
+
+class TestClusterStreams(OnTheCluster, StreamRecorderContract):
+    PROCESSES = 3
+    PROCESS_EACH = 8
+
+
+class TestClusterLog(OnTheCluster, LogRecorderContract):
+    pass
+
+
+class TestClusterProjections(OnTheCluster, ProjectionRecorderContract):
+    pass
+
+
+class TestClusterSnapshots(OnTheCluster, SnapshotRecorderContract):
+    pass
+
+
+class TestClusterPlayers(OnTheCluster, PlayerRecorderContract):
+    pass
+
+
+class TestClusterSharedState(OnTheCluster, SharedStateRecorderContract):
+    pass
+
+
+class TestClusterEventStore(OnTheCluster, EventStoreContract):
+    pass
 
 
 def _free_port() -> int:

@@ -34,14 +34,14 @@ class PartitionedMemoryStore(MemoryStore):
     partitions = 4
 
     def read_log(self, partition, after, limit=1000):
-        with self._lock:
-            mine = [r for r in self._log if partition_of(r.stream, self.partitions) == partition]
+        with self._data.lock:
+            mine = [r for r in self._data.log if partition_of(r.stream, self.partitions) == partition]
         return [Recorded(r.stream, r.version, r.event, partition, i) for i, r in enumerate(mine, start=1)
                 if i > after][:limit]
 
     def log_head(self, partition):
-        with self._lock:
-            return sum(1 for r in self._log if partition_of(r.stream, self.partitions) == partition)
+        with self._data.lock:
+            return sum(1 for r in self._data.log if partition_of(r.stream, self.partitions) == partition)
 
 
 def played(store=None, games=6, seed=1):

@@ -1,0 +1,154 @@
+"""Snapshots, players, secrets and small sets on Redis.
+
+Snapshots live under their stream's partition tag (a sorted set of versions and a hash of
+states per stream and schema, and a registry per partition naming them for deletion);
+players under ``{players}`` (a hash per player and a token index), so a token swap is one
+single-slot script; secrets and sets are single keys.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.adapters.codec import dumps, loads
+from service.adapters.redis_store.datastore import RedisDatastore, RedisRecorder
+from service.adapters.store import PlayerRecorder, SharedStateRecorder, SnapshotRecorder
+
+# KEYS: 1 versions zset, 2 states hash, 3 partition registry; ARGV: 1 version, 2 state, 3 keep
+SAVE_SNAPSHOT = """
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('SADD', KEYS[3], KEYS[1], KEYS[2])
+local old = redis.call('ZRANGE', KEYS[1], 0, -(tonumber(ARGV[3]) + 1))
+if #old > 0 then
+  redis.call('ZREM', KEYS[1], unpack(old))
+  redis.call('HDEL', KEYS[2], unpack(old))
+end
+return #old
+"""
+
+# KEYS: 1 versions zset, 2 states hash; ARGV: 1 highest version wanted ('+inf' for any)
+LOAD_SNAPSHOT = """
+local found = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], '-inf', 'LIMIT', 0, 1)
+if #found == 0 then return false end
+local state = redis.call('HGET', KEYS[2], found[1])
+if not state then return false end
+return {found[1], state}
+"""
+
+# KEYS: 1 player hash, 2 token index; ARGV: 1 id, 2 name, 3 token hash, 4 public record JSON
+ADD_PLAYER = """
+local old = redis.call('HGET', KEYS[1], 'token_hash')
+if old and old ~= ARGV[3] then redis.call('HDEL', KEYS[2], old) end
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'name', ARGV[2], 'token_hash', ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+return 1
+"""
+
+# KEYS: 1 player hash, 2 token index; ARGV: 1 old token hash, 2 new token hash ('' to revoke)
+REPLACE_TOKEN = """
+local current = redis.call('HGET', KEYS[1], 'token_hash')
+if (not current) or current ~= ARGV[1] then return 0 end
+local record = redis.call('HGET', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[1], 'token_hash', ARGV[2])
+if ARGV[2] ~= '' and record then redis.call('HSET', KEYS[2], ARGV[2], record) end
+return 1
+"""
+
+
+def _escape(part: str) -> str:
+    return part.replace("%", "%25").replace(":", "%3A")
+
+
+class RedisSnapshotRecorder(RedisRecorder, SnapshotRecorder):
+    """``P:{pN}:snapv:<s>:<h>`` / ``snapd`` per stream and schema, ``P:{pN}:snaps`` registries.
+    Keeps the newest ``keep_snapshots`` of each stream and schema."""
+
+    keep_snapshots = 3
+
+    def __init__(self, datastore: RedisDatastore) -> None:
+        super().__init__(datastore)
+        self._save_snapshot = self._redis.register_script(SAVE_SNAPSHOT)
+        self._load_snapshot = self._redis.register_script(LOAD_SNAPSHOT)
+
+    def _snapshot_keys(self, stream: str, schema: str) -> tuple[str, str]:
+        tag = self._stream_tag(stream)[1]
+        name = f"{_escape(stream)}:{_escape(schema)}"
+        return f"{tag}:snapv:{name}", f"{tag}:snapd:{name}"
+
+    def save_snapshot(self, stream: str, version: int, schema: str, state: dict[str, Any]) -> None:
+        versions, states = self._snapshot_keys(stream, schema)
+        registry = f"{self._stream_tag(stream)[1]}:snaps"
+        self._save_snapshot(keys=[versions, states, registry],
+                            args=[int(version), dumps(state), self.keep_snapshots])
+
+    def load_snapshot(self, stream: str, schema: str, at_most: int | None = None) -> tuple[int, dict[str, Any]] | None:
+        versions, states = self._snapshot_keys(stream, schema)
+        found = self._load_snapshot(keys=[versions, states],
+                                    args=["+inf" if at_most is None else int(at_most)])
+        if not found:
+            return None
+        return int(found[0]), loads(found[1])
+
+    def delete_snapshots(self) -> None:
+        for partition in range(self.partitions):
+            registry = f"{self._tag(partition)}:snaps"
+            names = list(self._redis.smembers(registry))
+            for start in range(0, len(names), 500):
+                chunk = names[start:start + 500]
+                with self._redis.pipeline(transaction=True) as pipe:
+                    pipe.delete(*chunk)
+                    pipe.srem(registry, *chunk)
+                    pipe.execute()
+
+
+class RedisPlayerRecorder(RedisRecorder, PlayerRecorder):
+    """``P:{players}:player:<id>`` hashes and the ``P:{players}:tokens`` index."""
+
+    def __init__(self, datastore: RedisDatastore) -> None:
+        super().__init__(datastore)
+        self._add_player = self._redis.register_script(ADD_PLAYER)
+        self._replace_token = self._redis.register_script(REPLACE_TOKEN)
+
+    def _player(self, player_id: str) -> str:
+        return f"{self.prefix}:{{players}}:player:{player_id}"
+
+    def _tokens(self) -> str:
+        return f"{self.prefix}:{{players}}:tokens"
+
+    def add_player(self, player_id: str, name: str, token_hash: str) -> None:
+        self._add_player(keys=[self._player(player_id), self._tokens()],
+                         args=[player_id, name, token_hash, dumps({"id": player_id, "name": name})])
+
+    def player(self, player_id: str) -> dict[str, Any] | None:
+        found_id, name = self._redis.hmget(self._player(player_id), ["id", "name"])
+        if found_id is None:
+            return None
+        return {"id": found_id.decode(), "name": name.decode()}
+
+    def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
+        raw = self._redis.hget(self._tokens(), token_hash)
+        return loads(raw) if raw is not None else None
+
+    def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
+        return bool(self._replace_token(keys=[self._player(player_id), self._tokens()],
+                                        args=[old_hash, new_hash or ""]))
+
+
+class RedisSharedStateRecorder(RedisRecorder, SharedStateRecorder):
+    """``P:secret:<name>`` strings and ``P:set:<name>`` sets."""
+
+    def secret(self, name: str, candidate: str) -> str:
+        key = f"{self.prefix}:secret:{name}"
+        self._redis.set(key, candidate, nx=True)
+        return self._redis.get(key).decode()
+
+    def set_add(self, name: str, member: str) -> None:
+        self._redis.sadd(f"{self.prefix}:set:{name}", member)
+
+    def set_remove(self, name: str, member: str) -> None:
+        self._redis.srem(f"{self.prefix}:set:{name}", member)
+
+    def set_members(self, name: str) -> list[str]:
+        return sorted(m.decode() for m in self._redis.smembers(f"{self.prefix}:set:{name}"))

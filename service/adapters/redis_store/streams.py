@@ -1,0 +1,143 @@
+"""Streams and the partitioned log on Redis: one atomic Lua script per append.
+
+Appends: one Lua script (``APPEND``) checks the idempotency key, then the version (the
+game stream's length: entries are never deleted or trimmed), XADDs every event to the game
+stream and to the partition log with ids derived from the version and from an INCRBY on
+the partition's position counter, and stores the idempotency record. A script runs
+atomically, and it does every check before its first write, so it never stops half way.
+Refusals come back as ``["dup", record]`` / ``["conflict", current]`` replies, which the
+Python side maps to ``DuplicateRequest`` / ``VersionConflict``. As the counter and the log
+move together inside the script, no reader sees position ``n + 1`` before ``n``: a
+projection's checkpoint never skips an event that commits later.
+
+The log entries carry a copy of the event body rather than a reference to the game stream:
+``read_log`` is then a single XRANGE on one key, and a projection rebuild never touches
+the per-game streams (a reference would need one more lookup per event). The price is the
+memory of a second copy of each body; events are small, and the game stream stays the
+source of truth for ``read``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from service.adapters.codec import dumps, loads
+from service.adapters.redis_store.datastore import RedisDatastore, RedisRecorder
+from service.adapters.store import DuplicateRequest, LogRecorder, Recorded, StreamRecorder, VersionConflict
+
+# KEYS: 1 game stream, 2 partition log, 3 position counter, 4 idempotency hash
+# ARGV: 1 stream name, 2 expected version, 3 "1" if an idempotency key is given,
+#       4 idempotency key, 5 idempotency record, 6.. event bodies
+APPEND = """
+local with_key = ARGV[3] == '1'
+if with_key then
+  local seen = redis.call('HGET', KEYS[4], ARGV[4])
+  if seen then return {'dup', seen} end
+end
+local expected = tonumber(ARGV[2])
+local current = redis.call('XLEN', KEYS[1])
+if current ~= expected then return {'conflict', current} end
+local count = #ARGV - 5
+if count > 0 then
+  local first = redis.call('INCRBY', KEYS[3], count) - count
+  for i = 1, count do
+    local version = string.format('%d', expected + i)
+    local position = string.format('%d', first + i)
+    redis.call('XADD', KEYS[1], version .. '-1', 'e', ARGV[5 + i], 'n', position)
+    redis.call('XADD', KEYS[2], position .. '-1', 's', ARGV[1], 'v', version, 'e', ARGV[5 + i])
+  end
+end
+if with_key then redis.call('HSET', KEYS[4], ARGV[4], ARGV[5]) end
+return {'ok', expected + count}
+"""
+
+_READ_CHUNK = 5000
+
+
+def _number(entry_id: bytes) -> int:
+    """The version or position encoded in a stream entry id ``<n>-1``."""
+    return int(entry_id[: entry_id.index(b"-")])
+
+
+class RedisStreamRecorder(RedisRecorder, StreamRecorder):
+    """``P:{pN}:game:<stream>`` streams and ``P:{pN}:idem:<stream>`` hashes; an append also
+    writes the partition's log and position counter (``RedisLogRecorder`` reads them)."""
+
+    def __init__(self, datastore: RedisDatastore) -> None:
+        super().__init__(datastore)
+        self._append = self._redis.register_script(APPEND)
+
+    def _game(self, stream: str) -> tuple[int, str]:
+        partition, tag = self._stream_tag(stream)
+        return partition, f"{tag}:game:{stream}"
+
+    def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
+               idempotency: tuple[str, dict[str, Any]] | None = None) -> int:
+        partition, game = self._game(stream)
+        tag = self._tag(partition)
+        if idempotency:
+            key_args: list[Any] = ["1", idempotency[0], dumps(idempotency[1])]
+        else:
+            key_args = ["0", "", ""]
+        reply = self._append(
+            keys=[game, f"{tag}:log", f"{tag}:logpos", f"{tag}:idem:{stream}"],
+            args=[stream, int(expected_version), *key_args, *(dumps(event) for event in events)],
+        )
+        outcome, value = reply
+        if outcome == b"ok":
+            return int(value)
+        if outcome == b"conflict":
+            raise VersionConflict(stream, expected_version, int(value))
+        if outcome == b"dup":
+            assert idempotency is not None
+            raise DuplicateRequest(idempotency[0], loads(value))
+        raise RuntimeError(f"unexpected reply from the append script: {reply!r}")  # pragma: no cover
+
+    def read(self, stream: str, after: int = 0, until: int | None = None) -> list[Recorded]:
+        if until is not None and until <= after:
+            return []
+        partition, game = self._game(stream)
+        start = max(after, 0) + 1
+        end = "+" if until is None else str(until)
+        found: list[Recorded] = []
+        while True:
+            entries = self._redis.xrange(game, str(start), end, count=_READ_CHUNK)
+            for entry_id, fields in entries:
+                found.append(Recorded(stream, _number(entry_id), loads(fields[b"e"]), partition, int(fields[b"n"])))
+            if len(entries) < _READ_CHUNK:
+                return found
+            start = found[-1].version + 1
+
+    def version(self, stream: str) -> int:
+        return self._redis.xlen(self._game(stream)[1])
+
+    def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
+        raw = self._redis.hget(f"{self._stream_tag(stream)[1]}:idem:{stream}", key)
+        return loads(raw) if raw is not None else None
+
+
+class RedisLogRecorder(RedisRecorder, LogRecorder):
+    """``P:{pN}:log`` streams (id ``<position>-1``) and ``P:{pN}:logpos`` counters."""
+
+    def read_log(self, partition: int, after: int, limit: int = 1000) -> list[Recorded]:
+        self._check_partition(partition)
+        if limit <= 0:
+            return []
+        entries = self._redis.xrange(f"{self._tag(partition)}:log", str(max(after, 0) + 1), "+", count=limit)
+        return [
+            Recorded(fields[b"s"].decode(), int(fields[b"v"]), loads(fields[b"e"]), partition, _number(entry_id))
+            for entry_id, fields in entries
+        ]
+
+    def log_head(self, partition: int) -> int:
+        self._check_partition(partition)
+        head = self._redis.get(f"{self._tag(partition)}:logpos")
+        return int(head) if head is not None else 0
+
+    def log_heads(self) -> dict[int, int]:
+        with self._redis.pipeline(transaction=False) as pipe:
+            for partition in range(self.partitions):
+                pipe.get(f"{self._tag(partition)}:logpos")
+            found = pipe.execute()
+        return {p: int(head) if head is not None else 0 for p, head in enumerate(found)}
