@@ -153,7 +153,8 @@ def _rebuild(config: Config, args: argparse.Namespace) -> int:
 
             started = time.perf_counter()
             if config.projections == "rq":  # take the workers' lock, so they wait instead of racing
-                from service.worker import RqProjections, locked
+                from service.rq_projections import RqProjections
+                from service.worker import locked
 
                 queue = RqProjections.from_config(config, runner.names)
                 applied = locked(queue, runner, name, config.projection_lock_ttl,
@@ -168,7 +169,8 @@ def _rebuild(config: Config, args: argparse.Namespace) -> int:
 def _rebuild_via_worker(config: Config, names: list[str]) -> int:
     from tqdm import tqdm
 
-    from service.worker import RqProjections, job_progress
+    from service.rq_projections import RqProjections
+    from service.worker import job_progress
 
     queue = RqProjections.from_config(config, names)
     for name in names:

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
 from service.config import Config
-from service.projections_runner import InlineProjections, ProjectionRunner
+from service.inline_projections import InlineProjections
+from service.projections_runner import ProjectionRunner
 from service.read_models import ReadModels
 from service.services import GameService
 from service.stores import open_store
@@ -23,7 +24,7 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
     runner = ProjectionRunner(store, batch_size=config.projection_batch,
                               save_every=config.projection_save_every, pause=config.projection_pause)
     if config.projections == "rq":  # workers keep the read models; an append enqueues their jobs
-        from service.worker import RqProjections
+        from service.rq_projections import RqProjections
 
         after_append = RqProjections.from_config(config, runner.names)
         read_models = ReadModels(runner, catch_up_on_read=False, mode="rq")

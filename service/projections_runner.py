@@ -28,20 +28,19 @@ reads nothing but the log and the checkpoints.
 
 from __future__ import annotations
 
-import fcntl
 import heapq
 import logging
 import threading
 import time
-from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from projections import PROJECTIONS, Projection, envelope
-from projections.base import indexes_of
-from service.adapters.codec import dumps, loads
-from service.adapters.store import CheckpointMoved, IndexWrite, ReadModelStore, Recorded, RowWrite
+from service.adapters.codec import loads
+from service.adapters.store import CheckpointMoved, ReadModelStore, Recorded
 from service.errors import NotFound
+from service.stored_tables import RowCache, Session
 
 log = logging.getLogger(__name__)
 
@@ -50,153 +49,6 @@ MAX_RELOADS = 20
 
 #: ``progress(applied, total)``: events applied so far and (an estimate of) how many in all
 Progress = Callable[[int, int], None]
-
-_ABSENT = object()
-
-
-class RowCache:
-    """Rows as last saved by this runner (JSON bytes, or None for "no row"), least recently used out."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self.rows: OrderedDict[tuple[str, str], bytes | None] = OrderedDict()
-        self.checkpoints: dict[int, int] | None = None  # what the cached rows are valid for
-
-    def get(self, table: str, key: str) -> Any:
-        found = self.rows.get((table, key), _ABSENT)
-        if found is not _ABSENT:
-            self.rows.move_to_end((table, key))
-        return found
-
-    def put(self, table: str, key: str, raw: bytes | None) -> None:
-        self.rows[(table, key)] = raw
-        self.rows.move_to_end((table, key))
-        while len(self.rows) > self.size:
-            self.rows.popitem(last=False)
-
-    def clear(self) -> None:
-        self.rows.clear()
-        self.checkpoints = None
-
-
-class Session:
-    """The rows of one projection touched since the last save, and the tables ``apply`` sees."""
-
-    def __init__(self, store: ReadModelStore, projection: Projection, cache: RowCache):
-        self.store = store
-        self.projection = projection
-        self.cache = cache
-        self.tables = {name: StoredTable(self, name) for name in projection.initial()}
-        self.model: dict[str, Any] = dict(self.tables)
-
-    def changes(self) -> tuple[list[RowWrite], list[IndexWrite], list[tuple[str, str, bytes | None]]]:
-        rows: list[RowWrite] = []
-        index: list[IndexWrite] = []
-        cached: list[tuple[str, str, bytes | None]] = []
-        for table in self.tables.values():
-            for key, (raw, before) in table.loaded.items():
-                row = table.rows.get(key)
-                new = None if row is None else dumps(row)
-                cached.append((table.name, key, new))
-                if new == raw:
-                    continue
-                rows.append((table.name, key, new))
-                after = {} if row is None else indexes_of(self.projection, table.name, key, row)
-                for idx, score in after.items():
-                    if before.get(idx) != score:
-                        index.append((idx, key, score))
-                index.extend((idx, key, None) for idx in before if idx not in after)
-        return rows, index, cached
-
-    def saved(self, cached: list[tuple[str, str, bytes | None]]) -> None:
-        """After a successful save: the touched rows become the cache's; start afresh."""
-        for table, key, raw in cached:
-            self.cache.put(table, key, raw)
-        for table in self.tables.values():
-            table.reset()
-
-
-class StoredTable(MutableMapping):
-    """One table of a stored read model as ``apply`` sees it: a dict whose rows load on first
-    access. Every row handed out counts as touched (``apply`` may change it in place) and is
-    compared with what was stored when the session saves. A table cannot be iterated (that
-    would read it whole); ``scan`` walks an index instead."""
-
-    def __init__(self, session: Session, name: str):
-        self.session = session
-        self.name = name
-        self.reset()
-
-    def reset(self) -> None:
-        self.rows: dict[str, Any] = {}  # key -> row now (None: no row)
-        self.loaded: dict[str, tuple[bytes | None, dict[str, float]]] = {}  # key -> (stored, its indexes)
-
-    def _load(self, key: str) -> Any:
-        if key in self.rows:
-            return self.rows[key]
-        session = self.session
-        raw = session.cache.get(self.name, key)
-        if raw is _ABSENT:
-            (raw,) = session.store.get_rows(session.projection.name, self.name, [key])
-        row = None if raw is None else loads(raw)
-        before = {} if row is None else indexes_of(session.projection, self.name, key, row)
-        self.loaded[key] = (raw, before)
-        self.rows[key] = row
-        return row
-
-    def preload(self, keys: Iterable[str]) -> None:
-        """Load many rows with one store read (a scan's rows)."""
-        session = self.session
-        missing = [k for k in keys if k not in self.rows and session.cache.get(self.name, k) is _ABSENT]
-        if missing:
-            for key, raw in zip(missing, session.store.get_rows(session.projection.name, self.name, missing),
-                                strict=True):
-                session.cache.put(self.name, key, raw)
-
-    def __getitem__(self, key: str) -> Any:
-        row = self._load(key)
-        if row is None:
-            raise KeyError(key)
-        return row
-
-    def get(self, key: str, default: Any = None) -> Any:
-        row = self._load(key)
-        return default if row is None else row
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and self._load(key) is not None
-
-    def __setitem__(self, key: str, row: Any) -> None:
-        self._load(key)
-        self.rows[key] = row
-
-    def __delitem__(self, key: str) -> None:
-        if self._load(key) is None:
-            raise KeyError(key)
-        self.rows[key] = None
-
-    def __iter__(self) -> Iterator[str]:
-        raise TypeError(f"table {self.name!r} of a stored read model cannot be iterated: scan an index")
-
-    def __len__(self) -> int:
-        raise TypeError(f"table {self.name!r} of a stored read model has no cheap length: count an index")
-
-    def scan(self, index: str) -> list[str]:
-        """The keys in ``index`` by (score, key): the stored order, with this session's
-        unsaved changes merged in."""
-        session = self.session
-        entries = dict(session.store.index_entries(session.projection.name, index))
-        for key, (_, before) in self.loaded.items():
-            row = self.rows[key]
-            after = {} if row is None else indexes_of(session.projection, self.name, key, row)
-            if index in after:
-                entries[key] = after[index]
-            elif index in before:
-                entries.pop(key, None)
-        keys = sorted(entries, key=lambda k: (entries[k], k))
-        self.preload(keys)
-        return keys
-
 
 class ProjectionRunner:
     def __init__(self, store: ReadModelStore, projections: Mapping[str, Projection] | None = None, *,
@@ -379,78 +231,3 @@ class ProjectionRunner:
 
 def _at(recorded: Recorded) -> str:
     return recorded.event.get("at") or ""
-
-
-#: events an inline catch-up applies before it saves and yields to other requests
-INLINE_SLICE = 100
-
-
-class InlineProjections:
-    """``after_append`` for the embedded mode: projections catch up in-process, off the
-    command's path.
-
-    An append only wakes a background thread (a greenlet under gevent), which waits
-    ``delay`` seconds (so a burst of appends is applied together) and catches every
-    projection up in slices of ``slice`` events: each slice is applied and saved, then
-    the thread yields (``time.sleep(0)``), so a request that arrives meanwhile waits for
-    one slice at most, never for a whole backlog. Readers apply a few pending events
-    themselves before reading (``ReadModels``), so a client still sees its own writes.
-
-    A projection that fails is logged and left where it was: the append has happened and
-    the command succeeded; the next catch-up (or ``python -m service rebuild``) retries.
-    """
-
-    def __init__(self, runner: ProjectionRunner, delay: float = 0.1, background: bool = True,
-                 slice: int = INLINE_SLICE, lock_path: str | None = None):
-        """``lock_path``: a file every process of one SQLite store locks (``flock``) around
-        its background catch-up, so that one process at a time does it instead of all of
-        them racing for the same compare-and-set; a process that finds it taken tries
-        again after ``delay``."""
-        self.runner = runner
-        self.delay = delay
-        self.slice = max(1, slice)
-        self.lock_path = lock_path
-        self.background = background  # False: catch up in the appender's thread (tests, tools)
-        self._wake = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._start_lock = threading.Lock()
-
-    def __call__(self, stream: str) -> None:
-        if not self.background:
-            self.flush()
-            return
-        self._wake.set()
-        if self._thread is None:
-            with self._start_lock:
-                if self._thread is None:
-                    self._thread = threading.Thread(target=self._loop, name="projections", daemon=True)
-                    self._thread.start()
-
-    def flush(self) -> None:
-        """Catch every projection up now, in the caller's thread, a slice at a time."""
-        for name in self.runner.names:
-            try:
-                while self.runner.catch_up(name, limit=self.slice) >= self.slice:
-                    time.sleep(0)  # let other requests (greenlets, threads) run between slices
-            except Exception:  # a read model must never fail a command that was stored
-                log.exception("projection %s failed to catch up", name)
-            time.sleep(0)
-
-    def _loop(self) -> None:
-        while True:
-            self._wake.wait()
-            time.sleep(self.delay)
-            self._wake.clear()
-            if self.lock_path is None:
-                self.flush()
-                continue
-            with open(self.lock_path, "a") as handle:
-                try:
-                    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:  # another process is catching up: look again shortly
-                    self._wake.set()
-                    continue
-                try:
-                    self.flush()
-                finally:
-                    fcntl.flock(handle, fcntl.LOCK_UN)

@@ -20,7 +20,8 @@ from typing import Any
 
 from projections import history, lobby, scoreboard
 from service.adapters.codec import loads
-from service.projections_runner import INLINE_SLICE, ProjectionRunner
+from service.inline_projections import INLINE_SLICE
+from service.projections_runner import ProjectionRunner
 
 #: seconds a read spends applying pending events before it answers (inline mode), at most
 #: (plus one slice of ``INLINE_SLICE`` events)

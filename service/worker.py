@@ -1,15 +1,7 @@
-"""Projections on RQ: the jobs, how appends enqueue them, and the worker that runs them.
+"""Projections on RQ, the worker's side: the jobs and the worker that runs them.
 
-After every append the web process asks for one catch-up job per projection
-(``RqProjections.__call__``, the service's ``after_append``). A job carries only the
-projection's name; the worker reads the log from the projection's stored checkpoint, so
-jobs are idempotent and their order does not matter, and the next job repairs a lost one.
-
-At most one catch-up job per projection waits in the queue: enqueueing first sets a
-``pending`` flag (``SET NX``, with a TTL so a job lost before it ran cannot block the
-projection for long) and skips the enqueue if the flag was already set; the job clears
-the flag as it starts, before it reads the log, so an append that lands while a job runs
-enqueues the next one and no event is left waiting for an append that never comes.
+Appends enqueue the jobs (``service.rq_projections``); a job carries only a projection's
+name and catches it up from its stored checkpoint.
 
 One runner per projection at a time: a job holds a Redis lock on its projection while it
 runs, renewed after every save (its TTL, ``projection_lock_ttl``, only matters when a
@@ -32,7 +24,6 @@ saved stays, and the next catch-up job goes on from there.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 import uuid
@@ -41,123 +32,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis
-from rq import Queue, Retry, SimpleWorker
+from rq import SimpleWorker
 from rq.job import Job
 
 from service.config import Config
 from service.projections_runner import ProjectionRunner
+from service.rq_projections import RqProjections, job_safe
 
 log = logging.getLogger(__name__)
 
-#: retries of a failed catch-up job and the seconds before each
-RETRY = Retry(max=5, interval=[1, 2, 5, 10, 30])
-#: a pending flag outlives a job lost before it ran by at most this long
-PENDING_TTL = 60
-CATCH_UP_TIMEOUT = 600
 #: seconds between reconnection attempts when Redis is gone (doubling up to the maximum)
 RECONNECT_FIRST = 1.0
 RECONNECT_MAX = 30.0
-REBUILD_TIMEOUT = 6 * 3600
-
-
-def _job_safe(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]", "_", text)
-
-
-class RqProjections:
-    """Enqueues projection jobs on ``queue`` (and is the service's ``after_append``).
-
-    With ``delay`` > 0 an append does not talk to the queue's Redis itself: it marks the
-    projections as wanted and a background thread (a greenlet under gevent) sends one
-    ``request_all`` for every append of the last ``delay`` seconds. The command's answer
-    then waits for one Redis round trip (the append) instead of two, and a burst of appends
-    costs one pipeline of ``SET NX``. An append whose process dies before the flush (a
-    few milliseconds) leaves its event for the next append or the next worker start to
-    pick up, as a lost job would.
-    """
-
-    def __init__(self, connection: redis.Redis, queue_name: str, prefix: str, names: list[str],
-                 delay: float = 0.0):
-        self.connection = connection
-        self.queue = Queue(queue_name, connection=connection)
-        self.prefix = prefix
-        self.names = list(names)
-        self.delay = delay
-        self._wanted = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._start_lock = threading.Lock()
-
-    @classmethod
-    def from_config(cls, config: Config, names: list[str]) -> RqProjections:
-        from service.adapters.redis_client import connect
-
-        timeouts = {"socket_timeout": config.store_timeout, "socket_connect_timeout": min(config.store_timeout, 2.0)} \
-            if config.store_timeout else {}
-        return cls(connect(config.rq_url, **timeouts), config.queue_name, config.redis_prefix, names,
-                   config.enqueue_delay)
-
-    def pending_key(self, name: str) -> str:
-        return f"{self.prefix}:projections:pending:{name}"
-
-    def lock_key(self, name: str) -> str:
-        return f"{self.prefix}:projections:lock:{name}"
-
-    def __call__(self, stream: str) -> None:
-        if self.delay <= 0:
-            try:
-                self.request_all()
-            except redis.RedisError:  # the append is stored; the next one (or a worker's start) enqueues
-                log.exception("could not enqueue projection catch-up jobs after an append to %s", stream)
-            return
-        self._wanted.set()
-        if self._thread is None:
-            with self._start_lock:
-                if self._thread is None:
-                    self._thread = threading.Thread(target=self._flush_loop, name="enqueue", daemon=True)
-                    self._thread.start()
-
-    def _flush_loop(self) -> None:
-        while True:
-            self._wanted.wait()
-            time.sleep(self.delay)
-            self._wanted.clear()
-            try:
-                self.request_all()
-            except redis.RedisError:  # try again shortly; the events wait in the log meanwhile
-                log.exception("could not enqueue projection catch-up jobs; retrying in 1 s")
-                self._wanted.set()
-                time.sleep(1)
-
-    def request_all(self, force: bool = False) -> list[Job]:
-        with self.connection.pipeline(transaction=False) as pipe:
-            for name in self.names:
-                pipe.set(self.pending_key(name), "1", nx=not force, ex=PENDING_TTL)
-            flags = pipe.execute()
-        return [self._enqueue_catch_up(name) for name, flagged in zip(self.names, flags, strict=True) if flagged]
-
-    def request(self, name: str, force: bool = False) -> Job | None:
-        if self.connection.set(self.pending_key(name), "1", nx=not force, ex=PENDING_TTL):
-            return self._enqueue_catch_up(name)
-        return None
-
-    def _enqueue_catch_up(self, name: str) -> Job:
-        return self.queue.enqueue(
-            catch_up_job, name,
-            job_id=_job_safe(f"{self.prefix}-catch-up-{name}-{uuid.uuid4().hex[:12]}"),
-            retry=RETRY, job_timeout=CATCH_UP_TIMEOUT, result_ttl=60,
-            description=f"catch up projection {name}",
-        )
-
-    def enqueue_rebuild(self, name: str) -> Job:
-        return self.queue.enqueue(
-            rebuild_job, name,
-            job_id=_job_safe(f"{self.prefix}-rebuild-{name}-{uuid.uuid4().hex[:12]}"),
-            job_timeout=REBUILD_TIMEOUT, result_ttl=3600,
-            description=f"rebuild projection {name}",
-        )
-
-    def failed_jobs(self) -> list[str]:
-        return self.queue.failed_job_registry.get_job_ids()
 
 
 # -- what a worker process holds ---------------------------------------------------------
@@ -295,7 +181,7 @@ def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = Tr
             rt = runtime(config)
             rt.projections.request_all(force=True)
             worker = SimpleWorker([rt.projections.queue], connection=rt.projections.connection,
-                                  name=_job_safe(f"{config.queue_name}-{uuid.uuid4().hex[:8]}"))
+                                  name=job_safe(f"{config.queue_name}-{uuid.uuid4().hex[:8]}"))
             delay = RECONNECT_FIRST
             worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
             return  # a burst drained the queue, or the worker was told to stop

@@ -20,10 +20,12 @@ import redis
 from rq import Queue, Retry, SimpleWorker
 
 from domain.games.dynasties import RULES as DYNASTIES
+from service import rq_projections
 from service import worker as worker_module
 from service.bootstrap import build_service
 from service.config import Config
 from service.projections_runner import ProjectionRunner
+from service.rq_projections import RqProjections
 from tests.unit.projections.playing import play_games
 
 pytestmark = pytest.mark.integration
@@ -118,7 +120,7 @@ def test_a_worker_killed_mid_rebuild_is_finished_by_the_next_to_exactly_a_clean_
     stop(fast)
 
     slow = start_worker(GAMES_PROJECTION_BATCH="20", GAMES_PROJECTION_SAVE_EVERY="20", GAMES_PROJECTION_PAUSE="0.05")
-    worker_module.RqProjections.from_config(config, runner.names).enqueue_rebuild("scoreboard")
+    RqProjections.from_config(config, runner.names).enqueue_rebuild("scoreboard")
     deadline = time.monotonic() + 30
     while True:  # wait until the rebuild has saved part of the log, and not all of it
         checkpoints = service.store.load_checkpoints("scoreboard")
@@ -150,7 +152,7 @@ def test_a_failing_job_is_retried_and_then_kept_in_the_failed_registry(deploymen
 
     play_games(service, "dynasties", 1, seed=24)
     connection = redis.Redis.from_url(config.store_url)
-    projections = worker_module.RqProjections(connection, config.queue_name, config.redis_prefix, ["broken"])
+    projections = RqProjections(connection, config.queue_name, config.redis_prefix, ["broken"])
     runner = ProjectionRunner(service.store, {"broken": Broken()})
     monkeypatch.setattr(worker_module, "_runtime", worker_module.Runtime(config, runner, projections))
 
@@ -160,7 +162,7 @@ def test_a_failing_job_is_retried_and_then_kept_in_the_failed_registry(deploymen
     job.cancel()
     job.delete()
 
-    monkeypatch.setattr(worker_module, "RETRY", Retry(max=2))  # no backoff, so the test need not wait
+    monkeypatch.setattr(rq_projections, "RETRY", Retry(max=2))  # no backoff, so the test need not wait
     job = projections.request("broken")
     SimpleWorker([projections.queue], connection=connection).work(burst=True)
     job.refresh()

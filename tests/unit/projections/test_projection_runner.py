@@ -8,7 +8,8 @@ from projections import PROJECTIONS
 from service.adapters.memory_store import MemoryStore
 from service.adapters.store import CheckpointMoved, Recorded, partition_of
 from service.errors import NotFound
-from service.projections_runner import InlineProjections, ProjectionRunner
+from service.inline_projections import InlineProjections
+from service.projections_runner import ProjectionRunner
 from service.services import GameService
 from tests.games.highcard import RULES
 from tests.unit.projections.playing import play_games
