@@ -1,6 +1,6 @@
-"""The engine every game runs on: a working turn, and command handling through prompts.
+"""The engine every game runs on: the flow of one command, and command handling through prompts.
 
-``Turn``: rules code emits events, each applied the moment it is emitted, so handlers can
+``Flow``: rules code emits events, each applied the moment it is emitted, so handlers can
 read the state as the rulebook would ("if the hand is empty, Enquire") while their only
 output is the event list; ``decide`` and ``evolve`` cannot drift apart.
 
@@ -69,8 +69,10 @@ class _AskedOf(threading.local):
         self.prompts = {}
 
 
-class Turn(Generic[S]):
-    """The state being worked on and the events emitted so far.
+class Flow(Generic[S]):
+    """The flow of play one command sets off: the state being worked on and the events
+    emitted so far. (Not a player's turn in any rulebook: one command may end a turn, or
+    several commands make one.)
 
     For games that keep their frame stack in the state, ``call``/``goto``/``end``/``update``
     change it by emitting frame events (``frames`` finds the stack in a state).
@@ -175,9 +177,9 @@ class StepRules(Generic[S]):
                 asked.state, asked.rules, asked.prompts = state, self, prompts
         return after  # type: ignore[return-value]
 
-    def begin(self, state: S, rng: Rng) -> Turn[S]:
-        """The working turn handlers receive; a game may return a subclass of ``Turn``."""
-        return Turn(state, self.evolve, rng, self.frames)
+    def begin(self, state: S, rng: Rng) -> Flow[S]:
+        """The flow handlers receive; a game may return a subclass of ``Flow``."""
+        return Flow(state, self.evolve, rng, self.frames)
 
     def current(self, state: S) -> tuple[Frame, Step[S]] | None:
         frames = self.frames(state)
@@ -230,22 +232,22 @@ class StepRules(Generic[S]):
         frame, step = self.current(state)  # type: ignore[misc]
         handler = step.handler(verb.type)
         assert handler is not None, f"step {step.name!r} offers {verb.type} but has no handler for it"
-        turn = self.begin(self.copy(state), rng)
-        handler(turn, frame, seat, value)
-        self.run_until_input(turn)
-        movers = self.to_move(turn.state)
-        if self.barrier_on_handover and turn.events and movers != [seat]:
-            turn.events[-1] = replace(turn.events[-1], barrier=True)
+        flow = self.begin(self.copy(state), rng)
+        handler(flow, frame, seat, value)
+        self.run_until_input(flow)
+        movers = self.to_move(flow.state)
+        if self.barrier_on_handover and flow.events and movers != [seat]:
+            flow.events[-1] = replace(flow.events[-1], barrier=True)
         asked_after = self._asked
-        if turn.events and asked_after.state is turn.state:
-            asked_after.pending = (state, turn.events, 0, asked_after.prompts)
-        return turn.events
+        if flow.events and asked_after.state is flow.state:
+            asked_after.pending = (state, flow.events, 0, asked_after.prompts)
+        return flow.events
 
-    def run_until_input(self, turn: Turn[S]) -> None:
+    def run_until_input(self, flow: Flow[S]) -> None:
         """Automatic steps, until some seat must answer or the game is over."""
-        seats = self.seat_count(turn.state)
+        seats = self.seat_count(flow.state)
         for _ in range(RUNAWAY_LIMIT):
-            state = turn.state
+            state = flow.state
             if self.is_over(state):
                 return
             found = self.current(state)
@@ -258,7 +260,7 @@ class StepRules(Generic[S]):
                     return
             elif step.awaits(state, frame, seats):
                 return
-            step.advance(turn, frame)
+            step.advance(flow, frame)
         raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
 
     # -- helpers -----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ automatic work when nobody is asked anything (``advance``).
 A **frame** is a step in progress: the step's name, the seat that owns it and a few
 locals (JSON values). The frames form a stack kept in the game state; the top frame is
 the step being played. Games that keep the stack explicitly change it only through the
-three frame events below (``Turn.call``, ``goto``, ``end``, ``update`` emit them), so a
+three frame events below (``Flow.call``, ``goto``, ``end``, ``update`` emit them), so a
 sub-decision can be called, answered by another seat, and return to where it was.
 A game whose procedure is already recorded by its own events may instead derive its
 frames from its state (Dynasties: the phase and the pending decision).
@@ -86,7 +86,7 @@ def apply_frame_event(frames: list[Frame], event: Event) -> None:
 
 
 def handles(verb: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Mark a step method as the handler of ``verb``: ``handler(turn, frame, seat, arg)``."""
+    """Mark a step method as the handler of ``verb``: ``handler(flow, frame, seat, arg)``."""
     def mark(method: Callable[..., None]) -> Callable[..., None]:
         method.handles_verb = verb  # type: ignore[attr-defined]
         return method
@@ -127,7 +127,7 @@ class Step(Generic[S]):
             return bool(self.prompt(state, frame, frame.seat))
         return any(self.prompt(state, frame, seat) for seat in range(seats))
 
-    def advance(self, turn: Any, frame: Frame) -> None:
+    def advance(self, flow: Any, frame: Frame) -> None:
         """The automatic work done when nobody is asked anything."""
         raise NotImplementedError(f"step {self.name!r} waits for input but nobody is asked")
 

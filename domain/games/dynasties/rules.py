@@ -1,6 +1,6 @@
 """Dynasties, phase by phase (rulings §1.3, §1.7). Each function is one rulebook procedure
 and cites the rulings it encodes. Procedures read the state as the rulebook would and only
-``emit`` events; the working ``Turn`` applies each event at once, so reading and recording
+``emit`` events; the kernel's ``Flow`` applies each event at once, so reading and recording
 agree.
 
 The kernel plays them as **steps** (bottom of this file): one per phase of a round, and one
@@ -41,7 +41,7 @@ from domain.games.dynasties.state import (
     TRIBUTE,
     DynastiesState,
 )
-from domain.kernel.engine import Turn
+from domain.kernel.engine import Flow
 from domain.kernel.errors import RuleViolation
 from domain.kernel.prompt import Arg, Kind, Prompt, Verb, short
 from domain.kernel.steps import Frame, Step, handles, step_table
@@ -52,8 +52,8 @@ TURNS_PER_ROUND = 3
 COMBINATION_SIZE = 3
 
 
-#: A working turn; its rng is used only to reshuffle (R55).
-Play = Turn[DynastiesState]
+#: The flow of one command; its rng is used only to reshuffle (R55).
+Play = Flow[DynastiesState]
 
 #: Under ``mid_round_enquire = tda`` a seat Enquires before placing with at most this many
 #: Nobles (R13); ``enquire_threshold`` is the phase-1 threshold (R10) only.

@@ -1,4 +1,4 @@
-"""What every step module shares: the working turn, automatic procedures in stages, the
+"""What every step module shares: the flow of play (``Play``), automatic procedures in stages, the
 argument kinds, and placing a piece (with R-LIM when the supply is empty).
 
 A ``Procedure`` is a rulebook procedure that runs by itself in ``stages``; any stage may
@@ -16,12 +16,12 @@ from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import Coalition
 from domain.games.pax_pamir.data.cards import COURT_CARDS
 from domain.games.pax_pamir.state import SUPPLY, PaxState
-from domain.kernel.engine import Turn
+from domain.kernel.engine import Flow
 from domain.kernel.prompt import NUMBER as _NUMBER
 from domain.kernel.prompt import Arg, Kind, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
 
-Play = Turn[PaxState]
+Play = Flow[PaxState]
 
 #: a card is named by its number in cards.yaml (1-100 court cards, 101-104 checks, 105-116 events)
 CARD = _NUMBER
