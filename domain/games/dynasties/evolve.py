@@ -13,7 +13,7 @@ from domain.games.dynasties.state import (
     RAISING,
     RETIREMENT,
     DynastiesState,
-    Pending,
+    PendingDecision,
     Placement,
 )
 from domain.kernel.events import Event
@@ -164,7 +164,7 @@ def _conclave_formed(s: DynastiesState, e: Event) -> None:
     s.stakes -= gold
     s.rewarded[seat].add(f"conclave:{e.data['value']}")
     if e.data["may_take"]:
-        s.pending = Pending(CONCLAVE_CHOICE, seat, e.data["may_take"])
+        s.pending = PendingDecision(CONCLAVE_CHOICE, seat, e.data["may_take"])
 
 
 def _stakes_emptied(s: DynastiesState, e: Event) -> None:
@@ -271,7 +271,7 @@ def _draw_order_chosen(s: DynastiesState, e: Event) -> None:
 def _hand_limit_checked(s: DynastiesState, e: Event) -> None:
     s.draw_queue.pop(0)
     if e.data["must_retire"]:
-        s.pending = Pending(RETIREMENT, e.data["seat"], e.data["must_retire"])
+        s.pending = PendingDecision(RETIREMENT, e.data["seat"], e.data["must_retire"])
 
 
 def _nobles_retired(s: DynastiesState, e: Event) -> None:

@@ -22,7 +22,7 @@ CONCLAVE_CHOICE = "conclave_choice"
 RETIREMENT = "retirement"
 
 
-class Pending(NamedTuple):
+class PendingDecision(NamedTuple):
     """The one blocking decision: ``conclave_choice(seat)`` up to ``count`` cards, or
     ``retirement(seat, count)``."""
 
@@ -76,7 +76,7 @@ class DynastiesState:
     next_leader: int | None = None
     #: The seat due to place has already Enquired for this placement (R13).
     placer_enquired: bool = False
-    pending: Pending | None = None
+    pending: PendingDecision | None = None
     #: A Conclave emptied the Stakes under ``empty_stakes_ends_round`` (R40).
     stakes_emptied: bool = False
     last_stakes_winner: int | None = None
