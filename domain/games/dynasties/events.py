@@ -12,6 +12,7 @@ from typing import Any
 
 from domain.games.dynasties.options import DynastiesOptions
 from domain.kernel.events import Event
+from domain.kernel.upcasting import GAME, renamed
 
 NOBODY: frozenset[int] = frozenset()
 
@@ -22,8 +23,14 @@ def _to(seat: int) -> frozenset[int]:
 
 # -- setup and cards ---------------------------------------------------------------------
 
-def game_started(options: DynastiesOptions, seats: int) -> Event:
-    return Event("GameStarted", {"options": options.to_json(), "seats": seats, "legacy": options.legacy,
+SETUP_STARTED = "SetupStarted"
+# Stored before this name: ``GameStarted``, which is also the platform's event for every game.
+renamed(GAME, "GameStarted", SETUP_STARTED)
+
+
+def setup_started(options: DynastiesOptions, seats: int) -> Event:
+    """Setup (rulings §1.2): the agreed options, the seats, the Legacy and the starting gold."""
+    return Event(SETUP_STARTED, {"options": options.to_json(), "seats": seats, "legacy": options.legacy,
                                  "starting_gold": options.starting_gold})
 
 

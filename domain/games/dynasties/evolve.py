@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from domain.games.dynasties.events import SETUP_STARTED
 from domain.games.dynasties.options import DynastiesOptions
 from domain.games.dynasties.state import (
     CONCLAVE_CHOICE,
@@ -19,7 +20,7 @@ from domain.games.dynasties.state import (
 from domain.kernel.events import Event
 
 
-def _game_started(_: DynastiesState | None, e: Event) -> DynastiesState:
+def _setup_started(_: DynastiesState | None, e: Event) -> DynastiesState:
     seats = e.data["seats"]
     gold = e.data["starting_gold"]
     return DynastiesState(
@@ -323,13 +324,13 @@ EVOLVERS: dict[str, Callable[[DynastiesState, Event], None]] = {
     "NoblesRetired": _nobles_retired,
 }
 
-EVENT_TYPES: tuple[str, ...] = ("GameStarted", *EVOLVERS)
+EVENT_TYPES: tuple[str, ...] = (SETUP_STARTED, *EVOLVERS)
 
 
 def evolve(state: DynastiesState | None, event: Event) -> DynastiesState:
-    if event.type == "GameStarted":
-        return _game_started(state, event)
-    assert state is not None, "a Dynasties stream starts with GameStarted"
+    if event.type == SETUP_STARTED:
+        return _setup_started(state, event)
+    assert state is not None, f"a Dynasties stream starts with {SETUP_STARTED}"
     apply = EVOLVERS.get(event.type)
     if apply is None:
         raise ValueError(f"Dynasties has no event type {event.type!r}")

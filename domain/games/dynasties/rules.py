@@ -84,7 +84,7 @@ def setup(p: Play, seats: int, options: DynastiesOptions) -> None:
     seats = check_seats(seats)
     rng = p.rng
     assert rng is not None
-    p.emit(ev.game_started(options, seats))
+    p.emit(ev.setup_started(options, seats))
     p.emit(ev.deck_shuffled(rng.shuffled(DECK)))
     for _ in range(options.starting_hand):
         for seat in range(seats):

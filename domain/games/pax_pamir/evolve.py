@@ -7,12 +7,13 @@ from collections import Counter
 from collections.abc import Callable
 
 from domain.games.pax_pamir.data.board import Border, Coalition, Region
+from domain.games.pax_pamir.events import SETUP_STARTED
 from domain.games.pax_pamir.options import PaxOptions
 from domain.games.pax_pamir.state import SUPPLY, PaxState, Player
 from domain.kernel.events import Event
 
 
-def _game_started(_: PaxState | None, e: Event) -> PaxState:
+def _setup_started(_: PaxState | None, e: Event) -> PaxState:
     seats = e.data["seats"]
     return PaxState(seats=seats, options=PaxOptions.from_json(e.data["options"]),
                     players=[Player() for _ in range(seats)])
@@ -220,12 +221,12 @@ APPLY: dict[str, Callable[[PaxState, Event], None]] = {
     "GameEnded": _game_ended,
 }
 
-EVENT_TYPES = ("GameStarted", *APPLY)
+EVENT_TYPES = (SETUP_STARTED, *APPLY)
 
 
 def evolve(state: PaxState | None, event: Event) -> PaxState:
-    if event.type == "GameStarted":
-        return _game_started(state, event)
+    if event.type == SETUP_STARTED:
+        return _setup_started(state, event)
     assert state is not None
     APPLY[event.type](state, event)
     return state
