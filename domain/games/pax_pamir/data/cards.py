@@ -286,14 +286,14 @@ class EventCard:
 
 
 @dataclass(frozen=True, slots=True)
-class DominanceCheck:
+class DominanceCheckCard:
     """A Dominance Check card (R-DOM): resolved when bought or discarded, never held."""
 
     number: int
     name: str
 
 
-Card = CourtCard | EventCard | DominanceCheck
+Card = CourtCard | EventCard | DominanceCheckCard
 
 # --- Tables ------------------------------------------------------------------------------------
 
@@ -348,8 +348,8 @@ EVENT_CARDS: dict[int, EventCard] = {
 }
 
 #: Dominance Check cards 101-104 by number (R-DOM).
-DOMINANCE_CHECKS: dict[int, DominanceCheck] = {
-    row["number"]: DominanceCheck(number=row["number"], name=row["name"]) for row in DOMINANCE_CHECK_ROWS
+DOMINANCE_CHECKS: dict[int, DominanceCheckCard] = {
+    row["number"]: DominanceCheckCard(number=row["number"], name=row["name"]) for row in DOMINANCE_CHECK_ROWS
 }
 
 #: Every card by number, 1-116.
