@@ -14,9 +14,9 @@ calls the handler, and runs automatic steps until some seat must answer.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from domain.kernel.commands import Command
 from domain.kernel.errors import DomainError, RuleViolation
@@ -79,7 +79,7 @@ class Flow(Generic[S]):
     """
 
     def __init__(self, state: S, evolve: Callable[[S, Event], S], rng: Rng | None = None,
-                 frames: Callable[[S], Sequence[Frame]] | None = None):
+                 frames: Callable[[S], list[Frame]] | None = None):
         self.state = state
         self.events: list[Event] = []
         self.rng = rng
@@ -116,6 +116,13 @@ class Flow(Generic[S]):
         self.emit(step_updated(self.frame.step, values))
 
 
+class _KeepsFrames(Protocol):
+    """A state with its seat count and its frame stack as attributes (the defaults below)."""
+
+    seats: int
+    frames: list[Frame]
+
+
 class StepRules(Generic[S]):
     """Command handling shared by every game: prompts in, events out.
 
@@ -136,11 +143,13 @@ class StepRules(Generic[S]):
     def apply(self, state: S | None, event: Event) -> S:
         raise NotImplementedError
 
-    def frames(self, state: S) -> Sequence[Frame]:
-        return state.frames  # type: ignore[attr-defined,no-any-return]
+    def frames(self, state: S) -> list[Frame]:
+        """By default the stack is ``state.frames``; a game that derives it overrides this."""
+        return cast(_KeepsFrames, state).frames
 
     def seat_count(self, state: S) -> int:
-        return state.seats  # type: ignore[attr-defined,no-any-return]
+        """By default ``state.seats``."""
+        return cast(_KeepsFrames, state).seats
 
     def is_over(self, state: S) -> bool:
         raise NotImplementedError
@@ -161,7 +170,8 @@ class StepRules(Generic[S]):
             asked.state = None
             asked.prompts = {}
         if event.type in FRAME_EVENTS:
-            apply_frame_event(self.frames(state), event)  # type: ignore[arg-type]
+            assert state is not None, "frame events come after the setup events"
+            apply_frame_event(self.frames(state), event)
             after = state
         else:
             after = self.apply(state, event)
@@ -175,7 +185,12 @@ class StepRules(Generic[S]):
             else:  # every event decided on is applied: this is the state decide ended with
                 asked.pending = None
                 asked.state, asked.rules, asked.prompts = state, self, prompts
-        return after  # type: ignore[return-value]
+        return after
+
+    def begin_setup(self, rng: Rng) -> Flow[S]:
+        """The flow a game's ``setup`` runs in. There is no state until its first event,
+        which ``apply`` turns into one: a setup procedure emits before it reads ``state``."""
+        return self.begin(cast(S, None), rng)
 
     def begin(self, state: S, rng: Rng) -> Flow[S]:
         """The flow handlers receive; a game may return a subclass of ``Flow``."""
@@ -229,7 +244,9 @@ class StepRules(Generic[S]):
         if asked is None or not asked.allows(verb.type):
             raise RuleViolation(self._refusal(state, seat, verb, asked))
         asked.check(verb.type, value)
-        frame, step = self.current(state)  # type: ignore[misc]
+        found = self.current(state)
+        assert found is not None, "a seat is asked, so some step is current"
+        frame, step = found
         handler = step.handler(verb.type)
         assert handler is not None, f"step {step.name!r} offers {verb.type} but has no handler for it"
         flow = self.begin(self.copy(state), rng)

@@ -45,6 +45,14 @@ class Frame:
         except KeyError:
             raise AttributeError(name) from None
 
+    @property
+    def owner_seat(self) -> int:
+        """``seat``, for a step that a seat plays (a frame of the table has none: an error)."""
+        seat = self.seat
+        if seat is None:
+            raise TypeError(f"step {self.step!r} is the table's: it has no seat")
+        return seat
+
     def to_json(self) -> dict[str, Any]:
         return {"step": self.step, "seat": self.seat, "locals": dict(self.locals)}
 
@@ -88,7 +96,7 @@ def apply_frame_event(frames: list[Frame], event: Event) -> None:
 def handles(verb: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Mark a step method as the handler of ``verb``: ``handler(flow, frame, seat, arg)``."""
     def mark(method: Callable[..., None]) -> Callable[..., None]:
-        method.handles_verb = verb  # type: ignore[attr-defined]
+        method.__dict__["handles_verb"] = verb
         return method
     return mark
 
@@ -96,7 +104,8 @@ def handles(verb: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
 class Step(Generic[S]):
     """One rulebook procedure. Subclasses set ``name`` and override what they need."""
 
-    name: ClassVar[str]
+    #: a class attribute; a step class played under several names sets it per instance
+    name: str
     handlers: ClassVar[dict[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

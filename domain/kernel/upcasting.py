@@ -46,7 +46,8 @@ def renamed(source: str, old_type: str, new_type: str) -> None:
     known = _RENAMED.get((source, old_type))
     if known is not None and known != new_type:
         raise ValueError(f"{source} event type {old_type!r} is already renamed to {known!r}")
-    seen, name = {old_type}, new_type
+    seen: set[str] = {old_type}
+    name: str | None = new_type
     while name is not None:
         if name in seen:
             raise ValueError(f"renaming {source} event type {old_type!r} to {new_type!r} makes a circle")

@@ -8,7 +8,7 @@ crosses one). Every value is JSON: lists of ``{seat, ...}`` rows, never int-keye
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TypedDict
 
 from domain.games.dynasties.options import DynastiesOptions
 from domain.kernel.events import Event
@@ -152,7 +152,24 @@ def turn_ended(turn: int, next_leader: int) -> Event:
 
 # -- phase 4 -----------------------------------------------------------------------------
 
-def families_tallied(rows: list[dict[str, Any]], dynasty: str | None) -> Event:
+class TalliedCard(TypedDict):
+    """One Noble of a Family as the Conclusion counts it (R44)."""
+
+    card: str
+    value: int
+    coronation_bonus: int
+    dynasty_bonus: int
+
+
+class TalliedFamily(TypedDict):
+    """A seat's Family at the Conclusion: its Nobles and their total (R44)."""
+
+    seat: int
+    cards: list[TalliedCard]
+    total: int
+
+
+def families_tallied(rows: list[TalliedFamily], dynasty: str | None) -> Event:
     return Event("FamiliesTallied", {"rows": rows, "dynasty": dynasty})
 
 

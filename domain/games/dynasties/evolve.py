@@ -33,17 +33,17 @@ def _setup_started(_: DynastiesState | None, e: Event) -> DynastiesState:
 
 
 def _deck_shuffled(s: DynastiesState, e: Event) -> None:
-    s.deck = list(e.secret["order"])
+    s.deck = list(e.hidden()["order"])
 
 
 def _card_drawn(s: DynastiesState, e: Event) -> None:
-    card = e.secret["card"]
+    card = e.hidden()["card"]
     s.deck.remove(card)  # the top card, index 0
     s.hands[e.data["seat"]].append(card)
 
 
 def _graveyard_reshuffled(s: DynastiesState, e: Event) -> None:
-    s.deck = s.deck + list(e.secret["order"])
+    s.deck = s.deck + list(e.hidden()["order"])
     s.graveyard = []
 
 
@@ -90,7 +90,7 @@ def _prospects_enquired(s: DynastiesState, e: Event) -> None:
 
 
 def _tribute_committed(s: DynastiesState, e: Event) -> None:
-    seat, card = e.data["seat"], e.secret["card"]
+    seat, card = e.data["seat"], e.hidden()["card"]
     s.hands[seat].remove(card)
     s.tribute_commit[seat] = card
 
@@ -277,7 +277,7 @@ def _hand_limit_checked(s: DynastiesState, e: Event) -> None:
 
 def _nobles_retired(s: DynastiesState, e: Event) -> None:
     seat = e.data["seat"]
-    for card in e.secret["cards"]:
+    for card in e.hidden()["cards"]:
         s.hands[seat].remove(card)
         s.graveyard.append(card)
     s.pending = None

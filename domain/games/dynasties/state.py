@@ -23,12 +23,12 @@ RETIREMENT = "retirement"
 
 
 class PendingDecision(NamedTuple):
-    """The one blocking decision: ``conclave_choice(seat)`` up to ``count`` cards, or
-    ``retirement(seat, count)``."""
+    """The one blocking decision: ``conclave_choice(seat)`` up to ``card_count`` cards, or
+    ``retirement(seat, card_count)`` (the rulings' ``count``, which would hide ``tuple.count``)."""
 
     kind: str
     seat: int
-    count: int
+    card_count: int
 
 
 class Placement(NamedTuple):

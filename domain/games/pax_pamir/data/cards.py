@@ -353,7 +353,8 @@ DOMINANCE_CHECKS: dict[int, DominanceCheckCard] = {
 }
 
 #: Every card by number, 1-116.
-ALL_CARDS: dict[int, Card] = dict(sorted({**COURT_CARDS, **DOMINANCE_CHECKS, **EVENT_CARDS}.items()))
+_BY_KIND: dict[int, Card] = {**COURT_CARDS, **DOMINANCE_CHECKS, **EVENT_CARDS}
+ALL_CARDS: dict[int, Card] = dict(sorted(_BY_KIND.items()))
 
 #: R-CMP-6: how many cards of each kind the game has.
 COURT_CARD_COUNT = 100

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
-from domain.games.pax_pamir.data.board import Coalition
+from domain.games.pax_pamir.data.board import Coalition, Region
 from domain.games.pax_pamir.data.cards import COURT_CARDS
 from domain.games.pax_pamir.state import SUPPLY, PaxState
 from domain.kernel.engine import Flow
@@ -107,8 +107,9 @@ def lose_piece(t: Play, kind: str, owner: str | int, place: str, dst: str = SUPP
     t.emit(ev.piece_moved(kind, owner, place, dst))
     if kind == "tribe":
         s = t.state
-        if s.tribes[place][owner] == 0:  # type: ignore[index]
-            t.call("overthrow", owner, region=place, lost="tribe")  # type: ignore[arg-type]
+        assert isinstance(owner, int), "a tribe belongs to a seat"
+        if s.tribes[Region(place)][owner] == 0:
+            t.call("overthrow", owner, region=place, lost="tribe")
 
 
 def describe_place(kind: str, place: str) -> str:
@@ -132,7 +133,7 @@ class TakePiece(Step[PaxState]):
     name = "take_piece"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = frame.owner_seat
         choices = [p for p in pieces_on_board(s, frame.kind, seat) if p != f"{frame.kind}:{frame.dst}"]
         if not choices:
             return None

@@ -86,7 +86,7 @@ class Loyalty(Step[PaxState]):
     name = "loyalty"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
-        return Prompt(frame.seat, "Choose the coalition you are loyal to.").one_of(  # type: ignore[arg-type]
+        return Prompt(frame.owner_seat, "Choose the coalition you are loyal to.").one_of(
             "ChooseLoyalty", [c.value for c in Coalition])
 
     @handles("ChooseLoyalty")
