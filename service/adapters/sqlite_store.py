@@ -313,6 +313,7 @@ class SqliteStore(EventStore):
 
     def log_head(self, partition: int) -> int:
         row = self._row("SELECT MAX(position) FROM events")
+        assert row is not None, "an aggregate query answers one row"
         return row[0] or 0
 
     def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
