@@ -87,6 +87,8 @@ class ReadModels:
 
 
 def attach(service: GameService, read_models: ReadModels) -> None:
+    # GameService (service/services.py, being split into modules) declares no such
+    # attribute yet; declare read_models and live_hub there, then drop both ignores
     service.read_models = read_models  # type: ignore[attr-defined]
 
 
