@@ -240,9 +240,6 @@ class RedisStore(EventStore):
     def _tokens(self) -> str:
         return f"{self.prefix}:{{players}}:tokens"
 
-    def _projection(self, name: str) -> str:
-        return f"{self.prefix}:proj:{name}"
-
     # -- streams ---------------------------------------------------------------------
     def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
                idempotency: tuple[str, dict[str, Any]] | None = None) -> int:

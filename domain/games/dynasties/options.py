@@ -6,9 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from domain.kernel.errors import InvalidOptions
 from domain.kernel.rules import GameOptions, option
@@ -88,11 +86,6 @@ def never_ends(options: DynastiesOptions) -> bool:
 
 
 OPTIONS = DynastiesOptions.specs()
-
-
-def check_options(given: Mapping[str, Any] | None = None) -> DynastiesOptions:
-    """Defaults filled in, every value and the cross-option rules of §3 checked."""
-    return DynastiesOptions.check(given)
 
 
 def check_seats(seats: object) -> int:

@@ -166,9 +166,6 @@ RIOT_REGION_OF_EFFECT: dict[EventEffect, Region] = {
     EventEffect.RIOTS_PERSIA: Region.PERSIA,
 }
 
-#: What each Dominance Check card does whether bought or discarded (R-DOM, R-PUR-5).
-DOMINANCE_CHECK_EFFECT = "dominance_check"
-
 # --- Descriptions (our own summaries) ----------------------------------------------------------
 
 _ABILITY_DESCRIPTIONS: dict[Ability, str] = {

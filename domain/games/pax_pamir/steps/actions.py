@@ -34,7 +34,7 @@ from domain.games.pax_pamir.data.cards import (
 )
 from domain.games.pax_pamir.state import SUPPLY, PaxState
 from domain.games.pax_pamir.steps import turn as _turn  # turn imports this module: read it at call time
-from domain.games.pax_pamir.steps.bribes import hostage_bribe
+from domain.games.pax_pamir.steps.bribes import HOSTAGE, hostage_bribe
 from domain.games.pax_pamir.steps.common import (
     CARD,
     PIECE,
@@ -342,7 +342,7 @@ class CardBasedAction(Procedure):
         if owed is not None:
             holder, amount = owed
             t.call("bribe", seat, recipient=holder, amount=amount,
-                   reserve=minimum_cost(t.state, seat, CardAction(frame.action)), card=frame.card, purpose="hostage")
+                   reserve=minimum_cost(t.state, seat, CardAction(frame.action)), card=frame.card, purpose=HOSTAGE)
 
     def use_card(self, t: Play, frame: Frame) -> None:
         if frame.locals.get("abandoned"):

@@ -67,14 +67,6 @@ def clear_region(t: Play, region: Region, first: int) -> None:
 
 # -- purchase effects (R-PUR-5, section 16) ----------------------------------------------------
 
-#: Purchase effects that need the purchaser's choice, and the verb that makes it.
-CHOICE_OF: dict[EventEffect, str] = {
-    EventEffect.RUMOR: "ChoosePlayer",
-    EventEffect.OTHER_PERSUASIVE_METHODS: "ChoosePlayer",
-    EventEffect.PASHTUNWALI_VALUES: "ChooseSuit",
-    EventEffect.REBUKE: "ChooseRegion",
-}
-
 
 class EventPurchased(Step[PaxState]):
     """R-PUR-5, section 16: the purchase effect of event ``card`` for the frame's seat."""
