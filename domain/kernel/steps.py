@@ -17,10 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from domain.kernel.events import Event
 from domain.kernel.prompt import Prompt
+
+if TYPE_CHECKING:  # the engine imports this module
+    from domain.kernel.engine import Flow
 
 S = TypeVar("S")
 
@@ -136,7 +139,7 @@ class Step(Generic[S]):
             return bool(self.prompt(state, frame, frame.seat))
         return any(self.prompt(state, frame, seat) for seat in range(seats))
 
-    def advance(self, flow: Any, frame: Frame) -> None:
+    def advance(self, flow: Flow[S], frame: Frame) -> None:
         """The automatic work done when nobody is asked anything."""
         raise NotImplementedError(f"step {self.name!r} waits for input but nobody is asked")
 
