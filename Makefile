@@ -34,6 +34,7 @@ worker: $(VENV)/.installed  ## the RQ worker that keeps projections current (Red
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check domain projections service tests bench
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy domain projections service
 
 test: $(VENV)/.installed-dev lint $(TS)/node_modules/.package-lock.json  ## install dev and node dependencies, lint, run every test
 	$(PY) -m pytest

@@ -16,6 +16,7 @@ import argparse
 import importlib.util
 import sys
 import time
+from collections.abc import Callable
 
 from service.config import Config
 
@@ -157,8 +158,11 @@ def _rebuild(config: Config, args: argparse.Namespace) -> int:
                 from service.worker import locked
 
                 queue = RqProjections.from_config(config, runner.names)
-                applied = locked(queue, runner, name, config.projection_lock_ttl,
-                                 lambda beat, name=name: runner.rebuild(name, progress, beat), required=True)
+
+                def work(beat: Callable[[], None], name: str = name) -> int:
+                    return runner.rebuild(name, progress, beat)
+
+                applied = locked(queue, runner, name, config.projection_lock_ttl, work, required=True)
             else:
                 applied = runner.rebuild(name, progress)
         took = time.perf_counter() - started

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
@@ -23,6 +23,7 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
     store = store or open_store(config)
     runner = ProjectionRunner(store, batch_size=config.projection_batch,
                               save_every=config.projection_save_every, pause=config.projection_pause)
+    after_append: Callable[[str], None]
     if config.projections == "rq":  # workers keep the read models; an append enqueues their jobs
         from service.rq_projections import RqProjections
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from service.signing import parse_keys
 
@@ -74,7 +75,7 @@ class Config:
     @classmethod
     def from_env(cls, **overrides) -> Config:
         env = os.environ
-        values = {
+        values: dict[str, Any] = {
             "store_url": env.get("GAMES_STORE", cls.store_url),
             "snapshot_every": int(env.get("GAMES_SNAPSHOT_EVERY", cls.snapshot_every)),
             "projections": env.get("GAMES_PROJECTIONS", ""),

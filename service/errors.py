@@ -36,9 +36,3 @@ class TooManyRequests(ServiceError):
     """A quota is used up (``retry_after``: seconds, sent as the Retry-After header)."""
 
     status, code, title = 429, "too_many_requests", "Too Many Requests"
-
-
-class Unavailable(ServiceError):
-    """A backing service (the store) does not answer; the client should retry later."""
-
-    status, code, title = 503, "unavailable", "Service Unavailable"

@@ -83,7 +83,6 @@ class LiveHub:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._positions: dict[int, int] | None = None
-        self.polls = 0  # how many polls ran (tests and monitoring)
 
     @property
     def open_streams(self) -> int:
@@ -123,7 +122,6 @@ class LiveHub:
                 self._positions = None  # nobody listens: the next subscriber starts from the heads
                 return
             positions = dict(self._positions or {})
-        self.polls += 1
         heads = self.store.log_heads()
         by_stream: dict[str, list[Recorded]] = {}
         for partition, head in heads.items():

@@ -147,7 +147,7 @@ class PortableLogs:
         first = Event.from_json(records[0].event)
         if records[0].event.get("source") != PLATFORM or first.type != GAME_CREATED:
             raise _invalid("the events do not fold into a game: the first event must be the platform's GameCreated")
-        rules = self.loader.rules(first.data.get("game_type"))
+        rules = self.loader.rules(str(first.data.get("game_type")))
         seats = first.data.get("seats")
         if isinstance(seats, bool) or not isinstance(seats, int) or not rules.min_seats <= seats <= rules.max_seats:
             raise _invalid(f"{rules.title} is for {rules.min_seats} to {rules.max_seats} seats")

@@ -16,7 +16,7 @@ def replay_steps(game: Game, records: list[Recorded], viewer: Viewer, after: int
     ``records``), as ``viewer`` may see them; events taken back by an undo, and the undos
     themselves, are left out."""
     rules, state = game.rules, None
-    steps = []
+    steps: list[dict[str, Any]] = []
     for record in records:
         if record.version in game.undone or is_undo(record.event):
             continue

@@ -64,7 +64,8 @@ class Signer:
         if not isinstance(signature, dict) or signature.get("alg") != ALGORITHM \
                 or not isinstance(signature.get("value"), str):
             return INVALID
-        key = self._by_id.get(signature.get("key_id"))
+        key_id = signature.get("key_id")
+        key = self._by_id.get(key_id) if isinstance(key_id, str) else None
         if key is None:
             return UNKNOWN_KEY
         expected = hmac.new(key, payload(header, lines), hashlib.sha256).hexdigest()

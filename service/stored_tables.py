@@ -79,8 +79,8 @@ class Session:
         """After a successful save: the touched rows become the cache's; start afresh."""
         for table, key, raw in cached:
             self.cache.put(table, key, raw)
-        for table in self.tables.values():
-            table.reset()
+        for stored in self.tables.values():
+            stored.reset()
 
 
 class StoredTable(MutableMapping):

@@ -1,6 +1,6 @@
-"""The engine every game runs on: a working turn, and command handling through prompts.
+"""The engine every game runs on: the flow of one command, and command handling through prompts.
 
-``Turn``: rules code emits events, each applied the moment it is emitted, so handlers can
+``Flow``: rules code emits events, each applied the moment it is emitted, so handlers can
 read the state as the rulebook would ("if the hand is empty, Enquire") while their only
 output is the event list; ``decide`` and ``evolve`` cannot drift apart.
 
@@ -14,35 +14,25 @@ calls the handler, and runs automatic steps until some seat must answer.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from domain.kernel.commands import Command
-from domain.kernel.errors import DomainError, RuleViolation
+from domain.kernel.errors import RuleViolation
 from domain.kernel.events import Event
 from domain.kernel.prompt import Prompt, Verb, short
 from domain.kernel.rng import Rng
 from domain.kernel.steps import (
     FRAME_EVENTS,
+    RUNAWAY_LIMIT,
+    Flow,
     Frame,
+    RunawayGame,
     Step,
     apply_frame_event,
-    step_entered,
-    step_left,
-    step_updated,
 )
 
 S = TypeVar("S")
-
-#: Events a single command may cause, and automatic steps it may run, before the game is
-#: judged to run away (a rules bug: the game would never ask anyone anything again).
-RUNAWAY_LIMIT = 10_000
-
-
-class RunawayGame(DomainError):
-    code = "runaway"
-
 
 class _AskedOf(threading.local):
     """The prompts last computed, per thread: for one state object, seat -> prompt.
@@ -69,49 +59,11 @@ class _AskedOf(threading.local):
         self.prompts = {}
 
 
-class Turn(Generic[S]):
-    """The state being worked on and the events emitted so far.
+class _KeepsFrames(Protocol):
+    """A state with its seat count and its frame stack as attributes (the defaults below)."""
 
-    For games that keep their frame stack in the state, ``call``/``goto``/``end``/``update``
-    change it by emitting frame events (``frames`` finds the stack in a state).
-    """
-
-    def __init__(self, state: S, evolve: Callable[[S, Event], S], rng: Rng | None = None,
-                 frames: Callable[[S], Sequence[Frame]] | None = None):
-        self.state = state
-        self.events: list[Event] = []
-        self.rng = rng
-        self._evolve = evolve
-        self._frames = frames
-
-    def emit(self, event: Event) -> None:
-        if len(self.events) >= RUNAWAY_LIMIT:
-            raise RunawayGame(f"more than {RUNAWAY_LIMIT} events from one command")
-        self.state = self._evolve(self.state, event)
-        self.events.append(event)
-
-    # -- the frame stack ---------------------------------------------------------------
-    @property
-    def frame(self) -> Frame:
-        assert self._frames is not None, "this game keeps no frame stack"
-        return self._frames(self.state)[-1]
-
-    def call(self, step: str, seat: int | None = None, **values: Any) -> None:
-        """Start ``step`` on top of the current one; it returns here when it ends."""
-        self.emit(step_entered(step, seat, values))
-
-    def end(self) -> None:
-        """The current step is done: play returns to the step that called it."""
-        self.emit(step_left(self.frame.step))
-
-    def goto(self, step: str, seat: int | None = None, **values: Any) -> None:
-        """Replace the current step by ``step`` (the caller resumes when that one ends)."""
-        self.end()
-        self.call(step, seat, **values)
-
-    def update(self, **values: Any) -> None:
-        """Change some locals of the current step."""
-        self.emit(step_updated(self.frame.step, values))
+    seats: int
+    frames: list[Frame]
 
 
 class StepRules(Generic[S]):
@@ -134,11 +86,13 @@ class StepRules(Generic[S]):
     def apply(self, state: S | None, event: Event) -> S:
         raise NotImplementedError
 
-    def frames(self, state: S) -> Sequence[Frame]:
-        return state.frames  # type: ignore[attr-defined,no-any-return]
+    def frames(self, state: S) -> list[Frame]:
+        """By default the stack is ``state.frames``; a game that derives it overrides this."""
+        return cast(_KeepsFrames, state).frames
 
     def seat_count(self, state: S) -> int:
-        return state.seats  # type: ignore[attr-defined,no-any-return]
+        """By default ``state.seats``."""
+        return cast(_KeepsFrames, state).seats
 
     def is_over(self, state: S) -> bool:
         raise NotImplementedError
@@ -159,7 +113,8 @@ class StepRules(Generic[S]):
             asked.state = None
             asked.prompts = {}
         if event.type in FRAME_EVENTS:
-            apply_frame_event(self.frames(state), event)  # type: ignore[arg-type]
+            assert state is not None, "frame events come after the setup events"
+            apply_frame_event(self.frames(state), event)
             after = state
         else:
             after = self.apply(state, event)
@@ -173,11 +128,16 @@ class StepRules(Generic[S]):
             else:  # every event decided on is applied: this is the state decide ended with
                 asked.pending = None
                 asked.state, asked.rules, asked.prompts = state, self, prompts
-        return after  # type: ignore[return-value]
+        return after
 
-    def begin(self, state: S, rng: Rng) -> Turn[S]:
-        """The working turn handlers receive; a game may return a subclass of ``Turn``."""
-        return Turn(state, self.evolve, rng, self.frames)
+    def begin_setup(self, rng: Rng) -> Flow[S]:
+        """The flow a game's ``setup`` runs in. There is no state until its first event,
+        which ``apply`` turns into one: a setup procedure emits before it reads ``state``."""
+        return self.begin(cast(S, None), rng)
+
+    def begin(self, state: S, rng: Rng) -> Flow[S]:
+        """The flow handlers receive; a game may return a subclass of ``Flow``."""
+        return Flow(state, self.evolve, rng, self.frames)
 
     def current(self, state: S) -> tuple[Frame, Step[S]] | None:
         frames = self.frames(state)
@@ -227,25 +187,27 @@ class StepRules(Generic[S]):
         if asked is None or not asked.allows(verb.type):
             raise RuleViolation(self._refusal(state, seat, verb, asked))
         asked.check(verb.type, value)
-        frame, step = self.current(state)  # type: ignore[misc]
+        found = self.current(state)
+        assert found is not None, "a seat is asked, so some step is current"
+        frame, step = found
         handler = step.handler(verb.type)
         assert handler is not None, f"step {step.name!r} offers {verb.type} but has no handler for it"
-        turn = self.begin(self.copy(state), rng)
-        handler(turn, frame, seat, value)
-        self.run_until_input(turn)
-        movers = self.to_move(turn.state)
-        if self.barrier_on_handover and turn.events and movers != [seat]:
-            turn.events[-1] = replace(turn.events[-1], barrier=True)
+        flow = self.begin(self.copy(state), rng)
+        handler(flow, frame, seat, value)
+        self.run_until_input(flow)
+        movers = self.to_move(flow.state)
+        if self.barrier_on_handover and flow.events and movers != [seat]:
+            flow.events[-1] = replace(flow.events[-1], barrier=True)
         asked_after = self._asked
-        if turn.events and asked_after.state is turn.state:
-            asked_after.pending = (state, turn.events, 0, asked_after.prompts)
-        return turn.events
+        if flow.events and asked_after.state is flow.state:
+            asked_after.pending = (state, flow.events, 0, asked_after.prompts)
+        return flow.events
 
-    def run_until_input(self, turn: Turn[S]) -> None:
+    def run_until_input(self, flow: Flow[S]) -> None:
         """Automatic steps, until some seat must answer or the game is over."""
-        seats = self.seat_count(turn.state)
+        seats = self.seat_count(flow.state)
         for _ in range(RUNAWAY_LIMIT):
-            state = turn.state
+            state = flow.state
             if self.is_over(state):
                 return
             found = self.current(state)
@@ -258,7 +220,7 @@ class StepRules(Generic[S]):
                     return
             elif step.awaits(state, frame, seats):
                 return
-            step.advance(turn, frame)
+            step.advance(flow, frame)
         raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
 
     # -- helpers -----------------------------------------------------------------------------

@@ -16,6 +16,9 @@ from domain.kernel.upcasting import upcast
 #: ``viewer`` value for "every seat may see everything" (a finished game, the server itself).
 EVERYONE = "everyone"
 
+#: Who looks: a seat, ``None`` for a spectator, or ``EVERYONE``.
+Viewer = int | str | None
+
 
 @dataclass(frozen=True)
 class Event:
@@ -46,14 +49,21 @@ class Event:
             barrier=bool(raw.get("barrier", False)),
         )
 
-    def visible_to(self, viewer: int | str | None) -> bool:
+    def hidden(self) -> dict[str, Any]:
+        """The secret part of an event that has one (a shuffle's order, a drawn card): what
+        ``evolve`` reads. An event without one is a programming error here."""
+        if self.secret is None:
+            raise TypeError(f"a {self.type} event has no secret part")
+        return self.secret
+
+    def visible_to(self, viewer: Viewer) -> bool:
         """May ``viewer`` (a seat, ``None`` for a spectator, or EVERYONE) see the secret?"""
         if self.secret is None or viewer == EVERYONE:
             return True
         return viewer is not None and viewer in self.secret_to
 
 
-def redact(event: Event, viewer: int | str | None) -> dict[str, Any]:
+def redact(event: Event, viewer: Viewer) -> dict[str, Any]:
     """The event as ``viewer`` may see it, as JSON: secrets outside the audience are dropped.
 
     The public shape says that something secret happened (``"redacted": true``) without

@@ -9,7 +9,7 @@ from typing import Any, Protocol, TypeVar
 
 from domain.kernel.commands import Command
 from domain.kernel.errors import InvalidOptions
-from domain.kernel.events import Event
+from domain.kernel.events import Event, Viewer
 from domain.kernel.prompt import Prompt, Verb
 from domain.kernel.rng import Rng
 
@@ -74,7 +74,8 @@ class OptionSpec:
             raise InvalidOptions(self.name, "must be plain JSON") from None
         if len(text) > OBJECT_OPTION_MAX_CHARS:
             raise InvalidOptions(self.name, f"is too large: at most {OBJECT_OPTION_MAX_CHARS} characters of JSON")
-        return json.loads(text)  # a copy the caller cannot change afterwards
+        copied: dict[str, Any] = json.loads(text)  # a copy the caller cannot change afterwards
+        return copied
 
     def _range_text(self) -> str:
         parts = []
@@ -183,20 +184,24 @@ class Outcome:
                 "details": self.details}
 
 
-class GameRules(Protocol[S]):
-    """What every game provides. All functions are pure."""
+class GameRules(Protocol[S, Opts]):
+    """What every game provides, for its state type ``S`` and options type ``Opts``. All
+    functions are pure."""
 
     kind: str
     title: str
     min_seats: int
     max_seats: int
-    options_type: type[GameOptions]
-    commands: tuple[Verb, ...]
+    options_type: type[Opts]
 
-    def check_options(self, given: Mapping[str, Any]) -> GameOptions:
+    @property
+    def commands(self) -> tuple[Verb, ...]:
+        """The game's verbs: the commands a seat may ever send."""
+
+    def check_options(self, given: Mapping[str, Any]) -> Opts:
         """The game's options, checked once (``InvalidOptions`` names the one at fault)."""
 
-    def setup(self, seats: int, options: GameOptions, rng: Rng) -> list[Event]:
+    def setup(self, seats: int, options: Opts, rng: Rng) -> list[Event]:
         """The opening events (options recorded, shuffle, deal) and whatever runs automatically."""
 
     def evolve(self, state: S | None, event: Event) -> S:
@@ -217,8 +222,8 @@ class GameRules(Protocol[S]):
     def to_move(self, state: S) -> list[int]:
         """Seats the game is waiting for (empty once over)."""
 
-    def view(self, state: S, viewer: int | None) -> dict[str, Any]:
-        """What ``viewer`` (a seat; ``None`` for a spectator) may see, built from scratch."""
+    def view(self, state: S, viewer: Viewer) -> dict[str, Any]:
+        """What ``viewer`` (a seat; ``None`` for a spectator; ``EVERYONE``) may see, built from scratch."""
 
     def outcome(self, state: S) -> Outcome | None:
         """``None`` while running; the result once the game is over."""
@@ -227,7 +232,7 @@ class GameRules(Protocol[S]):
         """An independent copy that ``evolve`` may change without touching ``state``."""
 
 
-def fold(rules: GameRules[S], events: Iterable[Event], state: S | None = None) -> S:
+def fold(rules: GameRules[S, Any], events: Iterable[Event], state: S | None = None) -> S:
     """State = evolve applied to every event in order."""
     for event in events:
         state = rules.evolve(state, event)

@@ -7,7 +7,7 @@ automatic work when nobody is asked anything (``advance``).
 A **frame** is a step in progress: the step's name, the seat that owns it and a few
 locals (JSON values). The frames form a stack kept in the game state; the top frame is
 the step being played. Games that keep the stack explicitly change it only through the
-three frame events below (``Turn.call``, ``goto``, ``end``, ``update`` emit them), so a
+three frame events below (``Flow.call``, ``goto``, ``end``, ``update`` emit them), so a
 sub-decision can be called, answered by another seat, and return to where it was.
 A game whose procedure is already recorded by its own events may instead derive its
 frames from its state (Dynasties: the phase and the pending decision).
@@ -19,8 +19,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
+from domain.kernel.errors import DomainError
 from domain.kernel.events import Event
 from domain.kernel.prompt import Prompt
+from domain.kernel.rng import Rng
 
 S = TypeVar("S")
 
@@ -44,6 +46,14 @@ class Frame:
             return self.__dict__["locals"][name]
         except KeyError:
             raise AttributeError(name) from None
+
+    @property
+    def owner_seat(self) -> int:
+        """``seat``, for a step that a seat plays (a frame of the table has none: an error)."""
+        seat = self.seat
+        if seat is None:
+            raise TypeError(f"step {self.step!r} is the table's: it has no seat")
+        return seat
 
     def to_json(self) -> dict[str, Any]:
         return {"step": self.step, "seat": self.seat, "locals": dict(self.locals)}
@@ -86,9 +96,9 @@ def apply_frame_event(frames: list[Frame], event: Event) -> None:
 
 
 def handles(verb: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Mark a step method as the handler of ``verb``: ``handler(turn, frame, seat, arg)``."""
+    """Mark a step method as the handler of ``verb``: ``handler(flow, frame, seat, arg)``."""
     def mark(method: Callable[..., None]) -> Callable[..., None]:
-        method.handles_verb = verb  # type: ignore[attr-defined]
+        method.__dict__["handles_verb"] = verb
         return method
     return mark
 
@@ -96,7 +106,8 @@ def handles(verb: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
 class Step(Generic[S]):
     """One rulebook procedure. Subclasses set ``name`` and override what they need."""
 
-    name: ClassVar[str]
+    #: a class attribute; a step class played under several names sets it per instance
+    name: str
     handlers: ClassVar[dict[str, str]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -127,7 +138,7 @@ class Step(Generic[S]):
             return bool(self.prompt(state, frame, frame.seat))
         return any(self.prompt(state, frame, seat) for seat in range(seats))
 
-    def advance(self, turn: Any, frame: Frame) -> None:
+    def advance(self, flow: Flow[S], frame: Frame) -> None:
         """The automatic work done when nobody is asked anything."""
         raise NotImplementedError(f"step {self.name!r} waits for input but nobody is asked")
 
@@ -144,3 +155,59 @@ def step_table(*steps: Step[Any]) -> dict[str, Step[Any]]:
             raise ValueError(f"two steps are named {step.name!r}")
         table[step.name] = step
     return table
+
+
+#: Events a single command may cause, and automatic steps it may run, before the game is
+#: judged to run away (a rules bug: the game would never ask anyone anything again).
+RUNAWAY_LIMIT = 10_000
+
+
+class RunawayGame(DomainError):
+    code = "runaway"
+
+
+class Flow(Generic[S]):
+    """The flow of play one command sets off: the state being worked on and the events
+    emitted so far. (Not a player's turn in any rulebook: one command may end a turn, or
+    several commands make one.)
+
+    For games that keep their frame stack in the state, ``call``/``goto``/``end``/``update``
+    change it by emitting frame events (``frames`` finds the stack in a state).
+    """
+
+    def __init__(self, state: S, evolve: Callable[[S, Event], S], rng: Rng | None = None,
+                 frames: Callable[[S], list[Frame]] | None = None):
+        self.state = state
+        self.events: list[Event] = []
+        self.rng = rng
+        self._evolve = evolve
+        self._frames = frames
+
+    def emit(self, event: Event) -> None:
+        if len(self.events) >= RUNAWAY_LIMIT:
+            raise RunawayGame(f"more than {RUNAWAY_LIMIT} events from one command")
+        self.state = self._evolve(self.state, event)
+        self.events.append(event)
+
+    # -- the frame stack ---------------------------------------------------------------
+    @property
+    def frame(self) -> Frame:
+        assert self._frames is not None, "this game keeps no frame stack"
+        return self._frames(self.state)[-1]
+
+    def call(self, step: str, seat: int | None = None, **values: Any) -> None:
+        """Start ``step`` on top of the current one; it returns here when it ends."""
+        self.emit(step_entered(step, seat, values))
+
+    def end(self) -> None:
+        """The current step is done: play returns to the step that called it."""
+        self.emit(step_left(self.frame.step))
+
+    def goto(self, step: str, seat: int | None = None, **values: Any) -> None:
+        """Replace the current step by ``step`` (the caller resumes when that one ends)."""
+        self.end()
+        self.call(step, seat, **values)
+
+    def update(self, **values: Any) -> None:
+        """Change some locals of the current step."""
+        self.emit(step_updated(self.frame.step, values))

@@ -16,16 +16,16 @@ from domain.kernel.prompt import Arg
 from service.errors import Unprocessable
 
 #: Bounds on any one argument value; the game's prompt says which values are allowed now.
-TEXT = {"validate": validate.Length(min=1, max=64)}
-NUMBER = {"strict": True, "validate": validate.Range(min=-(2**31), max=2**31 - 1)}
+TEXT_LENGTH = validate.Length(min=1, max=64)
+NUMBER_RANGE = validate.Range(min=-(2**31), max=2**31 - 1)
 MAX_LIST = 120
 
 
-def _value_field(arg: Arg, **extra: Any) -> fields.Field:
-    meta = {"metadata": {"description": arg.kind.description, "x-kind": arg.kind.name}}
+def _value_field(arg: Arg, required: bool = False) -> fields.Field:
+    metadata = {"description": arg.kind.description, "x-kind": arg.kind.name}
     if arg.kind.json_type == "integer":
-        return fields.Integer(**NUMBER, **meta, **extra)
-    return fields.String(**TEXT, **meta, **extra)
+        return fields.Integer(strict=True, validate=NUMBER_RANGE, metadata=metadata, required=required)
+    return fields.String(validate=TEXT_LENGTH, metadata=metadata, required=required)
 
 
 def arg_field(arg: Arg) -> fields.Field:

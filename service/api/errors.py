@@ -88,7 +88,7 @@ def register_error_handlers(app: Flask) -> None:
         if messages:
             flat = {k: v for location in messages.values() for k, v in location.items()} \
                 if all(isinstance(v, dict) for v in messages.values()) else messages
-            return problem(422 if exc.code in (400, 422) else exc.code, "invalid_input", "Invalid input",
+            return problem(422 if exc.code in (400, 422) else exc.code or 500, "invalid_input", "Invalid input",
                            _describe(flat), errors=flat)
         code = (exc.name or "error").lower().replace(" ", "_")
         response = problem(exc.code or 500, code, exc.name, exc.description or exc.name)

@@ -19,10 +19,6 @@ from service.api.errors import problem
 log = logging.getLogger(__name__)
 RETRY_AFTER = 5
 
-#: exceptions that mean "a backing service is unavailable", not "the request is wrong"
-OUTAGES: tuple[type[BaseException], ...] = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
-                                            redis.exceptions.ReadOnlyError, sqlite3.OperationalError)
-
 
 def unavailable(detail: str):
     response = problem(503, "store_unavailable", "Service Unavailable", detail)

@@ -156,12 +156,15 @@ class StreamSlots:
     def _take_shared(self, names: list[str], limits: dict[str, int], lease: str) -> str | None:
         """Add ``lease`` to each shared count; the name of the first one over its limit (then
         nothing stays taken), or None."""
+        client = self._redis
+        if client is None:
+            return None
         now = time.time()
         added: list[str] = []
         try:
             for name in names:
                 key = f"{self.prefix}:{name}"
-                with self._redis.pipeline(transaction=True) as pipe:
+                with client.pipeline(transaction=True) as pipe:
                     pipe.zremrangebyscore(key, "-inf", now)
                     pipe.zadd(key, {lease: now + self.lease_seconds})
                     pipe.zcard(key)
@@ -170,7 +173,7 @@ class StreamSlots:
                 added.append(key)
                 if limits[name] and count > limits[name]:
                     for done in added:
-                        self._redis.zrem(done, lease)
+                        client.zrem(done, lease)
                     return name
         except Exception:  # Redis is down: the per-process counts still hold
             log.warning("stream leases unavailable in Redis; counting in this process only", exc_info=True)
@@ -215,7 +218,8 @@ def install(app: Flask, config: Config) -> None:
     if config.proxy_hops:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.proxy_hops, x_proto=config.proxy_hops)
+        # Flask's documented way to add WSGI middleware; its stubs declare wsgi_app a method
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.proxy_hops, x_proto=config.proxy_hops)  # type: ignore[method-assign]
     if not config.limits_enabled:
         return
     rates = RateLimits(config)
@@ -228,14 +232,19 @@ def install(app: Flask, config: Config) -> None:
         return refusal.response() if refusal else None
 
 
+def _nothing_to_release() -> None:
+    """The release of a stream that took no slot."""
+
+
 def stream_slot(app: Flask) -> tuple[Callable[[], None], Response | None]:
     """Take a slot for one open stream: ``(release, None)``, or ``(noop, refusal response)``."""
     slots: StreamSlots | None = app.extensions.get("stream_slots")
     if slots is None:
-        return (lambda: None), None
+        return _nothing_to_release, None
     release, refusal = slots.acquire(client_ip(), bearer(request.headers.get("Authorization")))
     if refusal is not None:
-        return (lambda: None), refusal.response()
+        return _nothing_to_release, refusal.response()
+    assert release is not None, "acquire gives a release or a refusal"
     return release, None
 
 

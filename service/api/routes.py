@@ -17,8 +17,8 @@ players = Blueprint("players", __name__, url_prefix="/players", description="Pla
 game_types = Blueprint("game_types", __name__, url_prefix="/game-types", description="The games this server hosts")
 games = Blueprint("games", __name__, url_prefix="/games", description="Games: create, join, play, read")
 
-BEARER = [{"bearerAuth": []}]
-BEARER_OR_SPECTATOR = [{"bearerAuth": []}, {}]
+BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
+BEARER_OR_SPECTATOR: list[dict[str, list[str]]] = [{"bearerAuth": []}, {}]
 IDEMPOTENCY = {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "minLength": 1, "maxLength": 200},
                "description": "a retried POST with the same key returns the first answer and acts once"}
 

@@ -14,7 +14,7 @@ After ``turns`` turns each, the hand worth the most without going over 30 wins (
 over 30 scores nothing).
 
 It exists to drive the kernel's nested decisions end to end, so it keeps an **explicit**
-frame stack in ``State.frames`` that only the kernel's frame events change (``Turn.call``,
+frame stack in ``State.frames`` that only the kernel's frame events change (``Flow.call``,
 ``goto``, ``end``, ``update``). An Ask plays out as::
 
     table                      the table deals out turns (automatic)
@@ -34,12 +34,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from domain.kernel.engine import StepRules, Turn
+from domain.kernel.engine import StepRules
 from domain.kernel.events import EVERYONE, Event
 from domain.kernel.prompt import AMOUNT, CARD, CHOICE, SEAT, Arg, Prompt, Verb
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameOptions, Outcome, option
-from domain.kernel.steps import Frame, Step, handles, step_table
+from domain.kernel.steps import Flow, Frame, Step, handles, step_table
 
 DECK = tuple(f"card-{value:02d}" for value in range(1, 16))
 HAND_SIZE = 4
@@ -91,7 +91,7 @@ class BargainOptions(GameOptions):
     coins: int = option(3, "coins each seat starts with", minimum=0, maximum=9)
 
 
-Play = Turn[State]
+Play = Flow[State]
 
 
 # -- the steps, one per procedure --------------------------------------------------------

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from domain.kernel import Event, Outcome
-from domain.kernel.engine import StepRules, Turn
+from domain.kernel.engine import StepRules
 from domain.kernel.events import EVERYONE
 from domain.kernel.prompt import CARD, Arg, Prompt, Verb
 from domain.kernel.rules import GameOptions, option
-from domain.kernel.steps import Frame, Step, handles, step_table
+from domain.kernel.steps import Flow, Frame, Step, handles, step_table
 
 TRICKS = 3
 DECK = [f"h{value:02d}" for value in range(1, 13)]
@@ -47,7 +47,7 @@ class PlayTrick(Step[State]):
             "PlayCard", sorted(s.hands[s.next_seat]), why="you must play a card from your hand")
 
     @handles("PlayCard")
-    def play(self, t: Turn[State], frame: Frame, seat: int, card: str) -> None:
+    def play(self, t: Flow[State], frame: Frame, seat: int, card: str) -> None:
         t.emit(Event("CardPlayed", {"seat": seat, "card": card}))
         if len(t.state.trick) == t.state.seats:
             winner = max(t.state.trick, key=lambda sc: sc[1])[0]
@@ -79,7 +79,7 @@ class HighCard(StepRules[State]):
                        trick=list(s.trick), points=dict(s.points))
 
     def setup(self, seats, options, rng):
-        t = Turn(None, self.evolve)
+        t = Flow(None, self.evolve)
         order = rng.shuffled(DECK)
         t.emit(Event("Dealt", {"seats": seats}, secret={"order": order}, secret_to=frozenset(), barrier=True))
         for seat in range(seats):

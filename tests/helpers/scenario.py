@@ -61,7 +61,7 @@ def _describe(events: Iterable[Event]) -> str:
 class Given:
     """A game history; ``state`` folds it afresh each time it is read."""
 
-    def __init__(self, rules: GameRules[Any], history: Iterable[Event]):
+    def __init__(self, rules: GameRules[Any, Any], history: Iterable[Event]):
         self.rules = rules
         self.history: list[Event] = list(history)
 
@@ -90,7 +90,7 @@ class Given:
 class When(Given):
     """The outcome of one command: its events (or the refusal) on top of the history."""
 
-    def __init__(self, rules: GameRules[Any], before: list[Event], seat: int, command: Command,
+    def __init__(self, rules: GameRules[Any, Any], before: list[Event], seat: int, command: Command,
                  events: list[Event], error: RuleViolation | None):
         super().__init__(rules, before + events)
         self.before = before
@@ -152,7 +152,7 @@ class When(Given):
         return self
 
 
-def given(rules: GameRules[Any], *events: Event | Iterable[Event]) -> Given:
+def given(rules: GameRules[Any, Any], *events: Event | Iterable[Event]) -> Given:
     """A history from events and lists of events, in order."""
     history: list[Event] = []
     for item in events:

@@ -11,7 +11,7 @@ from domain.kernel import Command, Event, RuleViolation
 from domain.kernel.table import PLATFORM, undone_versions
 from service.adapters.memory_store import MemoryStore
 from service.adapters.sqlite_store import SqliteStore
-from service.envelopes import stream_of
+from service.envelopes import public_event, stream_of
 from service.services import GameService
 from tests.helpers.play import play_randomly, start_game
 
@@ -197,6 +197,29 @@ def test_an_old_seat_taken_event_is_upcast_when_read_and_never_rewritten():
     summary = GameService(store, REGISTRY).load(game.id).summary()
     assert summary["seats"][0] == {"seat": 0, "player_id": "0123456789abcdef", "name": "0123456789abcdef"}
     assert store.read(stream_of(game.id), 1, 2)[0].event["data"] == {"seat": 0, "player": "0123456789abcdef"}
+
+
+
+@pytest.mark.parametrize("kind", ["dynasties", "pax_pamir"])
+def test_a_stream_stored_with_the_games_old_game_started_name_loads_as_before_and_reads_setup_started(kind):
+    from domain.games import default_registry
+
+    service = GameService(MemoryStore(), default_registry())
+    game_id, players = start_game(service, kind, 3)
+    play_randomly(service, game_id, players, random.Random(3), max_commands=15)
+    records = service.store.read(stream_of(game_id))
+    setup = next(i for i, r in enumerate(records) if r.event["source"] == "game")
+    assert records[setup].event["type"] == "SetupStarted"
+    bodies = [dict(r.event) for r in records]
+    bodies[setup] = {k: v for k, v in bodies[setup].items() if k != "v"} | {"type": "GameStarted"}  # as stored then
+    old_store = MemoryStore()
+    old_store.append(stream_of(game_id), 0, bodies)
+    old = GameService(old_store, default_registry())
+    assert old.load(game_id).state == service.load(game_id).state
+    assert old.state(game_id, players[0]) == service.state(game_id, players[0])
+    stored = old_store.read(stream_of(game_id))[setup]
+    assert stored.event["type"] == "GameStarted"  # never rewritten
+    assert public_event(stored, None)["type"] == "SetupStarted"  # every reader sees the new name
 
 
 def test_during_play_looking_back_reveals_nothing_the_seat_could_not_see_then():

@@ -9,7 +9,7 @@ Command handling (prompts, refusals, running automatic steps) is the kernel's
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from domain.games.dynasties import rules as _rules
@@ -19,7 +19,7 @@ from domain.games.dynasties.options import MAX_SEATS, MIN_SEATS, OPTIONS, Dynast
 from domain.games.dynasties.state import OVER, DynastiesState, copy_state
 from domain.games.dynasties.view import view as _view
 from domain.kernel.engine import StepRules
-from domain.kernel.events import Event
+from domain.kernel.events import Event, Viewer
 from domain.kernel.rng import Rng
 from domain.kernel.rules import Outcome
 from domain.kernel.steps import Frame
@@ -29,7 +29,7 @@ class DynastiesRules(StepRules[DynastiesState]):
     kind = "dynasties"
     title = "Dynasties"
     #: Bump when ``DynastiesState`` changes shape: the service keys pickled snapshots on it.
-    rules_version = "2"
+    rules_version = "3"  # 3: the pending decision is a PendingDecision (was Pending)
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
     options = OPTIONS
@@ -42,21 +42,21 @@ class DynastiesRules(StepRules[DynastiesState]):
         return DynastiesOptions.check(given)
 
     def setup(self, seats: int, options: DynastiesOptions, rng: Rng) -> list[Event]:
-        turn = self.begin(None, rng)  # type: ignore[arg-type]
-        _rules.setup(turn, seats, options)
-        self.run_until_input(turn)
-        return turn.events
+        flow = self.begin_setup(rng)
+        _rules.setup(flow, seats, options)
+        self.run_until_input(flow)
+        return flow.events
 
     def apply(self, state: DynastiesState | None, event: Event) -> DynastiesState:
         return _evolve(state, event)
 
-    def frames(self, state: DynastiesState) -> Sequence[Frame]:
+    def frames(self, state: DynastiesState) -> list[Frame]:
         return _rules.frames(state)
 
     def is_over(self, state: DynastiesState) -> bool:
         return state.phase == OVER
 
-    def view(self, state: DynastiesState, viewer: int | None) -> dict[str, Any]:
+    def view(self, state: DynastiesState, viewer: Viewer) -> dict[str, Any]:
         return _view(state, viewer, self.to_move(state))
 
     def outcome(self, state: DynastiesState) -> Outcome | None:

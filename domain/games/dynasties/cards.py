@@ -24,7 +24,6 @@ def card_id(lineage: str, value: int) -> str:
 
 #: Every card, in display order: Coppe 1..13, Denari 1..13, Spade 1..13, Bastoni 1..13.
 DECK: tuple[str, ...] = tuple(card_id(lineage, value) for lineage in LINEAGES for value in VALUES)
-DECK_SIZE = len(DECK)
 
 _VALUE: dict[str, int] = {card: int(card.rsplit("-", 1)[1]) for card in DECK}
 _LINEAGE: dict[str, str] = {card: card.rsplit("-", 1)[0] for card in DECK}

@@ -8,10 +8,11 @@ crosses one). Every value is JSON: lists of ``{seat, ...}`` rows, never int-keye
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TypedDict
 
 from domain.games.dynasties.options import DynastiesOptions
 from domain.kernel.events import Event
+from domain.kernel.upcasting import GAME, renamed
 
 NOBODY: frozenset[int] = frozenset()
 
@@ -22,8 +23,14 @@ def _to(seat: int) -> frozenset[int]:
 
 # -- setup and cards ---------------------------------------------------------------------
 
-def game_started(options: DynastiesOptions, seats: int) -> Event:
-    return Event("GameStarted", {"options": options.to_json(), "seats": seats, "legacy": options.legacy,
+SETUP_STARTED = "SetupStarted"
+# Stored before this name: ``GameStarted``, which is also the platform's event for every game.
+renamed(GAME, "GameStarted", SETUP_STARTED)
+
+
+def setup_started(options: DynastiesOptions, seats: int) -> Event:
+    """Setup (rulings §1.2): the agreed options, the seats, the Legacy and the starting gold."""
+    return Event(SETUP_STARTED, {"options": options.to_json(), "seats": seats, "legacy": options.legacy,
                                  "starting_gold": options.starting_gold})
 
 
@@ -145,7 +152,24 @@ def turn_ended(turn: int, next_leader: int) -> Event:
 
 # -- phase 4 -----------------------------------------------------------------------------
 
-def families_tallied(rows: list[dict[str, Any]], dynasty: str | None) -> Event:
+class TalliedCard(TypedDict):
+    """One Noble of a Family as the Conclusion counts it (R44)."""
+
+    card: str
+    value: int
+    coronation_bonus: int
+    dynasty_bonus: int
+
+
+class TalliedFamily(TypedDict):
+    """A seat's Family at the Conclusion: its Nobles and their total (R44)."""
+
+    seat: int
+    cards: list[TalliedCard]
+    total: int
+
+
+def families_tallied(rows: list[TalliedFamily], dynasty: str | None) -> Event:
     return Event("FamiliesTallied", {"rows": rows, "dynasty": dynasty})
 
 

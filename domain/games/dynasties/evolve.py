@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from domain.games.dynasties.events import SETUP_STARTED
 from domain.games.dynasties.options import DynastiesOptions
 from domain.games.dynasties.state import (
     CONCLAVE_CHOICE,
@@ -13,13 +14,13 @@ from domain.games.dynasties.state import (
     RAISING,
     RETIREMENT,
     DynastiesState,
-    Pending,
+    PendingDecision,
     Placement,
 )
 from domain.kernel.events import Event
 
 
-def _game_started(_: DynastiesState | None, e: Event) -> DynastiesState:
+def _setup_started(_: DynastiesState | None, e: Event) -> DynastiesState:
     seats = e.data["seats"]
     gold = e.data["starting_gold"]
     return DynastiesState(
@@ -32,17 +33,17 @@ def _game_started(_: DynastiesState | None, e: Event) -> DynastiesState:
 
 
 def _deck_shuffled(s: DynastiesState, e: Event) -> None:
-    s.deck = list(e.secret["order"])
+    s.deck = list(e.hidden()["order"])
 
 
 def _card_drawn(s: DynastiesState, e: Event) -> None:
-    card = e.secret["card"]
+    card = e.hidden()["card"]
     s.deck.remove(card)  # the top card, index 0
     s.hands[e.data["seat"]].append(card)
 
 
 def _graveyard_reshuffled(s: DynastiesState, e: Event) -> None:
-    s.deck = s.deck + list(e.secret["order"])
+    s.deck = s.deck + list(e.hidden()["order"])
     s.graveyard = []
 
 
@@ -89,7 +90,7 @@ def _prospects_enquired(s: DynastiesState, e: Event) -> None:
 
 
 def _tribute_committed(s: DynastiesState, e: Event) -> None:
-    seat, card = e.data["seat"], e.secret["card"]
+    seat, card = e.data["seat"], e.hidden()["card"]
     s.hands[seat].remove(card)
     s.tribute_commit[seat] = card
 
@@ -164,7 +165,7 @@ def _conclave_formed(s: DynastiesState, e: Event) -> None:
     s.stakes -= gold
     s.rewarded[seat].add(f"conclave:{e.data['value']}")
     if e.data["may_take"]:
-        s.pending = Pending(CONCLAVE_CHOICE, seat, e.data["may_take"])
+        s.pending = PendingDecision(CONCLAVE_CHOICE, seat, e.data["may_take"])
 
 
 def _stakes_emptied(s: DynastiesState, e: Event) -> None:
@@ -271,12 +272,12 @@ def _draw_order_chosen(s: DynastiesState, e: Event) -> None:
 def _hand_limit_checked(s: DynastiesState, e: Event) -> None:
     s.draw_queue.pop(0)
     if e.data["must_retire"]:
-        s.pending = Pending(RETIREMENT, e.data["seat"], e.data["must_retire"])
+        s.pending = PendingDecision(RETIREMENT, e.data["seat"], e.data["must_retire"])
 
 
 def _nobles_retired(s: DynastiesState, e: Event) -> None:
     seat = e.data["seat"]
-    for card in e.secret["cards"]:
+    for card in e.hidden()["cards"]:
         s.hands[seat].remove(card)
         s.graveyard.append(card)
     s.pending = None
@@ -323,13 +324,13 @@ EVOLVERS: dict[str, Callable[[DynastiesState, Event], None]] = {
     "NoblesRetired": _nobles_retired,
 }
 
-EVENT_TYPES: tuple[str, ...] = ("GameStarted", *EVOLVERS)
+EVENT_TYPES: tuple[str, ...] = (SETUP_STARTED, *EVOLVERS)
 
 
 def evolve(state: DynastiesState | None, event: Event) -> DynastiesState:
-    if event.type == "GameStarted":
-        return _game_started(state, event)
-    assert state is not None, "a Dynasties stream starts with GameStarted"
+    if event.type == SETUP_STARTED:
+        return _setup_started(state, event)
+    assert state is not None, f"a Dynasties stream starts with {SETUP_STARTED}"
     apply = EVOLVERS.get(event.type)
     if apply is None:
         raise ValueError(f"Dynasties has no event type {event.type!r}")

@@ -88,11 +88,6 @@ def never_ends(options: DynastiesOptions) -> bool:
 OPTIONS = DynastiesOptions.specs()
 
 
-def check_options(given=None) -> DynastiesOptions:  # type: ignore[no-untyped-def]
-    """Defaults filled in, every value and the cross-option rules of §3 checked."""
-    return DynastiesOptions.check(given)
-
-
 def check_seats(seats: object) -> int:
     """The seat count (option ``players``) must be 2-6 (R3)."""
     if isinstance(seats, bool) or not isinstance(seats, int) or not MIN_SEATS <= seats <= MAX_SEATS:

@@ -1,6 +1,6 @@
 """Dynasties, phase by phase (rulings §1.3, §1.7). Each function is one rulebook procedure
 and cites the rulings it encodes. Procedures read the state as the rulebook would and only
-``emit`` events; the working ``Turn`` applies each event at once, so reading and recording
+``emit`` events; the kernel's ``Flow`` applies each event at once, so reading and recording
 agree.
 
 The kernel plays them as **steps** (bottom of this file): one per phase of a round, and one
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from domain.games.dynasties import events as ev
 from domain.games.dynasties.cards import (
@@ -41,10 +40,9 @@ from domain.games.dynasties.state import (
     TRIBUTE,
     DynastiesState,
 )
-from domain.kernel.engine import Turn
 from domain.kernel.errors import RuleViolation
 from domain.kernel.prompt import Arg, Kind, Prompt, Verb, short
-from domain.kernel.steps import Frame, Step, handles, step_table
+from domain.kernel.steps import Flow, Frame, Step, handles, step_table
 
 #: Turns in a round before the Conclusion; tie-break Turns are numbered after them (R26, R45).
 TURNS_PER_ROUND = 3
@@ -52,8 +50,8 @@ TURNS_PER_ROUND = 3
 COMBINATION_SIZE = 3
 
 
-#: A working turn; its rng is used only to reshuffle (R55).
-Play = Turn[DynastiesState]
+#: The flow of one command; its rng is used only to reshuffle (R55).
+Play = Flow[DynastiesState]
 
 #: Under ``mid_round_enquire = tda`` a seat Enquires before placing with at most this many
 #: Nobles (R13); ``enquire_threshold`` is the phase-1 threshold (R10) only.
@@ -84,7 +82,7 @@ def setup(p: Play, seats: int, options: DynastiesOptions) -> None:
     seats = check_seats(seats)
     rng = p.rng
     assert rng is not None
-    p.emit(ev.game_started(options, seats))
+    p.emit(ev.setup_started(options, seats))
     p.emit(ev.deck_shuffled(rng.shuffled(DECK)))
     for _ in range(options.starting_hand):
         for seat in range(seats):
@@ -102,6 +100,7 @@ def ensure_deck(p: Play) -> bool:
         return True
     if not s.graveyard:
         return False
+    assert p.rng is not None, "a reshuffle draws from the command's rng"
     p.emit(ev.graveyard_reshuffled(p.rng.shuffled(s.graveyard)))
     return True
 
@@ -366,7 +365,10 @@ def next_leader(s: DynastiesState) -> int:
     values = [(placed.seat, value_of(placed.card)) for placed in s.turn_placements
               if count_removed or placed.card in s.families[placed.seat]]
     leader = highest_untied(values)
-    return s.turn_leader if leader is None else leader  # type: ignore[return-value]
+    if leader is not None:
+        return leader
+    assert s.turn_leader is not None, "a Turn that had placements has a leader"
+    return s.turn_leader
 
 
 def end_turn(p: Play) -> None:
@@ -382,12 +384,12 @@ def end_turn(p: Play) -> None:
 
 # -- phase 4: Conclusion (R44-R50) -------------------------------------------------------
 
-def tally(s: DynastiesState) -> list[dict[str, Any]]:
+def tally(s: DynastiesState) -> list[ev.TalliedFamily]:
     """R44: value, + coronation_bonus for a Coronation, + dynasty_bonus for a Noble of the
     Current Dynasty (at tally time). An empty Family totals 0."""
-    rows = []
+    rows: list[ev.TalliedFamily] = []
     for seat, family in enumerate(s.families):
-        cards = [{"card": card, "value": value_of(card),
+        cards: list[ev.TalliedCard] = [{"card": card, "value": value_of(card),
                   "coronation_bonus": s.options.coronation_bonus if is_coronation(card) else 0,
                   "dynasty_bonus": s.options.dynasty_bonus if lineage_of(card) == s.current_dynasty else 0}
                  for card in family]
@@ -410,7 +412,8 @@ def conclusion(p: Play) -> None:
     else:
         p.emit(ev.conclusion_tied(leaders, best))
         if tie_break_possible(s, leaders):
-            start_turn(p, s.turn + 1, s.next_leader, tie_break=True)  # type: ignore[arg-type]
+            assert s.next_leader is not None, "the Turn just ended named the next leader"
+            start_turn(p, s.turn + 1, s.next_leader, tie_break=True)
             return
         settle_unbroken_tie(p, leaders)
     settle_debts(p)
@@ -527,7 +530,8 @@ def draw_and_retirement(p: Play) -> None:
     every seat has drawn, the next round starts, anchored at the starter (R60, R8)."""
     s = p.state
     if not s.draw_queue:
-        p.emit(ev.round_started(s.round + 1, s.draw_starter))  # type: ignore[arg-type]
+        assert s.draw_starter is not None, "phase 6 began with its starter (R52)"
+        p.emit(ev.round_started(s.round + 1, s.draw_starter))
         return
     seat = s.draw_queue[0]
     for _ in range(s.options.draw_per_round):
@@ -582,7 +586,7 @@ class Phase(Step[DynastiesState]):
     """A phase that only runs automatic procedures."""
 
     def __init__(self, name: str, procedure: Callable[[Play], None]):
-        self.name = name  # type: ignore[misc]
+        self.name = name
         self._procedure = procedure
 
     def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
@@ -645,7 +649,7 @@ class ConclaveChoice(Step[DynastiesState]):
 
     def ask(self, s: DynastiesState, frame: Frame) -> Prompt:
         count = frame.count
-        return Prompt(frame.seat, f"Conclave: take up to {_nobles(count, 'card')} from the Tribute Zone "  # type: ignore[arg-type]
+        return Prompt(frame.owner_seat, f"Conclave: take up to {_nobles(count, 'card')} from the Tribute Zone "
                       "(or none).").subset_of(
             "ChooseConclaveCards", s.tribute_zone, 0, count, why=lambda card: f"{card} is not in the Tribute Zone",
             size_why=f"you may take at most {_nobles(count, 'card')} from the Tribute Zone")
@@ -662,7 +666,7 @@ class Retirement(Step[DynastiesState]):
 
     def ask(self, s: DynastiesState, frame: Frame) -> Prompt:
         count = frame.count
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = frame.owner_seat
         return Prompt(seat, f"Over the hand limit: retire exactly {_nobles(count)} to the Graveyard.").subset_of(
             "RetireNobles", s.hands[seat], count, count, why="you can only retire Nobles from your hand",
             size_why=f"you must retire exactly {_nobles(count)}")
@@ -699,5 +703,5 @@ def frames(s: DynastiesState) -> list[Frame]:
         return []
     out = [Frame(s.phase)]
     if s.pending is not None:
-        out.append(Frame(s.pending.kind, s.pending.seat, {"count": s.pending.count}))
+        out.append(Frame(s.pending.kind, s.pending.seat, {"count": s.pending.card_count}))
     return out

@@ -22,13 +22,13 @@ CONCLAVE_CHOICE = "conclave_choice"
 RETIREMENT = "retirement"
 
 
-class Pending(NamedTuple):
-    """The one blocking decision: ``conclave_choice(seat)`` up to ``count`` cards, or
-    ``retirement(seat, count)``."""
+class PendingDecision(NamedTuple):
+    """The one blocking decision: ``conclave_choice(seat)`` up to ``card_count`` cards, or
+    ``retirement(seat, card_count)`` (the rulings' ``count``, which would hide ``tuple.count``)."""
 
     kind: str
     seat: int
-    count: int
+    card_count: int
 
 
 class Placement(NamedTuple):
@@ -76,7 +76,7 @@ class DynastiesState:
     next_leader: int | None = None
     #: The seat due to place has already Enquired for this placement (R13).
     placer_enquired: bool = False
-    pending: Pending | None = None
+    pending: PendingDecision | None = None
     #: A Conclave emptied the Stakes under ``empty_stakes_ends_round`` (R40).
     stakes_emptied: bool = False
     last_stakes_winner: int | None = None
@@ -100,7 +100,7 @@ _LIST_FIELDS = ("treasury", "debt", "tribute_commit", "deck", "graveyard", "trib
 
 def copy_state(state: DynastiesState) -> DynastiesState:
     """An independent copy. Lists are copied; tuples, strings and the options dict (never
-    changed after GameStarted) are shared. About 15x faster than ``deepcopy`` (9 us against 150 us for six seats)."""
+    changed after SetupStarted) are shared. About 15x faster than ``deepcopy`` (9 us against 150 us for six seats)."""
     fields = dict(state.__dict__)
     for name in _LIST_FIELDS:
         fields[name] = fields[name][:]

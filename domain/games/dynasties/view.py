@@ -13,18 +13,18 @@ from typing import Any
 
 from domain.games.dynasties.cards import in_display_order
 from domain.games.dynasties.state import OVER, DynastiesState
-from domain.kernel.events import EVERYONE
+from domain.kernel.events import EVERYONE, Viewer
 
 
 def _pending(s: DynastiesState) -> dict[str, Any] | None:
     if s.pending is None:
         return None
-    return {"kind": s.pending.kind, "seat": s.pending.seat, "count": s.pending.count}
+    return {"kind": s.pending.kind, "seat": s.pending.seat, "count": s.pending.card_count}
 
 
-def view(s: DynastiesState, viewer: int | None, to_move: list[int]) -> dict[str, Any]:
+def view(s: DynastiesState, viewer: Viewer, to_move: list[int]) -> dict[str, Any]:
     over = s.phase == OVER
-    seated = isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < s.seats
+    seat = viewer if isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < s.seats else None
     players = [
         {
             "seat": seat,
@@ -39,7 +39,7 @@ def view(s: DynastiesState, viewer: int | None, to_move: list[int]) -> dict[str,
     ]
     out: dict[str, Any] = {
         "game": "dynasties",
-        "viewer": viewer if seated else None,
+        "viewer": seat,
         "options": s.options.to_json(),
         "seats": s.seats,
         "round": s.round,
@@ -66,8 +66,8 @@ def view(s: DynastiesState, viewer: int | None, to_move: list[int]) -> dict[str,
         "graveyard_count": len(s.graveyard),
         "last_stakes_winner": s.last_stakes_winner,
         "tied_seats": list(s.tied_seats),
-        "hand": in_display_order(s.hands[viewer]) if seated else None,  # type: ignore[index]
-        "my_tribute": s.tribute_commit[viewer] if seated else None,  # type: ignore[index]
+        "hand": in_display_order(s.hands[seat]) if seat is not None else None,
+        "my_tribute": s.tribute_commit[seat] if seat is not None else None,
         "outcome": dict(s.outcome) if over and s.outcome is not None else None,
     }
     if over or viewer == EVERYONE:  # a finished game, looked at from any moment

@@ -30,7 +30,7 @@ from domain.games.pax_pamir.steps import (
 from domain.games.pax_pamir.view import view as _view
 from domain.kernel.engine import StepRules
 from domain.kernel.errors import InvalidOptions
-from domain.kernel.events import Event
+from domain.kernel.events import Event, Viewer
 from domain.kernel.rng import Rng
 from domain.kernel.rules import Outcome
 from domain.kernel.steps import step_table
@@ -58,10 +58,10 @@ class PaxPamirRules(StepRules[PaxState]):
     def setup(self, seats: int, options: PaxOptions, rng: Rng) -> list[Event]:
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise InvalidOptions("players", f"Pax Pamir seats {MIN_SEATS} to {MAX_SEATS}, not {seats}")
-        turn_ = self.begin(None, rng)  # type: ignore[arg-type]
-        setup.setup(turn_, seats, options)
-        self.run_until_input(turn_)
-        return turn_.events
+        flow = self.begin_setup(rng)
+        setup.setup(flow, seats, options)
+        self.run_until_input(flow)
+        return flow.events
 
     def apply(self, state: PaxState | None, event: Event) -> PaxState:
         return evolve(state, event)
@@ -69,7 +69,7 @@ class PaxPamirRules(StepRules[PaxState]):
     def is_over(self, state: PaxState) -> bool:
         return state.over
 
-    def view(self, state: PaxState, viewer: int | None) -> dict[str, Any]:
+    def view(self, state: PaxState, viewer: Viewer) -> dict[str, Any]:
         return _view(state, viewer, self.to_move(state))
 
     def outcome(self, state: PaxState) -> Outcome | None:

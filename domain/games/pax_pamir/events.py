@@ -12,12 +12,19 @@ from collections.abc import Iterable
 from typing import Any
 
 from domain.kernel.events import Event
+from domain.kernel.upcasting import GAME, renamed
 
 NOBODY: frozenset[int] = frozenset()
 
 
-def game_started(options: dict[str, Any], seats: int) -> Event:
-    return Event("GameStarted", {"options": options, "seats": seats})
+SETUP_STARTED = "SetupStarted"
+# Stored before this name: ``GameStarted``, which is also the platform's event for every game.
+renamed(GAME, "GameStarted", SETUP_STARTED)
+
+
+def setup_started(options: dict[str, Any], seats: int) -> Event:
+    """R-SET: setup begins with these options and seats (the deck and market follow)."""
+    return Event(SETUP_STARTED, {"options": options, "seats": seats})
 
 
 def deck_built(deck: list[int], out: list[int]) -> Event:

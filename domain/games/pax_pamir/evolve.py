@@ -5,22 +5,24 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 
 from domain.games.pax_pamir.data.board import Border, Coalition, Region
+from domain.games.pax_pamir.events import SETUP_STARTED
 from domain.games.pax_pamir.options import PaxOptions
 from domain.games.pax_pamir.state import SUPPLY, PaxState, Player
 from domain.kernel.events import Event
 
 
-def _game_started(_: PaxState | None, e: Event) -> PaxState:
+def _setup_started(_: PaxState | None, e: Event) -> PaxState:
     seats = e.data["seats"]
     return PaxState(seats=seats, options=PaxOptions.from_json(e.data["options"]),
                     players=[Player() for _ in range(seats)])
 
 
 def _deck_built(s: PaxState, e: Event) -> None:
-    s.deck = list(e.secret["deck"])
-    s.out_of_game = list(e.secret["out"])
+    s.deck = list(e.hidden()["deck"])
+    s.out_of_game = list(e.hidden()["out"])
 
 
 def _card_dealt(s: PaxState, e: Event) -> None:
@@ -95,7 +97,7 @@ def _put_card(s: PaxState, place: str, card: int, side: str | None) -> None:
 
 
 def _card_moved(s: PaxState, e: Event) -> None:
-    card = e.data["card"] if "card" in e.data else e.secret["card"]
+    card = e.data["card"] if "card" in e.data else e.hidden()["card"]
     _take_card(s, e.data["src"], card)
     _put_card(s, e.data["dst"], card, e.data.get("side"))
 
@@ -120,7 +122,9 @@ def _market_slot_marked(s: PaxState, e: Event) -> None:
     s.marked.add((e.data["row"], e.data["column"]))
 
 
-def _pieces(s: PaxState, kind: str, owner: str | int, place: str, delta: int) -> None:
+def _pieces(s: PaxState, kind: str, owner: Any, place: str, delta: int) -> None:
+    """``owner`` as the event has it: a coalition's name (armies, roads) or a seat (tribes,
+    spies, gifts)."""
     if place == SUPPLY:
         return
     if kind == "army":
@@ -128,12 +132,12 @@ def _pieces(s: PaxState, kind: str, owner: str | int, place: str, delta: int) ->
     elif kind == "road":
         s.roads[Border(place)][Coalition(owner)] += delta
     elif kind == "tribe":
-        s.tribes[Region(place)][owner] += delta  # type: ignore[index]
+        s.tribes[Region(place)][owner] += delta
     elif kind == "spy":
         spies = s.spies.setdefault(int(place), Counter())
-        spies[owner] += delta  # type: ignore[index]
+        spies[owner] += delta
     elif kind == "gift":
-        gifts = s.players[owner].gifts  # type: ignore[index]
+        gifts = s.players[owner].gifts
         gifts.add(int(place)) if delta > 0 else gifts.discard(int(place))
 
 
@@ -151,17 +155,17 @@ def _piece_moved(s: PaxState, e: Event) -> None:
             s.placed[src_key] -= 1
 
 
-def _count(s: PaxState, kind: str, owner: str | int, place: str) -> int:
-    """Pieces of ``kind`` and ``owner`` at ``place``."""
+def _count(s: PaxState, kind: str, owner: Any, place: str) -> int:
+    """Pieces of ``kind`` and ``owner`` (as in ``_pieces``) at ``place``."""
     if kind == "army":
         return s.armies[Region(place)][Coalition(owner)]
     if kind == "road":
         return s.roads[Border(place)][Coalition(owner)]
     if kind == "tribe":
-        return s.tribes[Region(place)][owner]  # type: ignore[index]
+        return s.tribes[Region(place)][owner]
     if kind == "spy":
-        return s.spies.get(int(place), Counter())[owner]  # type: ignore[index]
-    return int(int(place) in s.players[owner].gifts)  # type: ignore[index]
+        return s.spies.get(int(place), Counter())[owner]
+    return int(int(place) in s.players[owner].gifts)
 
 
 def _favored_suit_changed(s: PaxState, e: Event) -> None:
@@ -220,12 +224,12 @@ APPLY: dict[str, Callable[[PaxState, Event], None]] = {
     "GameEnded": _game_ended,
 }
 
-EVENT_TYPES = ("GameStarted", *APPLY)
+EVENT_TYPES = (SETUP_STARTED, *APPLY)
 
 
 def evolve(state: PaxState | None, event: Event) -> PaxState:
-    if event.type == "GameStarted":
-        return _game_started(state, event)
+    if event.type == SETUP_STARTED:
+        return _setup_started(state, event)
     assert state is not None
     APPLY[event.type](state, event)
     return state

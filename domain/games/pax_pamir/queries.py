@@ -10,7 +10,6 @@ from collections.abc import Iterator
 
 from domain.games.pax_pamir.data.board import (
     BLOCKS_PER_COALITION,
-    BORDERS_OF,
     CYLINDERS_PER_PLAYER,
     GIFT_VALUES,
     Coalition,
@@ -83,11 +82,6 @@ def effect_active(s: PaxState, effect: EventEffect, seat: int | None = None) -> 
 
 def tribes(s: PaxState, seat: int, region: Region) -> int:
     return s.tribes[region].get(seat, 0)
-
-
-def ruling_pieces(s: PaxState, seat: int, region: Region) -> int:
-    loyalty = s.players[seat].loyalty
-    return s.tribes[region].get(seat, 0) + (s.armies[region].get(loyalty, 0) if loyalty else 0)
 
 
 def ruler_of(s: PaxState, region: Region) -> int | None:
@@ -213,10 +207,3 @@ def dominance_checks_left(s: PaxState) -> int:
     """Section 23 item 10: checks left in the deck and the market (public)."""
     in_market = sum(1 for row in s.market for n in row if n in DOMINANCE_CHECKS)
     return in_market + sum(1 for n in s.deck if n in DOMINANCE_CHECKS)
-
-
-def roads_touching(s: PaxState, region: Region) -> Iterator[tuple[str, Coalition, int]]:
-    for border in BORDERS_OF[region]:
-        for coalition, count in s.roads[border].items():
-            if count:
-                yield border, coalition, count

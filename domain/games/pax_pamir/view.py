@@ -14,14 +14,14 @@ from typing import Any
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import Region
 from domain.games.pax_pamir.state import PaxState
-from domain.kernel.events import EVERYONE
+from domain.kernel.events import EVERYONE, Viewer
 
 
 def _counts(counter: Any) -> dict[str, int]:
     return {str(key): count for key, count in sorted(counter.items(), key=lambda kv: str(kv[0])) if count}
 
 
-def view(s: PaxState, viewer: int | str | None, to_move: list[int]) -> dict[str, Any]:
+def view(s: PaxState, viewer: Viewer, to_move: list[int]) -> dict[str, Any]:
     seated = isinstance(viewer, int) and not isinstance(viewer, bool) and 0 <= viewer < s.seats
     everything = viewer == EVERYONE or s.over
     players = []

@@ -1,7 +1,7 @@
 """Invariants I1-I24 of the Dynasties rulebook (§4), checked event by event.
 
 Feed ``observe(before, event, after)`` for every event of a stream, in order (``before`` is
-a copy of the state before the event; None before GameStarted). Each failure names its
+a copy of the state before the event; None before SetupStarted). Each failure names its
 invariant. I8 (secrecy), I21-I23 (legal commands, determinism) need ``view``/``decide``
 and are checked by the property tests that drive this class.
 """

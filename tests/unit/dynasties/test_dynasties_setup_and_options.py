@@ -1,6 +1,7 @@
 """Components, setup and options: R1-R7, rulings §3."""
 
 import json
+import random
 
 import pytest
 
@@ -53,7 +54,7 @@ def test_r3_rules_declare_2_to_6_seats_and_satisfy_the_game_rules_protocol():
 def test_r5_r6_r7_setup_records_gold_and_legacy_then_deals_four_cards_one_at_a_time_clockwise_from_seat_0():
     events = RULES.setup(3, RULES.check_options({"legacy": 12}), Rng("seed"))
     started, shuffled = events[0], events[1]
-    assert started.type == "GameStarted" and started.data["seats"] == 3 and started.data["legacy"] == 12
+    assert started.type == "SetupStarted" and started.data["seats"] == 3 and started.data["legacy"] == 12
     assert shuffled.type == "DeckShuffled" and shuffled.secret_to == frozenset() and shuffled.barrier
     order = shuffled.secret["order"]
     deals = events_of(events, "CardDrawn")
@@ -128,3 +129,22 @@ def test_the_opening_events_survive_a_json_round_trip_and_fold_to_the_same_state
     events = setup_events(["coppe-01", "coppe-02"], ["denari-01", "denari-02"], starting_hand=2)
     stored = [Event.from_json(json.loads(json.dumps(e.to_json()))) for e in events]
     assert fold(RULES, stored) == fold(RULES, events)
+
+
+def test_a_stream_stored_when_setup_started_was_named_game_started_folds_to_the_same_state():
+    """Streams stored before the rename hold ``GameStarted`` (the platform's name too) as a
+    game event; it is upcast on read, never rewritten."""
+    history = RULES.setup(3, RULES.check_options({"legacy": 12}), Rng("old stream"))
+    state, choose = fold(RULES, history), random.Random(5)
+    for version in range(30):
+        seat = choose.choice(RULES.to_move(state))
+        events = RULES.decide(state, seat, choose.choice(RULES.legal_commands(state, seat)), Rng("old stream", version))
+        history += events
+        state = fold(RULES, events, state)
+    stored = [{**event.to_json(), "source": "game"} for event in history]
+    assert stored[0]["type"] == "SetupStarted"
+    stored[0] = {**stored[0], "type": "GameStarted"}  # as written before the rename (no "v": version 1)
+    old = fold(RULES, [Event.from_json(body) for body in stored])
+    assert old == fold(RULES, history)
+    assert RULES.view(old, 0) == RULES.view(state, 0)
+    assert stored[0]["type"] == "GameStarted"

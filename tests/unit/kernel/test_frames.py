@@ -1,4 +1,4 @@
-"""Frames: ``Turn.call/goto/end/update`` change the stack only by emitting frame events,
+"""Frames: ``Flow.call/goto/end/update`` change the stack only by emitting frame events,
 ``apply_frame_event`` is the whole of how those events change it, and a frame's locals
 read as attributes. Also: how steps find their handlers, and when a step waits."""
 
@@ -11,12 +11,13 @@ from typing import Any
 
 import pytest
 
-from domain.kernel.engine import StepRules, Turn
+from domain.kernel.engine import StepRules
 from domain.kernel.events import Event
 from domain.kernel.prompt import CARD, Arg, Prompt, Verb
 from domain.kernel.rng import Rng
 from domain.kernel.rules import fold
 from domain.kernel.steps import (
+    Flow,
     Frame,
     Step,
     apply_frame_event,
@@ -43,7 +44,7 @@ class Root(Step[Toy]):
 
     name = "root"
 
-    def advance(self, t: Turn[Toy], f: Frame) -> None:
+    def advance(self, t: Flow[Toy], f: Frame) -> None:
         t.end()
         t.emit(Event("Ended"))
 
@@ -57,11 +58,11 @@ class Give(Step[Toy]):
         return Prompt(f.seat, "Give a card.").one_of("Give", s.hands[f.seat])  # type: ignore[arg-type,index]
 
     @handles("Give")
-    def give(self, t: Turn[Toy], f: Frame, seat: int, card: str) -> None:
+    def give(self, t: Flow[Toy], f: Frame, seat: int, card: str) -> None:
         t.emit(Event("Noted", {"note": f"{seat} gave {card}"}))
         t.end()
 
-    def advance(self, t: Turn[Toy], f: Frame) -> None:
+    def advance(self, t: Flow[Toy], f: Frame) -> None:
         t.emit(Event("Noted", {"note": f"{f.seat} had nothing to give"}))
         t.end()
 
@@ -92,17 +93,17 @@ class ToyRules(StepRules[Toy]):
 RULES = ToyRules()
 
 
-def begun(*hands: list[str]) -> Turn[Toy]:
+def begun(*hands: list[str]) -> Flow[Toy]:
     t = RULES.begin(None, Rng(0))  # type: ignore[arg-type]
     t.emit(Event("Began", {"hands": [list(hand) for hand in hands]}))
     return t
 
 
-def stack(t: Turn[Toy]) -> list[tuple[str, int | None, dict[str, Any]]]:
+def stack(t: Flow[Toy]) -> list[tuple[str, int | None, dict[str, Any]]]:
     return [(f.step, f.seat, dict(f.locals)) for f in t.state.frames]
 
 
-# -- Turn.call / goto / end / update ----------------------------------------------------------
+# -- Flow.call / goto / end / update ----------------------------------------------------------
 
 def test_call_pushes_a_frame_by_one_step_entered_event_with_its_owner_and_locals():
     t = begun([], [])

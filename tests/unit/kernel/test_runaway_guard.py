@@ -7,14 +7,14 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from domain.kernel import engine
+from domain.kernel import steps
 from domain.kernel.commands import Command
-from domain.kernel.engine import RUNAWAY_LIMIT, RunawayGame, StepRules, Turn
+from domain.kernel.engine import StepRules
 from domain.kernel.errors import DomainError, RuleViolation
 from domain.kernel.events import Event
 from domain.kernel.prompt import Prompt, Verb
 from domain.kernel.rng import Rng
-from domain.kernel.steps import Frame, Step, handles, step_table
+from domain.kernel.steps import RUNAWAY_LIMIT, Flow, Frame, RunawayGame, Step, handles, step_table
 
 
 @dataclass
@@ -29,7 +29,7 @@ class Idle(Step[Loop]):
 
     name = "idle"
 
-    def advance(self, t: Turn[Loop], f: Frame) -> None:
+    def advance(self, t: Flow[Loop], f: Frame) -> None:
         pass
 
 
@@ -38,7 +38,7 @@ class Chatty(Step[Loop]):
 
     name = "chatty"
 
-    def advance(self, t: Turn[Loop], f: Frame) -> None:
+    def advance(self, t: Flow[Loop], f: Frame) -> None:
         t.emit(Event("Ticked"))
         t.emit(Event("Ticked"))
 
@@ -52,7 +52,7 @@ class Start(Step[Loop]):
         return Prompt(0, "Go?").nothing("Go")
 
     @handles("Go")
-    def go(self, t: Turn[Loop], f: Frame, seat: int, value: None) -> None:
+    def go(self, t: Flow[Loop], f: Frame, seat: int, value: None) -> None:
         t.goto(f.then)
 
 
@@ -65,7 +65,7 @@ class Flood(Step[Loop]):
         return Prompt(0, "Flood?").nothing("Go")
 
     @handles("Go")
-    def go(self, t: Turn[Loop], f: Frame, seat: int, value: None) -> None:
+    def go(self, t: Flow[Loop], f: Frame, seat: int, value: None) -> None:
         for _ in range(RUNAWAY_LIMIT + 1):
             t.emit(Event("Ticked"))
 
@@ -124,8 +124,8 @@ def test_a_handler_that_emits_too_many_events_is_a_runaway():
 
 
 def test_the_limit_allows_exactly_its_number_of_events(monkeypatch):
-    monkeypatch.setattr(engine, "RUNAWAY_LIMIT", 5)
-    t = Turn(Loop(), RULES.evolve)
+    monkeypatch.setattr(steps, "RUNAWAY_LIMIT", 5)
+    t = Flow(Loop(), RULES.evolve)
     for _ in range(5):
         t.emit(Event("Ticked"))
     assert t.state.ticks == 5

@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 
+import domain.games.dynasties.events  # noqa: F401  (registers its renames before the registry is copied)
+import domain.games.pax_pamir.events  # noqa: F401
 from domain.kernel import table, upcasting
 from domain.kernel.events import Event
-from domain.kernel.upcasting import current_version, upcast, upcaster
+from domain.kernel.upcasting import current_version, renamed, upcast, upcaster
 
 
 @pytest.fixture(autouse=True)
@@ -17,6 +19,7 @@ def own_registry(monkeypatch):
     """Upcasters registered here vanish after each test."""
     monkeypatch.setattr(upcasting, "_STEPS", dict(upcasting._STEPS))
     monkeypatch.setattr(upcasting, "CURRENT", dict(upcasting.CURRENT))
+    monkeypatch.setattr(upcasting, "_RENAMED", dict(upcasting._RENAMED))
 
 
 def register_two_steps() -> None:
@@ -75,3 +78,49 @@ def test_a_version_1_seat_taken_event_reads_as_version_2_with_the_id_as_its_name
     assert current_version(table.PLATFORM, table.SEAT_TAKEN) == 2
     stored = {"type": "SeatTaken", "source": "platform", "data": {"seat": 0, "player": "ab12"}}
     assert Event.from_json(stored).data == {"seat": 0, "player_id": "ab12", "name": "ab12"}
+
+
+# -- renamed types -------------------------------------------------------------------------------
+def test_a_renamed_type_reads_as_its_new_name_at_version_1_and_the_stored_body_is_untouched():
+    renamed("game", "RupeesGiven", "RupeesPaid")
+    stored = {"type": "RupeesGiven", "data": {"n": 3}, "at": "2025-01-01T00:00:00.000Z"}
+    assert upcast(stored) == {"type": "RupeesPaid", "v": 1, "data": {"n": 3}, "at": "2025-01-01T00:00:00.000Z"}
+    assert Event.from_json(stored) == Event("RupeesPaid", {"n": 3})
+    assert stored == {"type": "RupeesGiven", "data": {"n": 3}, "at": "2025-01-01T00:00:00.000Z"}
+
+
+def test_a_renamed_type_runs_its_own_steps_first_then_the_new_types_steps():
+    @upcaster("game", "RupeesGiven", from_version=1)
+    def _old_named(body: dict[str, Any]) -> dict[str, Any]:
+        body["data"] = {"n": body["data"]["count"]}
+        return body
+
+    renamed("game", "RupeesGiven", "RupeesPaid")
+    register_two_steps()
+    assert upcast({"type": "RupeesGiven", "data": {"count": 3}}) == {
+        "type": "RupeesPaid", "v": 3, "data": {"amount": 3, "reason": "unknown"}}
+    assert upcast({"type": "RupeesGiven", "v": 2, "data": {"n": 3}}) == {
+        "type": "RupeesPaid", "v": 3, "data": {"amount": 3, "reason": "unknown"}}
+
+
+def test_a_rename_is_per_source_and_may_be_registered_twice_but_never_to_two_names_or_in_a_circle():
+    renamed("game", "RupeesGiven", "RupeesPaid")
+    renamed("game", "RupeesGiven", "RupeesPaid")  # two games sharing one rename: harmless
+    platform = {"type": "RupeesGiven", "source": "platform", "data": {}}
+    assert upcast(dict(platform)) == platform
+    with pytest.raises(ValueError, match="already renamed"):
+        renamed("game", "RupeesGiven", "RupeesTaken")
+    renamed("game", "RupeesPaid", "RupeesSpent")
+    with pytest.raises(ValueError, match="circle"):
+        renamed("game", "RupeesSpent", "RupeesGiven")
+    assert upcast({"type": "RupeesGiven", "data": {}}) == {"type": "RupeesSpent", "v": 1, "data": {}}
+
+
+def test_a_games_own_game_started_event_reads_as_setup_started_and_the_platforms_is_untouched():
+    """Dynasties and Pax Pamir each stored their opening event as GameStarted, the platform's name."""
+    old = {"type": "GameStarted", "source": "game", "data": {"options": {}, "seats": 2}}
+    assert Event.from_json(old).type == "SetupStarted"
+    without_source = {k: v for k, v in old.items() if k != "source"}  # no source: a game event
+    assert Event.from_json(without_source).type == "SetupStarted"
+    platform = {"type": "GameStarted", "source": "platform", "v": 1, "data": {"players": ["a", "b"]}}
+    assert Event.from_json(platform).type == "GameStarted"

@@ -1,7 +1,7 @@
 """Invariants of a game of Pax Pamir, checked event by event (and at each decision point).
 
 Feed ``observe(before, event, after)`` for every event of a stream, in order (``before``
-is the state before the event, None before ``GameStarted``), and ``at_decision(state)``
+is the state before the event, None before ``SetupStarted``), and ``at_decision(state)``
 whenever the game waits for a seat. Each failure names what broke. The property tests
 (``tests/property/test_pax_pamir_*.py``) drive this class; the helpers below (where each
 card is, which cards a seat may see) serve the secrecy tests too.
@@ -162,7 +162,7 @@ class PaxInvariants:
         elif event.type == "GameEnded":
             self.over = True
             self._game_ended(event, after)
-        if event.type != "GameStarted":
+        if event.type != "SetupStarted":
             self.check_state(after)
 
     def _rupees_moved(self, event: Event) -> None:

@@ -40,7 +40,7 @@ def table(seats: int = 2, *, loyalties: Iterable[str] | None = None, rupees: Ite
     top = list(deck)
     rest = [n for n in sorted(ALL_CARDS) if n not in placed_cards and n not in top]
     history: list[Event] = [
-        ev.game_started(PaxOptions.check(options).to_json(), seats),
+        ev.setup_started(PaxOptions.check(options).to_json(), seats),
         ev.deck_built(sorted(placed_cards) + top + rest, []),
     ]
     for seat, coalition in enumerate(loyalties or ["afghan", "british", "russian", "afghan", "british"][:seats]):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -344,3 +345,21 @@ def test_section_23_item_12_post_games_takes_a_deal_as_json_and_refuses_a_bad_on
     bad = client.post("/games", json={"type": RULES.kind, "seats": 2,
                                       "options": {"deal": {"deck": deal["deck"], "loyalty_order": [0]}}}, headers=auth)
     assert bad.status_code == 422 and bad.json["option"] == "deal" and "loyalty_order" in bad.json["detail"]
+
+
+def test_a_stream_stored_when_setup_started_was_named_game_started_folds_to_the_same_state():
+    """Streams stored before the rename hold ``GameStarted`` (the platform's name too) as a
+    game event; it is upcast on read, never rewritten."""
+    history = set_up(3, seed=11)
+    state, choose = fold(RULES, history), random.Random(5)
+    for version in range(30):
+        seat = choose.choice(RULES.to_move(state))
+        events = RULES.decide(state, seat, choose.choice(RULES.legal_commands(state, seat)), Rng(11, version))
+        history += events
+        state = fold(RULES, events, state)
+    stored = [{**event.to_json(), "source": "game"} for event in history]
+    assert stored[0]["type"] == "SetupStarted"
+    stored[0] = {**stored[0], "type": "GameStarted"}  # as written before the rename (no "v": version 1)
+    old = fold(RULES, [Event.from_json(body) for body in stored])
+    assert old == fold(RULES, history)
+    assert RULES.view(old, 0) == RULES.view(state, 0)

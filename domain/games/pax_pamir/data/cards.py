@@ -166,9 +166,6 @@ RIOT_REGION_OF_EFFECT: dict[EventEffect, Region] = {
     EventEffect.RIOTS_PERSIA: Region.PERSIA,
 }
 
-#: What each Dominance Check card does whether bought or discarded (R-DOM, R-PUR-5).
-DOMINANCE_CHECK_EFFECT = "dominance_check"
-
 # --- Descriptions (our own summaries) ----------------------------------------------------------
 
 _ABILITY_DESCRIPTIONS: dict[Ability, str] = {
@@ -286,14 +283,14 @@ class EventCard:
 
 
 @dataclass(frozen=True, slots=True)
-class DominanceCheck:
+class DominanceCheckCard:
     """A Dominance Check card (R-DOM): resolved when bought or discarded, never held."""
 
     number: int
     name: str
 
 
-Card = CourtCard | EventCard | DominanceCheck
+Card = CourtCard | EventCard | DominanceCheckCard
 
 # --- Tables ------------------------------------------------------------------------------------
 
@@ -348,12 +345,13 @@ EVENT_CARDS: dict[int, EventCard] = {
 }
 
 #: Dominance Check cards 101-104 by number (R-DOM).
-DOMINANCE_CHECKS: dict[int, DominanceCheck] = {
-    row["number"]: DominanceCheck(number=row["number"], name=row["name"]) for row in DOMINANCE_CHECK_ROWS
+DOMINANCE_CHECKS: dict[int, DominanceCheckCard] = {
+    row["number"]: DominanceCheckCard(number=row["number"], name=row["name"]) for row in DOMINANCE_CHECK_ROWS
 }
 
 #: Every card by number, 1-116.
-ALL_CARDS: dict[int, Card] = dict(sorted({**COURT_CARDS, **DOMINANCE_CHECKS, **EVENT_CARDS}.items()))
+_BY_KIND: dict[int, Card] = {**COURT_CARDS, **DOMINANCE_CHECKS, **EVENT_CARDS}
+ALL_CARDS: dict[int, Card] = dict(sorted(_BY_KIND.items()))
 
 #: R-CMP-6: how many cards of each kind the game has.
 COURT_CARD_COUNT = 100

@@ -33,7 +33,7 @@ from domain.games.pax_pamir.data.cards import (
     EventEffect,
 )
 from domain.games.pax_pamir.state import SUPPLY, PaxState
-from domain.games.pax_pamir.steps.bribes import hostage_bribe
+from domain.games.pax_pamir.steps.bribes import HOSTAGE, hostage_bribe
 from domain.games.pax_pamir.steps.common import (
     CARD,
     PIECE,
@@ -192,7 +192,7 @@ def movable_pieces(s: PaxState, seat: int) -> list[str]:
         if nationalism and s.tribes[region][seat] > 0:
             found.append(f"tribe:{region.value}")
     for _, number in q.court_cards(s):
-        if s.spies.get(number, {}).get(seat, 0) > 0 and spy_destinations(s, seat, number):
+        if my_spies(s, seat, number) > 0 and spy_destinations(s, seat, number):
             found.append(f"spy:{number}")
     return found
 
@@ -204,7 +204,7 @@ def betrayable_cards(s: PaxState, seat: int) -> list[int]:
     court of a Bodyguards owner."""
     found = []
     for owner, number in q.court_cards(s):
-        if s.spies.get(number, {}).get(seat, 0) <= 0:
+        if my_spies(s, seat, number) <= 0:
             continue
         if COURT_CARDS[number].suit == Suit.POLITICAL and q.has_ability(s, owner, Ability.BODYGUARDS):
             continue
@@ -247,7 +247,8 @@ def card_enemies(s: PaxState, seat: int, number: int) -> list[str]:
 
 
 def my_spies(s: PaxState, seat: int, number: int) -> int:
-    return s.spies.get(number, {}).get(seat, 0)
+    spies = s.spies.get(number)
+    return spies[seat] if spies is not None else 0
 
 
 def battle_regions(s: PaxState, seat: int) -> list[str]:
@@ -341,7 +342,7 @@ class CardBasedAction(Procedure):
         if owed is not None:
             holder, amount = owed
             t.call("bribe", seat, recipient=holder, amount=amount,
-                   reserve=minimum_cost(t.state, seat, CardAction(frame.action)), card=frame.card, purpose="hostage")
+                   reserve=minimum_cost(t.state, seat, CardAction(frame.action)), card=frame.card, purpose=HOSTAGE)
 
     def use_card(self, t: Play, frame: Frame) -> None:
         if frame.locals.get("abandoned"):

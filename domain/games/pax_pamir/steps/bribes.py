@@ -64,7 +64,8 @@ def why_owed(frame: Frame) -> str:
 
 def spendable(s: PaxState, frame: Frame) -> int:
     """What the payer may agree to pay: its rupees less the action's minimum cost (R-ACT-2)."""
-    return s.players[frame.seat].rupees - frame.reserve  # type: ignore[index]
+    reserve: int = frame.reserve
+    return s.players[frame.owner_seat].rupees - reserve
 
 
 def may_refuse(s: PaxState, payer: int) -> bool:
@@ -101,7 +102,7 @@ class Bribe(Step[PaxState]):
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         if frame.amount <= 0:
             return None
-        payer: int = frame.seat  # type: ignore[assignment]
+        payer = frame.owner_seat
         budget = spendable(s, frame)
         counter = frame.locals.get("counter")
         if counter is None:
@@ -157,7 +158,7 @@ class BribeOffer(Step[PaxState]):
     name = "bribe_offer"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
-        return (Prompt(frame.seat, f"Seat {frame.payer} offers you {rupees(frame.offer)} of the "  # type: ignore[arg-type]
+        return (Prompt(frame.owner_seat, f"Seat {frame.payer} offers you {rupees(frame.offer)} of the "
                        f"{frame.amount} owed {what_for(frame.purpose, frame.card)}. "
                        "Accept, ask for more, or decline.")
                 .nothing("AcceptBribeOffer")

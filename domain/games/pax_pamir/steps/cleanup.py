@@ -57,20 +57,20 @@ class LimitDiscard(Step[PaxState]):
     name = "limit_discard"
 
     def _over(self, s: PaxState, frame: Frame) -> bool:
-        player = s.players[frame.seat]  # type: ignore[index]
+        player = s.players[frame.owner_seat]
         if frame.where == "court":
-            return len(player.court) > q.court_limit(s, frame.seat)  # type: ignore[arg-type]
-        return len(player.hand) > q.hand_limit(s, frame.seat)  # type: ignore[arg-type]
+            return len(player.court) > q.court_limit(s, frame.owner_seat)
+        return len(player.hand) > q.hand_limit(s, frame.owner_seat)
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         if not self._over(s, frame):
             return None
-        player = s.players[frame.seat]  # type: ignore[index]
+        player = s.players[frame.owner_seat]
         if frame.where == "court":
-            limit, cards = q.court_limit(s, frame.seat), player.court  # type: ignore[arg-type]
+            limit, cards = q.court_limit(s, frame.owner_seat), player.court
         else:
-            limit, cards = q.hand_limit(s, frame.seat), sorted(player.hand)  # type: ignore[arg-type]
-        return Prompt(frame.seat, f"Cleanup: your {frame.where} holds {len(cards)} cards, over its limit of "  # type: ignore[arg-type]
+            limit, cards = q.hand_limit(s, frame.owner_seat), sorted(player.hand)
+        return Prompt(frame.owner_seat, f"Cleanup: your {frame.where} holds {len(cards)} cards, over its limit of "
                       f"{limit}; discard one.").one_of("Discard", cards)
 
     def advance(self, t: Play, frame: Frame) -> None:
@@ -129,11 +129,10 @@ class Refill(Step[PaxState]):
             t.emit(ev.card_dealt(number, row, column))
             destroy_on_withdrawal(t, row, column)
             if is_dominance_check(number):
-                others = [(r, c) for r, c, n in q.market_slots(s) if is_dominance_check(n) and (r, c) != (row, column)]
+                others = [(r, c, n) for r, c, n in q.market_slots(s) if is_dominance_check(n) and (r, c) != (row, column)]
                 if others:
-                    other_row, other_column = others[0]
-                    t.emit(ev.card_moved(s.market[other_row][other_column], f"market:{other_row}:{other_column}",
-                                         "discard"))
+                    other_row, other_column, other = others[0]
+                    t.emit(ev.card_moved(other, f"market:{other_row}:{other_column}", "discard"))
                     t.emit(ev.card_moved(number, f"market:{row}:{column}", "discard"))
                     t.call("dominance_check", None, reason="instability")
                     return  # resumes here (shift and refill again) once the check is resolved

@@ -1,4 +1,4 @@
-"""What every step module shares: the working turn, automatic procedures in stages, the
+"""What every step module shares: the flow of play (``Play``), automatic procedures in stages, the
 argument kinds, and placing a piece (with R-LIM when the supply is empty).
 
 A ``Procedure`` is a rulebook procedure that runs by itself in ``stages``; any stage may
@@ -13,15 +13,14 @@ from typing import ClassVar
 
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
-from domain.games.pax_pamir.data.board import Coalition
+from domain.games.pax_pamir.data.board import Coalition, Region
 from domain.games.pax_pamir.data.cards import COURT_CARDS, PUBLIC_WITHDRAWAL
 from domain.games.pax_pamir.state import SUPPLY, PaxState
-from domain.kernel.engine import Turn
 from domain.kernel.prompt import NUMBER as _NUMBER
 from domain.kernel.prompt import Arg, Kind, Prompt, Verb
-from domain.kernel.steps import Frame, Step, handles
+from domain.kernel.steps import Flow, Frame, Step, handles
 
-Play = Turn[PaxState]
+Play = Flow[PaxState]
 
 #: a card is named by its number in cards.yaml (1-100 court cards, 101-104 checks, 105-116 events)
 CARD = _NUMBER
@@ -107,8 +106,9 @@ def lose_piece(t: Play, kind: str, owner: str | int, place: str, dst: str = SUPP
     t.emit(ev.piece_moved(kind, owner, place, dst))
     if kind == "tribe":
         s = t.state
-        if s.tribes[place][owner] == 0:  # type: ignore[index]
-            t.call("overthrow", owner, region=place, lost="tribe")  # type: ignore[arg-type]
+        assert isinstance(owner, int), "a tribe belongs to a seat"
+        if s.tribes[Region(place)][owner] == 0:
+            t.call("overthrow", owner, region=place, lost="tribe")
 
 
 def describe_place(kind: str, place: str) -> str:
@@ -132,7 +132,7 @@ class TakePiece(Step[PaxState]):
     name = "take_piece"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = frame.owner_seat
         choices = [p for p in pieces_on_board(s, frame.kind, seat) if p != f"{frame.kind}:{frame.dst}"]
         if not choices:
             return None

@@ -39,8 +39,8 @@ class DiscardCourtCard(Procedure):
     stages = ("remove", "repay_leverage", "check_overthrow")
 
     def remove(self, t: Play, frame: Frame) -> None:
-        owner, number = frame.seat, frame.card
-        if number not in t.state.players[owner].court:  # type: ignore[index]
+        owner, number = frame.owner_seat, frame.card
+        if number not in t.state.players[owner].court:
             t.end()  # already gone: a discard earlier in the same chain took it (R-OVR-5)
             return
         for spy_owner, count in sorted(t.state.spies.get(number, {}).items()):
@@ -51,7 +51,7 @@ class DiscardCourtCard(Procedure):
     def repay_leverage(self, t: Play, frame: Frame) -> None:
         if not is_leveraged(frame.card):
             return
-        owner: int = frame.seat  # type: ignore[assignment]
+        owner = frame.owner_seat
         paid = min(LEVERAGE_DEBT, t.state.players[owner].rupees)
         if paid:
             t.emit(ev.rupees_moved(paid, f"seat:{owner}", "bank", "leverage"))
@@ -60,7 +60,7 @@ class DiscardCourtCard(Procedure):
 
     def check_overthrow(self, t: Play, frame: Frame) -> None:
         court_card = COURT_CARDS[frame.card]
-        owner: int = frame.seat  # type: ignore[assignment]
+        owner = frame.owner_seat
         if court_card.suit != Suit.POLITICAL or political_cards_of(t.state, owner, court_card.region):
             return
         for _ in range(t.state.tribes[court_card.region][owner]):  # R-OVR-2
@@ -74,13 +74,13 @@ class LeverageDiscard(Step[PaxState]):
     name = "leverage_discard"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        player = s.players[frame.seat]  # type: ignore[index]
+        player = s.players[frame.owner_seat]
         cards = sorted(player.hand) + player.court
         if not cards:
             return None
         missing = frame.missing
         leveraged = f" on {COURT_CARDS[frame.card].name}" if "card" in frame.locals else ""
-        return Prompt(frame.seat, f"Leverage{leveraged}: you cannot repay {missing} rupee{'s' if missing > 1 else ''}; "  # type: ignore[arg-type]
+        return Prompt(frame.owner_seat, f"Leverage{leveraged}: you cannot repay {missing} rupee{'s' if missing > 1 else ''}; "
                       f"discard {'a card' if missing == 1 else f'{missing} cards, one at a time,'} from your hand "
                       "or court.").one_of("Discard", cards)
 
@@ -114,7 +114,7 @@ class Overthrow(Procedure):
 
     def discard_political(self, t: Play, frame: Frame) -> None:
         region = Region(frame.region)
-        owner: int = frame.seat  # type: ignore[assignment]
+        owner = frame.owner_seat
         if t.state.tribes[region][owner]:
             return
         for number in reversed(political_cards_of(t.state, owner, region)):  # resolved left to right
@@ -130,7 +130,7 @@ class LoyaltyChange(Procedure):
     stages = ("return_gifts_and_prizes", "discard_patriots", "change")
 
     def return_gifts_and_prizes(self, t: Play, frame: Frame) -> None:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = frame.owner_seat
         player = t.state.players[seat]
         for value in sorted(player.gifts):
             t.emit(ev.piece_moved("gift", seat, str(value), SUPPLY))
@@ -138,7 +138,7 @@ class LoyaltyChange(Procedure):
             t.emit(ev.card_moved(number, f"prizes:{seat}", "discard"))
 
     def discard_patriots(self, t: Play, frame: Frame) -> None:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = frame.owner_seat
         old = t.state.players[seat].loyalty
         patriots = [n for n in t.state.players[seat].court
                     if n != frame.locals.get("keep") and COURT_CARDS[n].patriot == old]
@@ -146,7 +146,7 @@ class LoyaltyChange(Procedure):
             discard_from_court(t, seat, number)
 
     def change(self, t: Play, frame: Frame) -> None:
-        t.emit(ev.loyalty_changed(frame.seat, frame.coalition))  # type: ignore[arg-type]
+        t.emit(ev.loyalty_changed(frame.owner_seat, frame.coalition))
 
 
 VERBS = (

@@ -67,14 +67,6 @@ def clear_region(t: Play, region: Region, first: int) -> None:
 
 # -- purchase effects (R-PUR-5, section 16) ----------------------------------------------------
 
-#: Purchase effects that need the purchaser's choice, and the verb that makes it.
-CHOICE_OF: dict[EventEffect, str] = {
-    EventEffect.RUMOR: "ChoosePlayer",
-    EventEffect.OTHER_PERSUASIVE_METHODS: "ChoosePlayer",
-    EventEffect.PASHTUNWALI_VALUES: "ChooseSuit",
-    EventEffect.REBUKE: "ChooseRegion",
-}
-
 
 class EventPurchased(Step[PaxState]):
     """R-PUR-5, section 16: the purchase effect of event ``card`` for the frame's seat."""
@@ -85,7 +77,7 @@ class EventPurchased(Step[PaxState]):
         return EVENT_CARDS[frame.card].purchase
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = frame.owner_seat
         effect = self._side(frame).effect
         others = [other for other in clockwise(s, seat) if other != seat]
         if effect == EventEffect.RUMOR:
@@ -105,7 +97,7 @@ class EventPurchased(Step[PaxState]):
     def advance(self, t: Play, frame: Frame) -> None:
         """The effects that need no choice."""
         side = self._side(frame)
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = frame.owner_seat
         t.end()
         if side.effect == EventEffect.BACKING_OF_PERSIAN_ARISTOCRACY:
             t.emit(ev.rupees_moved(PERSIAN_ARISTOCRACY_RUPEES, "bank", f"seat:{seat}", side.effect.value))
@@ -147,7 +139,7 @@ class EventDiscarded(Step[PaxState]):
     def advance(self, t: Play, frame: Frame) -> None:
         side = EVENT_CARDS[frame.card].discard
         effect = side.effect
-        active: int = frame.seat  # type: ignore[assignment]
+        active = frame.owner_seat
         t.end()
         if effect in FAVORED_SUIT_OF_EFFECT:
             change_favored_suit(t, FAVORED_SUIT_OF_EFFECT[effect], effect.value)  # not under Pashtunwali
@@ -173,10 +165,10 @@ class ConfidenceFailure(Step[PaxState]):
     name = "confidence_failure"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        hand = s.players[frame.seat].hand  # type: ignore[index]
+        hand = s.players[frame.owner_seat].hand
         if not hand:
             return None
-        return Prompt(frame.seat, "Confidence Failure: discard one card from your hand.").one_of(  # type: ignore[arg-type]
+        return Prompt(frame.owner_seat, "Confidence Failure: discard one card from your hand.").one_of(
             "Discard", sorted(hand))
 
     def advance(self, t: Play, frame: Frame) -> None:
@@ -213,7 +205,7 @@ class StartOfTurn(Step[PaxState]):
     def _pending(self, s: PaxState, frame: Frame) -> tuple[str, Region, list[int]] | None:
         done = frame.locals.get("done", [])
         for ability, region in BLACKMAIL_REGION.items():
-            if ability.value in done or not q.has_ability(s, frame.seat, ability):  # type: ignore[arg-type]
+            if ability.value in done or not q.has_ability(s, frame.owner_seat, ability):
                 continue
             targets = blackmail_targets(s, region)
             if targets:
@@ -225,21 +217,27 @@ class StartOfTurn(Step[PaxState]):
         if pending is None:
             return None
         _, region, targets = pending
-        return (Prompt(frame.seat, f"Blackmail: you may place a spy on a {region.title()} court card that "  # type: ignore[arg-type]
+        return (Prompt(frame.owner_seat, f"Blackmail: you may place a spy on a {region.title()} court card that "
                        "has no spies.").one_of("Blackmail", targets).nothing("DeclineBlackmail"))
 
     def advance(self, t: Play, frame: Frame) -> None:
         t.end()
 
+    def _ability_asked(self, s: PaxState, frame: Frame) -> str:
+        """The ability the prompt asks about (the kernel calls a handler only when asked)."""
+        pending = self._pending(s, frame)
+        assert pending is not None, "a Blackmail answer with no Blackmail asked"
+        return pending[0]
+
     @handles("Blackmail")
     def blackmail(self, t: Play, frame: Frame, seat: int, number: int) -> None:
-        ability, _, _ = self._pending(t.state, frame)  # type: ignore[misc]
+        ability = self._ability_asked(t.state, frame)
         t.update(done=[*frame.locals.get("done", []), ability])
         place_piece(t, seat, "spy", str(number))  # a placement this turn (section 23 item 8)
 
     @handles("DeclineBlackmail")
     def decline(self, t: Play, frame: Frame, seat: int, _: None) -> None:
-        ability, _, _ = self._pending(t.state, frame)  # type: ignore[misc]
+        ability = self._ability_asked(t.state, frame)
         t.update(done=[*frame.locals.get("done", []), ability])
 
 

@@ -52,7 +52,7 @@ def setup(t: Play, seats: int, options: PaxOptions) -> None:
     assert rng is not None
     # The deal is the deck order: the game's own record of its options leaves it out (the
     # deck is in DeckBuilt, a secret of nobody's).
-    t.emit(ev.game_started({**options.to_json(), "deal": None}, seats))
+    t.emit(ev.setup_started({**options.to_json(), "deal": None}, seats))
     if options.deal is not None:
         deck, out, order = dealt(options.deal, seats)
     else:
@@ -86,7 +86,7 @@ class Loyalty(Step[PaxState]):
     name = "loyalty"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
-        return Prompt(frame.seat, "Choose the coalition you are loyal to.").one_of(  # type: ignore[arg-type]
+        return Prompt(frame.owner_seat, "Choose the coalition you are loyal to.").one_of(
             "ChooseLoyalty", [c.value for c in Coalition])
 
     @handles("ChooseLoyalty")

@@ -103,7 +103,7 @@ class TurnMenu(Step[PaxState]):
     name = "turn"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = frame.owner_seat
         left = s.actions_left
         prompt = Prompt(seat, f"Your turn: {left} action{'s' if left != 1 else ''} left.")
         if left > 0:
@@ -172,11 +172,11 @@ class PlayCard(Procedure):
     stages = ("choose_side", "settle_bribe", "enter_court", "resolve_icons")
 
     def choose_side(self, t: Play, frame: Frame) -> None:
-        if t.state.players[frame.seat].court:  # type: ignore[index]
+        if t.state.players[frame.owner_seat].court:
             t.call("choose_side", frame.seat, card=frame.card)
 
     def settle_bribe(self, t: Play, frame: Frame) -> None:
-        owed = bribe_owed(t.state, frame.seat, frame.card)  # type: ignore[arg-type]
+        owed = bribe_owed(t.state, frame.owner_seat, frame.card)
         if owed is not None:
             ruler, amount = owed
             t.call("bribe", frame.seat, recipient=ruler, amount=amount, reserve=0, card=frame.card, purpose="play")
@@ -185,7 +185,7 @@ class PlayCard(Procedure):
         if frame.locals.get("abandoned"):  # R-PLY-2: no bribe, no play, no action spent
             t.end()
             return
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = frame.owner_seat
         t.emit(ev.action_spent(seat, "play"))
         t.emit(ev.card_moved(frame.card, f"hand:{seat}", f"court:{seat}", side=frame.locals.get("side", "right")))
         patriot = COURT_CARDS[frame.card].patriot
@@ -193,7 +193,7 @@ class PlayCard(Procedure):
             t.call("loyalty_change", seat, coalition=patriot.value, keep=frame.card)
 
     def resolve_icons(self, t: Play, frame: Frame) -> None:
-        if frame.card in t.state.players[frame.seat].court:  # type: ignore[index]  # R-PLY-6
+        if frame.card in t.state.players[frame.owner_seat].court:  # R-PLY-6
             t.call("impacts", frame.seat, card=frame.card, index=0)
 
 
@@ -204,7 +204,7 @@ class ChooseSide(Step[PaxState]):
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
         what = COURT_CARDS[frame.card].name if "card" in frame.locals else "the card"
-        return Prompt(frame.seat, f"Play {what} at the left or the right end of your court?").one_of(  # type: ignore[arg-type]
+        return Prompt(frame.owner_seat, f"Play {what} at the left or the right end of your court?").one_of(
             "ChooseSide", ["left", "right"])
 
     @handles("ChooseSide")
@@ -223,20 +223,21 @@ class Impacts(Step[PaxState]):
         leverage discard earlier in the same play may give it up, and what is left of it
         is skipped)."""
         icons = COURT_CARDS[frame.card].impact_icons
-        if frame.index >= len(icons) or frame.card not in s.players[frame.seat].court:  # type: ignore[index]
+        index: int = frame.index
+        if index >= len(icons) or frame.card not in s.players[frame.owner_seat].court:
             return None
-        return icons[frame.index]
+        return icons[index]
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         icon = self._icon(s, frame)
         court_card = COURT_CARDS[frame.card]
         region = court_card.region
         if icon == ImpactIcon.ROAD:
-            return Prompt(frame.seat, f"{court_card.name}: place a road on a border of {region.title()}.").one_of(  # type: ignore[arg-type]
+            return Prompt(frame.owner_seat, f"{court_card.name}: place a road on a border of {region.title()}.").one_of(
                 "PlaceRoad", [b.value for b in BORDERS_OF[region]])
         if icon == ImpactIcon.SPY:
             cards = [n for _, n in q.court_cards(s) if COURT_CARDS[n].region == region]
-            return Prompt(frame.seat, f"{court_card.name}: place a spy on a court card of {region.title()}, "  # type: ignore[arg-type]
+            return Prompt(frame.owner_seat, f"{court_card.name}: place a spy on a court card of {region.title()}, "
                           "in any court.").one_of("PlaceSpy", cards)
         return None
 
@@ -246,7 +247,7 @@ class Impacts(Step[PaxState]):
             t.end()
             return
         t.update(index=frame.index + 1)
-        seat: int = frame.seat  # type: ignore[assignment]
+        seat = frame.owner_seat
         region = COURT_CARDS[frame.card].region
         if icon == ImpactIcon.ARMY:
             place_piece(t, seat, "army", region.value)
