@@ -57,11 +57,12 @@ def percentiles(values: list[float]) -> str:
 class Lobby:
     """One store with ``size`` games, its service, runner and in-process app."""
 
-    def __init__(self, store_url: str, size: int, rng: random.Random):
+    def __init__(self, store_url: str, size: int, rng: random.Random, row_cache: int | None = None):
         self.size = size
         config = Config(store_url=store_url, projections="rq", redis_prefix=f"rmbench{size}")
         self.store = open_store(config)
-        self.runner = ProjectionRunner(self.store, save_every=5000)
+        cache = {} if row_cache is None else {"row_cache": row_cache}
+        self.runner = ProjectionRunner(self.store, save_every=5000, **cache)
         self.service = GameService(self.store, default_registry(),
                                    read_models=ReadModels(self.runner, catch_up_on_read=False, mode="rq"))
         self.client = create_app(config, service=self.service).test_client()
@@ -110,11 +111,11 @@ class Lobby:
         assert response.status_code == 200
 
 
-def run(url_for, sizes: list[int], samples: int) -> list[Lobby]:
+def run(url_for, sizes: list[int], samples: int, row_cache: int | None = None) -> list[Lobby]:
     """Build one store per size, then sample them in interleaved rounds (the machine's load
     drifts; interleaving spreads it evenly over the sizes)."""
     rng = random.Random(5)
-    lobbies = [Lobby(url_for(size), size, rng) for size in sizes]
+    lobbies = [Lobby(url_for(size), size, rng, row_cache) for size in sizes]
     for _ in range(samples):
         for lobby in lobbies:
             lobby.sample()
@@ -131,6 +132,9 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
     parser.add_argument("--stores", nargs="+", default=["sqlite", "redis"])
     parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument("--row-cache", type=int, default=None,
+                        help="rows the runner keeps per projection (default: the runner's 20,000; 0: every row "
+                             "is read from the store, as at any size once the model outgrows the cache)")
     args = parser.parse_args()
     results = {}
     for kind in args.stores:
@@ -149,7 +153,7 @@ def main() -> None:
                 def url_for(size, port=port):
                     return f"redis://127.0.0.1:{port}/{args.sizes.index(size)}"
             print(f"{kind}:", flush=True)
-            results[kind] = run(url_for, args.sizes, args.samples)
+            results[kind] = run(url_for, args.sizes, args.samples, args.row_cache)
         finally:
             if proc is not None:
                 proc.terminate()
