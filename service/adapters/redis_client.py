@@ -12,26 +12,63 @@ fresh connection. So the check buys nothing here and the lean pool skips it.
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
 import redis
+
+#: Redis connections one process uses at once, and how long a request waits for a free one
+POOL_SIZE = 500
+POOL_WAIT = 30.0
 
 
 class LeanConnectionPool(redis.ConnectionPool):
-    """A ``ConnectionPool`` that hands out pooled connections without polling them first."""
+    """A ``ConnectionPool`` that hands out pooled connections without polling them first,
+    and waits for a free connection instead of failing when all are in use.
+
+    Under gevent one worker serves thousands of requests at once (open live streams all
+    read the store when they start); redis-py's pool refuses the 101st concurrent
+    command (``MaxConnectionsError``, by default). Here at most ``max_connections``
+    (``POOL_SIZE``) are open, and a command past that waits up to ``wait`` seconds for one
+    to be released; only then does it fail, as an outage would (503)."""
+
+    def __init__(self, *, max_connections: int | None = None, wait: float = POOL_WAIT, **kwargs: Any) -> None:
+        self.size = max_connections or POOL_SIZE
+        self.wait = wait
+        # the slots bound the connections; redis-py's own count never refuses
+        super().__init__(max_connections=2**31 - 1, **kwargs)
+
+    def reset(self) -> None:  # also after a fork: a new process starts with every slot free
+        super().reset()
+        self._slots = threading.Semaphore(self.size)
 
     def get_connection(self, command_name=None, *keys, **options):  # noqa: D401 - redis-py's signature
         self._checkpid()
-        with self._lock:
-            try:
-                connection = self._available_connections.pop()
-            except IndexError:
-                connection = self.make_connection()
-            self._in_use_connections.add(connection)
+        if not self._slots.acquire(timeout=self.wait):
+            raise redis.ConnectionError(f"no Redis connection free within {self.wait:g} s ({self.size} in use)")
+        try:
+            with self._lock:
+                try:
+                    connection = self._available_connections.pop()
+                except IndexError:
+                    connection = self.make_connection()
+                self._in_use_connections.add(connection)
+        except BaseException:
+            self._slots.release()
+            raise
         try:
             connection.connect()  # a no-op for a connected one
         except BaseException:
             self.release(connection)
             raise
         return connection
+
+    def release(self, connection) -> None:
+        with self._lock:
+            held = connection in self._in_use_connections
+        super().release(connection)
+        if held:
+            self._slots.release()
 
 
 CLUSTER_SCHEMES = ("redis-cluster://", "rediss-cluster://")
