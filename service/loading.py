@@ -53,16 +53,19 @@ class GameLoader:
         event (0: no such game)."""
         return self.store.version(stream_of(game_id))
 
-    def load(self, game_id: str, at: int | None = None, *, trust_cache: bool = False) -> Game:
+    def load(self, game_id: str, at: int | None = None, *, trust_cache: bool = False,
+             known_version: int = 0) -> Game:
         """The game folded to its latest version, or to version ``at`` (time travel).
 
         ``trust_cache``: answer from this process's cache without asking the store for a
         newer tail (a command does this: its append checks the version anyway, and a
-        conflict loads again)."""
+        conflict loads again). ``known_version``: the stream's version the caller has just
+        read (a conditional GET reads it for its ETag); a cached game at least that new is
+        the answer as is (the events up to a version never change), with no read."""
         if at is None:
             with self._lock:
                 cached = self._cache.get(game_id)
-            if cached is not None and trust_cache:
+            if cached is not None and (trust_cache or (known_version and cached.version >= known_version)):
                 return cached
             if cached is not None:
                 game = self.extend(cached, self.store.read(stream_of(game_id), cached.version))

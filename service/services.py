@@ -171,8 +171,9 @@ class GameService:
         Answers built now depend on nothing else of the game."""
         return self.loader.current_version(game_id)
 
-    def load(self, game_id: str, at: int | None = None, *, trust_cache: bool = False) -> Game:
-        return self.loader.load(game_id, at, trust_cache=trust_cache)
+    def load(self, game_id: str, at: int | None = None, *, trust_cache: bool = False,
+             known_version: int = 0) -> Game:
+        return self.loader.load(game_id, at, trust_cache=trust_cache, known_version=known_version)
 
     # -- moves -----------------------------------------------------------------------
     def submit_command(self, game_id: str, player: Mapping[str, Any], command: Command,
@@ -271,16 +272,19 @@ class GameService:
         return seat
 
     # -- reading ---------------------------------------------------------------------
-    def state(self, game_id: str, player: Mapping[str, Any] | None, at: int | None = None) -> dict[str, Any]:
-        current = self.load(game_id)
+    def state(self, game_id: str, player: Mapping[str, Any] | None, at: int | None = None,
+              known_version: int = 0) -> dict[str, Any]:
+        current = self.load(game_id, known_version=known_version)
         game = current if at is None else self.load(game_id, at)
         viewer = audience(current, player, live=at is None)
         view = game.rules.view(game.state, viewer) if game.state is not None else None
         return {"version": game.version, "seat": current.seat_of(player), "status": game.public_facts()["status"],
                 "view": view}
 
-    def legal_commands(self, game_id: str, player: Mapping[str, Any] | None) -> dict[str, Any]:
-        game = self.load(game_id)
+    def legal_commands(self, game_id: str, player: Mapping[str, Any] | None, known_version: int = 0
+                       ) -> dict[str, Any]:
+        """``known_version``: the version just read for the answer's ETag (see ``load``)."""
+        game = self.load(game_id, known_version=known_version)
         seat = self._seat(game, player)
         if game.over:
             return {"version": game.version, "seat": seat, "prompt": None, "commands": []}

@@ -93,5 +93,18 @@ def parse_command(body: Any, schemas: dict[str, type[Schema]]) -> tuple[Command,
     if not isinstance(command_type, str) or command_type not in schemas:
         raise Unprocessable(f"unknown command type {command_type!r}; commands are: {', '.join(schemas)}",
                             code="invalid_input")
-    loaded = schemas[command_type]().load(body)  # a ValidationError becomes a 422 naming the field
+    loaded = _instance(schemas[command_type]).load(body)  # a ValidationError becomes a 422 naming the field
     return Command(loaded["type"], dict(loaded["args"])), loaded.get("expected_version")
+
+
+#: one instance per command schema: building a marshmallow schema (its fields, and the
+#: nested args schema on first use) cost more than loading a command with it; a load keeps
+#: no state on the instance
+_INSTANCES: dict[type[Schema], Schema] = {}
+
+
+def _instance(schema: type[Schema]) -> Schema:
+    found = _INSTANCES.get(schema)
+    if found is None:
+        found = _INSTANCES[schema] = schema()
+    return found

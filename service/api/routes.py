@@ -48,10 +48,12 @@ def _errors(*codes):
     return problem_responses(games, *codes)
 
 
-def _game_tag(game_id: str, *parts) -> str | None:
-    """The ETag of an answer about a game that depends on its version and ``parts``."""
+def _versioned_tag(game_id: str, *parts) -> tuple[str | None, int]:
+    """The ETag and the version it was made from (0: no such game, and no tag: let the
+    answer say so). The version lets the answer use this process's cached game, when it is
+    that new, without reading the store again."""
     version = service().current_version(game_id)
-    return etag(game_id, version, *parts) if version else None  # no such game: let the answer say so
+    return (etag(game_id, version, *parts) if version else None), version
 
 
 @players.route("", methods=["POST"])
@@ -136,7 +138,8 @@ def list_games(query):
 @_errors(404)
 def get_game(game_id):
     """A game's summary: type, status, seats, whose move, version, outcome."""
-    return answer(_game_tag(game_id, "summary"), lambda: service().load(game_id).summary())
+    tag, version = _versioned_tag(game_id, "summary")
+    return answer(tag, lambda: service().load(game_id, known_version=version).summary())
 
 
 @games.route("/<game_id:game_id>/join", methods=["POST"])
@@ -159,8 +162,8 @@ def join_game(body, game_id):
 def get_state(query, game_id):
     """The game as the caller's seat sees it (the spectator view without a token); `at` travels back."""
     player = current_player()
-    return answer(_game_tag(game_id, "state", player_id(player), query.get("at")),
-                  lambda: service().state(game_id, player, query.get("at")), PRIVATE)
+    tag, version = _versioned_tag(game_id, "state", player_id(player), query.get("at"))
+    return answer(tag, lambda: service().state(game_id, player, query.get("at"), version), PRIVATE)
 
 
 @games.route("/<game_id:game_id>/legal-commands", methods=["GET"])
@@ -171,8 +174,8 @@ def get_state(query, game_id):
 def get_legal_commands(game_id):
     """Every command the caller's seat may post now; each is accepted verbatim."""
     player = current_player(required=True)
-    return answer(_game_tag(game_id, "legal-commands", player_id(player)),
-                  lambda: service().legal_commands(game_id, player), PRIVATE)
+    tag, version = _versioned_tag(game_id, "legal-commands", player_id(player))
+    return answer(tag, lambda: _hot_json(service().legal_commands(game_id, player, version), 200), PRIVATE)
 
 
 @games.route("/<game_id:game_id>/commands", methods=["POST"])
