@@ -15,13 +15,17 @@ may trail the log by the projection lag shown at ``GET /projections``.
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
 from projections import history, lobby, scoreboard
 from service.adapters.codec import loads
+from service.adapters.store import CheckpointMoved
 from service.inline_projections import INLINE_SLICE
 from service.projections_runner import ProjectionRunner
+
+log = logging.getLogger(__name__)
 
 #: seconds a read spends applying pending events before it answers (inline mode), at most
 #: (plus one slice of ``INLINE_SLICE`` events)
@@ -36,10 +40,16 @@ class ReadModels:
         self.mode = mode
 
     def _fresh(self, name: str) -> None:
-        if self.catch_up_on_read:
-            deadline = time.monotonic() + READ_CATCH_UP_SECONDS
+        if not self.catch_up_on_read:
+            return
+        deadline = time.monotonic() + READ_CATCH_UP_SECONDS
+        try:
             while self.runner.catch_up(name, limit=INLINE_SLICE) >= INLINE_SLICE and time.monotonic() < deadline:
                 time.sleep(0)  # other requests may run between slices
+        except CheckpointMoved:
+            # other runners (another process's background catch-up) kept saving first: they are
+            # catching the model up, so the read answers from what they stored
+            log.info("projection %s: a read left the catch-up to the other runners", name)
 
     def _page(self, name: str, table: str, index: str, offset: int, limit: int | None) -> tuple[list[Any], int]:
         self._fresh(name)

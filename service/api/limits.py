@@ -169,6 +169,7 @@ class RateLimits:
                         return Refusal(429, "rate_limited", f"too many {what}: at most {item}",
                                        local.retry_after(item, scope, key))
                     continue
+                assert self.limiter is not None  # a shared storage, when there is no local counter
                 try:
                     allowed = self.limiter.hit(item, scope, key)
                 except Exception:  # the limits storage is down: let the request through
@@ -180,6 +181,7 @@ class RateLimits:
         return None
 
     def _retry_after(self, item, scope: str, key: str) -> int:
+        assert self.limiter is not None
         try:
             reset = self.limiter.get_window_stats(item, scope, key).reset_time
             return max(1, math.ceil(reset - time.time()))

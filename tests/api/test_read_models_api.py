@@ -167,3 +167,22 @@ def test_scoreboards_and_histories_page_from_their_indexes(client, played):
     assert first["total"] == history["total"] and first["games"] == history["games"][:1]
     problem(client.get("/scoreboards/dynasties?limit=0"), 422, "invalid_input")
     problem(client.get(f"/players/{player}/games?offset=-1"), 422, "invalid_input")
+
+
+def test_a_read_whose_catch_up_keeps_losing_to_other_runners_answers_what_is_stored():
+    """Another process's background catch-up may save first every time (CheckpointMoved
+    after the runner's reloads): the read then answers from the stored model, never a 500."""
+    from service.adapters.store import CheckpointMoved
+
+    class Outrun(ProjectionRunner):
+        def catch_up(self, name, **options):
+            raise CheckpointMoved(f"{name}: gave up after 20 reloads; another runner keeps winning")
+
+    store = MemoryStore()
+    ProjectionRunner(store).catch_up_all()
+    service = GameService(store, REGISTRY, read_models=ReadModels(Outrun(store), catch_up_on_read=True))
+    client = create_app(Config(store_url="memory://"), service=service).test_client()
+    for path in ("/games", "/scoreboards/dynasties", "/projections"):
+        answer = client.get(path)
+        assert answer.status_code == 200, (path, answer.get_json())
+    assert client.get("/games").get_json() == {"games": [], "total": 0}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from limits import parse
 
-from service.limits import LocalWindows
+from service.api.limits import LocalWindows
 
 
 class Clock:
