@@ -12,7 +12,7 @@ fresh connection. So the check buys nothing here and the lean pool skips it.
 
 from __future__ import annotations
 
-import threading
+import time
 from typing import Any
 
 import redis
@@ -30,32 +30,26 @@ class LeanConnectionPool(redis.ConnectionPool):
     read the store when they start); redis-py's pool refuses the 101st concurrent
     command (``MaxConnectionsError``, by default). Here at most ``max_connections``
     (``POOL_SIZE``) are open, and a command past that waits up to ``wait`` seconds for one
-    to be released; only then does it fail, as an outage would (503)."""
+    to be released (polling every few milliseconds: only an overloaded process waits);
+    only then does it fail, as an outage would (503)."""
 
     def __init__(self, *, max_connections: int | None = None, wait: float = POOL_WAIT, **kwargs: Any) -> None:
         self.size = max_connections or POOL_SIZE
         self.wait = wait
-        # the slots bound the connections; redis-py's own count never refuses
+        # this class bounds the connections itself; redis-py's own count never refuses
         super().__init__(max_connections=2**31 - 1, **kwargs)
-
-    def reset(self) -> None:  # also after a fork: a new process starts with every slot free
-        super().reset()
-        self._slots = threading.Semaphore(self.size)
 
     def get_connection(self, command_name=None, *keys, **options):  # noqa: D401 - redis-py's signature
         self._checkpid()
-        if not self._slots.acquire(timeout=self.wait):
-            raise redis.ConnectionError(f"no Redis connection free within {self.wait:g} s ({self.size} in use)")
-        try:
-            with self._lock:
-                try:
-                    connection = self._available_connections.pop()
-                except IndexError:
-                    connection = self.make_connection()
-                self._in_use_connections.add(connection)
-        except BaseException:
-            self._slots.release()
-            raise
+        connection = self._take()
+        if connection is None:
+            deadline = time.monotonic() + self.wait
+            while connection is None:
+                if time.monotonic() > deadline:
+                    raise redis.ConnectionError(f"no Redis connection free within {self.wait:g} s "
+                                                f"({self.size} in use)")
+                time.sleep(0.005)
+                connection = self._take()
         try:
             connection.connect()  # a no-op for a connected one
         except BaseException:
@@ -63,12 +57,17 @@ class LeanConnectionPool(redis.ConnectionPool):
             raise
         return connection
 
-    def release(self, connection) -> None:
+    def _take(self):
+        """A pooled connection, a new one while fewer than ``size`` exist, else None."""
         with self._lock:
-            held = connection in self._in_use_connections
-        super().release(connection)
-        if held:
-            self._slots.release()
+            if self._available_connections:
+                connection = self._available_connections.pop()
+            elif len(self._in_use_connections) < self.size:
+                connection = self.make_connection()
+            else:
+                return None
+            self._in_use_connections.add(connection)
+            return connection
 
 
 CLUSTER_SCHEMES = ("redis-cluster://", "rediss-cluster://")
