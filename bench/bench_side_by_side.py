@@ -233,8 +233,11 @@ class Bench:
             return
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            status = requests.get(f"{target.url}/projections", timeout=30).json()
-            if all(p["lag"] == 0 for p in status["projections"]):
+            answer = requests.get(f"{target.url}/projections", timeout=30)
+            if answer.status_code != 200:
+                print(f"  {target.name}: GET /projections answered {answer.status_code}: {answer.text[:200]}",
+                      file=sys.stderr)
+            elif all(p["lag"] == 0 for p in answer.json()["projections"]):
                 return
             time.sleep(0.2)
         print(f"  warning: {target.name} projections still lag after {timeout} s", file=sys.stderr)
