@@ -13,11 +13,8 @@ import os
 import queue
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TypeVar
-
-T = TypeVar("T")
 
 #: SQLite's page cache per connection, in KiB (its default, 2 MiB, holds the interior pages
 #: of a read model of a few thousand games; 64 MiB keeps those of several hundred thousand)
@@ -53,21 +50,6 @@ def _under_gevent() -> bool:
     except ImportError:  # pragma: no cover - gevent is a dependency
         return False
     return monkey.is_module_patched("threading")
-
-
-def _off_the_loop(call: Callable[[], T]) -> T:
-    """``call()`` in gevent's thread pool when the process runs on gevent (else right here).
-
-    A COMMIT appends the transaction's pages to the WAL: usually fast, but now and then it
-    waits inside SQLite's C code (file locks, I/O) for a hundred milliseconds or more, and
-    on the event loop's thread that wait stops every request of the worker. Measured on the
-    side-by-side bench at saturation: POST p99 about 450 ms with the COMMIT on the loop,
-    about 95 ms in the pool (throughput about 16% lower: the hand-over costs CPU)."""
-    if not _under_gevent():
-        return call()
-    import gevent
-
-    return gevent.get_hub().threadpool.apply(call)
 
 
 def _os_sleep():
@@ -235,7 +217,7 @@ class SqliteDatastore:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
-            _off_the_loop(lambda: db.execute("COMMIT"))
+            db.execute("COMMIT")
 
     @staticmethod
     def _begin(db: sqlite3.Connection) -> None:
