@@ -34,6 +34,7 @@ from flask import Flask, Response, request
 from limits import parse_many, storage, strategies
 
 from service.api.errors import problem
+from service.api.rate_windows import LocalWindows
 from service.config import Config
 
 log = logging.getLogger(__name__)
@@ -55,85 +56,6 @@ class Refusal:
                          self.detail)
         answer.headers["Retry-After"] = str(self.retry_after)
         return answer
-
-
-def _os_lock():
-    """A real OS lock, also in a gevent-patched process: the sections it guards never yield,
-    so a greenlet never waits on it, and it costs less than gevent's lock."""
-    import _thread
-
-    try:
-        from gevent import monkey
-
-        if monkey.is_module_patched("threading"):
-            return monkey.get_original("_thread", "allocate_lock")()
-    except ImportError:  # pragma: no cover - gevent is a dependency
-        pass
-    return _thread.allocate_lock()
-
-
-class LocalWindows:
-    """The sliding-window counter in this process's memory (what ``limits``' memory storage
-    does, without its locks, timers and key strings): per (limit, scope, key) the counts of
-    the current and the previous fixed window. Same arithmetic as the ``limits`` library's
-    ``SlidingWindowCounterRateLimiter``: a hit is allowed while
-    ``previous * (share of the previous window still in the sliding window) + current + 1``
-    stays within the limit. Windows older than the previous one are swept once a minute."""
-
-    SWEEP_EVERY = 60.0
-
-    def __init__(self, clock: Callable[[], float] = time.time):
-        self.clock = clock
-        self._windows: dict[tuple, list] = {}  # (amount, expiry, scope, key) -> [window number, current, previous]
-        self._lock = _os_lock()
-        self._next_sweep = clock() + self.SWEEP_EVERY
-
-    def hit(self, item, scope: str, key: str) -> bool:
-        expiry = item.get_expiry()
-        now = self.clock()
-        number = int(now // expiry)
-        name = (item.amount, expiry, scope, key)
-        with self._lock:
-            window = self._windows.get(name)
-            if window is None:
-                window = self._windows[name] = [number, 0, 0]
-            elif window[0] != number:  # the window moved on: the current one becomes the previous
-                window[2] = window[1] if window[0] == number - 1 else 0
-                window[1] = 0
-                window[0] = number
-            weighted = window[2] * (1 - (now - number * expiry) / expiry) + window[1]
-            allowed = weighted + 1 <= item.amount
-            if allowed:
-                window[1] += 1
-            if now >= self._next_sweep:
-                self._sweep(now)
-        return allowed
-
-    def retry_after(self, item, scope: str, key: str) -> int:
-        """Seconds until a hit would be allowed again (at least 1)."""
-        expiry = item.get_expiry()
-        now = self.clock()
-        number = int(now // expiry)
-        with self._lock:
-            window = self._windows.get((item.amount, expiry, scope, key))
-            if window is None or window[0] < number - 1:
-                return 1
-            current, previous = (window[1], window[2]) if window[0] == number else (0, window[1])
-        elapsed = now - number * expiry
-        if current + 1 > item.amount:  # this window alone is full: wait for the next, then its weight
-            wait = expiry - elapsed + (expiry * (1 - (item.amount - 1) / current) if current else 0)
-        elif previous:  # enough of the previous window must slide out
-            share = (item.amount - 1 - current) / previous  # the weight it may keep
-            wait = max(0.0, (1 - share) * expiry - elapsed)
-        else:
-            wait = 1
-        return max(1, math.ceil(wait))
-
-    def _sweep(self, now: float) -> None:
-        self._next_sweep = now + self.SWEEP_EVERY
-        stale = [name for name, window in self._windows.items() if window[0] < int(now // name[1]) - 1]
-        for name in stale:
-            del self._windows[name]
 
 
 class RateLimits:

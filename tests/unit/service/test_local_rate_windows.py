@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from limits import parse
 
-from service.api.limits import LocalWindows
+from service.api.rate_windows import LocalWindows
 
 
 class Clock:
