@@ -6,16 +6,16 @@ import threading
 from dataclasses import dataclass
 
 import pytest
-import requests
 from flask import Flask
 from werkzeug.serving import make_server
 
 from service.app import create_app
 from service.config import Config
+from tests.helpers.http import PlayerClients
 
 
 @dataclass
-class LiveServer:
+class LiveServer(PlayerClients):
     url: str
     app: Flask
 
@@ -23,17 +23,6 @@ class LiveServer:
     def games(self):
         return self.app.extensions["games"]
 
-    def client(self, token: str | None = None) -> requests.Session:
-        session = requests.Session()
-        if token:
-            session.headers["Authorization"] = f"Bearer {token}"
-        return session
-
-    def new_player(self, name: str) -> tuple[dict, requests.Session]:
-        response = requests.post(f"{self.url}/players", json={"name": name}, timeout=10)
-        assert response.status_code == 201, response.text
-        player = response.json()
-        return player, self.client(player["token"])
 
 
 def serve(app: Flask):

@@ -35,6 +35,7 @@ from tests.contract.test_projection_recorder import ProjectionRecorderContract
 from tests.contract.test_shared_state_recorder import SharedStateRecorderContract
 from tests.contract.test_snapshot_recorder import SnapshotRecorderContract
 from tests.contract.test_stream_recorder import StreamRecorderContract
+from tests.helpers.http import PlayerClients
 from tests.integration.redis_cluster import start_cluster
 
 pytestmark = [pytest.mark.integration, pytest.mark.cluster]
@@ -92,7 +93,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-class Deployment:
+class Deployment(PlayerClients):
     """Two ``python -m service serve`` processes and two workers on the cluster; the URL
     handed out alternates between the web processes, so consecutive requests of one
     client land on different processes."""
@@ -148,18 +149,6 @@ class Deployment:
         self._turn += 1
         urls = self.urls
         return urls[self._turn % len(urls)]
-
-    def client(self, token: str | None = None) -> requests.Session:
-        session = requests.Session()
-        if token:
-            session.headers["Authorization"] = f"Bearer {token}"
-        return session
-
-    def new_player(self, name: str) -> tuple[dict, requests.Session]:
-        response = requests.post(f"{self.url}/players", json={"name": name}, timeout=10)
-        assert response.status_code == 201, response.text
-        player = response.json()
-        return player, self.client(player["token"])
 
     def kill(self, process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
