@@ -9,7 +9,6 @@ JSON round trip of the stream folds to the same state and a replay gives the sam
 
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
@@ -21,7 +20,7 @@ from domain.kernel.commands import Command
 from domain.kernel.errors import InvalidOptions, RuleViolation
 from domain.kernel.events import Event
 from domain.kernel.rng import Rng
-from domain.kernel.rules import fold
+from tests.helpers.replays import assert_the_log_replays
 from tests.unit.dynasties.dynasties_invariants import DynastiesInvariants
 
 #: Commands one game may take before it is judged a runaway.
@@ -168,18 +167,8 @@ def play_game(seed: int, seats: int, given_options: dict[str, Any], thorough: bo
     outcome = RULES.outcome(state)
     assert outcome is not None and list(outcome.winners) == stream[-1].data["winners"]
 
-    # I22: the stored stream (after JSON) folds to the same state, without any rng.
-    stored = [Event.from_json(json.loads(json.dumps(event.to_json()))) for event in stream]
-    assert fold(RULES, stored) == state
-    if thorough:  # I22: same options, seed and commands -> the same stream
-        replay = RULES.setup(seats, options, Rng(seed, 0))
-        again = fold(RULES, replay)
-        for seat, command in script:
-            more = RULES.decide(again, seat, command, Rng(seed, len(replay)))
-            for event in more:
-                again = RULES.evolve(again, event)
-            replay.extend(more)
-        assert [e.to_json() for e in replay] == [e.to_json() for e in stream]
+    # I22: the stored stream folds to the same state without any rng; replayed, it is the same
+    assert_the_log_replays(RULES, seats, options, seed, script, stream, state, thorough)
     return {"events": len(stream), "rounds": state.round}
 
 

@@ -21,7 +21,6 @@ new games; a failure names the seed and seat count to replay with ``play_game``.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 from typing import Any
@@ -35,7 +34,7 @@ from domain.kernel.commands import Command
 from domain.kernel.errors import RuleViolation
 from domain.kernel.events import Event
 from domain.kernel.rng import Rng
-from domain.kernel.rules import fold
+from tests.helpers.replays import assert_the_log_replays
 from tests.unit.pax_pamir.invariants import PaxInvariants
 
 #: Commands one game may take before it is judged a runaway (random games take a few hundred).
@@ -197,18 +196,7 @@ def play_game(seed: int, seats: int, given_options: dict[str, Any], thorough: bo
     assert outcome is not None and list(outcome.winners) == stream[-1].data["winners"]
     assert [outcome.scores[s] for s in range(seats)] == stream[-1].data["vp"]
 
-    # the stored stream (after JSON) folds to the same state, with no rng
-    stored = [Event.from_json(json.loads(json.dumps(event.to_json()))) for event in stream]
-    assert fold(RULES, stored) == state, "re-folding the stored events gives another state"
-    if thorough:  # the same options, seed and commands give the same stream
-        replay = RULES.setup(seats, options, Rng(seed, 0))
-        again = fold(RULES, replay)
-        for seat, command in script:
-            more = RULES.decide(again, seat, command, Rng(seed, len(replay)))
-            for event in more:
-                again = RULES.evolve(again, event)
-            replay.extend(more)
-        assert [e.to_json() for e in replay] == [e.to_json() for e in stream]
+    assert_the_log_replays(RULES, seats, options, seed, script, stream, state, thorough)
     return {"events": len(stream), "commands": len(script), "reason": stream[-1].data["reason"],
             "checks": state.checks_resolved}
 
