@@ -300,7 +300,7 @@ class Bench:
             for pid in pids:
                 out = self.tmp / f"profile-{target.name}-{role}-{pid}.txt"
                 spies.append((subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "-r", "200", "-d", str(max(2, self.args.seconds - 2)),
-                                                "-f", "raw", "-o", str(out), "-p", str(pid)],
+                                                "-f", "raw", "-o", str(out), "-p", str(pid), *self.args.spy_args],
                                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), role, out))
         return spies
 
@@ -360,6 +360,7 @@ def main() -> None:
     parser.add_argument("--env", nargs="*", default=[], help="KEY=VALUE settings for the project's processes")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs)")
     parser.add_argument("--profile", action="store_true", help="py-spy the web and RQ workers during each round")
+    parser.add_argument("--spy-args", action="append", default=[], help="more py-spy options, e.g. --native --idle --threads")
     parser.add_argument("--baseline", help="a checkout of the project to run beside this one (e.g. the code before "
                                            "a change: `git archive COMMIT | tar -x -C DIR`)")
     args = parser.parse_args()
@@ -369,7 +370,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stop every process started, on a kill too
     try:
         targets = bench.start_targets()
-        per_lane = args.games_per_lane or max(8, args.seconds * 3)
+        per_lane = args.games_per_lane or max(8, args.seconds * 10)
         print(f"{len(targets)} targets, {args.rounds} rounds of {args.seconds} s, {args.connections} connections "
               f"(one game each), {os.cpu_count()} cores", flush=True)
         for number in range(args.rounds):

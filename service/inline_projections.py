@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 
 
 #: events an inline catch-up applies before it saves and yields to other requests
-INLINE_SLICE = 100
+INLINE_SLICE = 20
 
 
 class InlineProjections:
