@@ -35,10 +35,10 @@ def busy_server():
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
             break
-        except OSError:
+        except OSError as exc:
             if time.monotonic() > deadline:
                 proc.kill()
-                raise RuntimeError("gunicorn did not start")
+                raise RuntimeError("gunicorn did not start") from exc
             time.sleep(0.1)
     yield port
     proc.terminate()
