@@ -20,11 +20,11 @@ anyone may keep them, and must ask again (cheaply, with the tag) before using th
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from functools import wraps
 from typing import Any
 
+import orjson
 from flask import Response, current_app, request
 from flask_smorest import Blueprint
 from marshmallow import EXCLUDE, Schema, fields
@@ -64,8 +64,8 @@ def conditional(blueprint: Blueprint):
 
 def etag(*parts: Any) -> str:
     """A tag for an answer that depends on exactly ``parts`` (JSON-able values)."""
-    data = json.dumps([_release(), *parts], sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(data.encode()).hexdigest()[:32]
+    data = orjson.dumps([_release(), *parts], option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
 def answer(tag: str | None, build, headers: Mapping[str, str] = PUBLIC):
