@@ -56,7 +56,7 @@ def conditional(blueprint: Blueprint):
         def view(*args, if_none_match=None, **kwargs):  # answer() reads it from the request
             return fn(*args, **kwargs)
 
-        view = blueprint.arguments(ConditionalHeadersSchema, location="headers", as_kwargs=True)(view)
+        view = blueprint.arguments(ConditionalHeadersSchema(), location="headers", as_kwargs=True)(view)
         return blueprint.alt_response(304, description="Not Modified: the answer is still the one with this ETag",
                                       headers=HEADERS)(view)
     return decorate

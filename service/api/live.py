@@ -61,8 +61,8 @@ STREAM_DOC = {
 
 
 @blp.route("/<game_id:game_id>/stream", methods=["GET"])
-@blp.arguments(StreamQuerySchema, location="query")
-@blp.arguments(StreamHeadersSchema, location="headers")
+@blp.arguments(StreamQuerySchema(), location="query")
+@blp.arguments(StreamHeadersSchema(), location="headers")
 @blp.doc(operationId="streamEvents", security=[{"bearerAuth": []}, {}], responses=STREAM_DOC)
 @problem_responses(blp, 422, 404, 401)
 def stream_game(query, headers, game_id):

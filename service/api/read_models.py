@@ -21,7 +21,7 @@ def _service():
 
 
 @scoreboards.route("/<string:game_type>", methods=["GET"])
-@scoreboards.arguments(rs.PageQuerySchema, location="query")
+@scoreboards.arguments(rs.PageQuerySchema(), location="query")
 @scoreboards.response(200, rs.ScoreboardSchema)
 @scoreboards.doc(operationId="getScoreboard")
 @problem_responses(scoreboards, 404, 422)
@@ -33,7 +33,7 @@ def get_scoreboard(query, game_type):
 
 
 @histories.route("/<string:player_id>/games", methods=["GET"])
-@histories.arguments(rs.PageQuerySchema, location="query")
+@histories.arguments(rs.PageQuerySchema(), location="query")
 @histories.response(200, rs.PlayerGamesSchema)
 @histories.doc(operationId="listPlayerGames")
 @problem_responses(histories, 404, 422)

@@ -57,7 +57,7 @@ def _versioned_tag(game_id: str, *parts) -> tuple[str | None, int]:
 
 
 @players.route("", methods=["POST"])
-@players.arguments(s.NewPlayerSchema)
+@players.arguments(s.NewPlayerSchema())
 @players.response(201, s.PlayerWithTokenSchema)
 @players.doc(operationId="createPlayer")
 @problem_responses(players, 422)
@@ -102,7 +102,7 @@ def list_game_types():
 
 
 @games.route("", methods=["POST"])
-@games.arguments(s.NewGameSchema)
+@games.arguments(s.NewGameSchema())
 @games.response(201, s.GameSchema)
 @games.doc(operationId="createGame", security=BEARER, parameters=[IDEMPOTENCY])
 @_errors(401, 422)
@@ -114,7 +114,7 @@ def create_game(body):
 
 
 @games.route("", methods=["GET"])
-@games.arguments(s.GameQuerySchema, location="query")
+@games.arguments(s.GameQuerySchema(), location="query")
 @games.response(200, s.GameListSchema, headers=HEADERS)
 @games.doc(operationId="listGames")
 @conditional(games)
@@ -143,7 +143,7 @@ def get_game(game_id):
 
 
 @games.route("/<game_id:game_id>/join", methods=["POST"])
-@games.arguments(s.JoinSchema)
+@games.arguments(s.JoinSchema())
 @games.response(200, s.JoinedSchema)
 @games.doc(operationId="joinGame", security=BEARER)
 @_errors(401, 404, 409, 422)
@@ -154,7 +154,7 @@ def join_game(body, game_id):
 
 
 @games.route("/<game_id:game_id>/state", methods=["GET"])
-@games.arguments(s.StateQuerySchema, location="query")
+@games.arguments(s.StateQuerySchema(), location="query")
 @games.response(200, s.StateSchema, headers=HEADERS)
 @games.doc(operationId="getState", security=BEARER_OR_SPECTATOR)
 @conditional(games)
@@ -199,7 +199,7 @@ def post_undo(game_id):
 
 
 @games.route("/<game_id:game_id>/replay", methods=["GET"])
-@games.arguments(s.ReplayQuerySchema, location="query")
+@games.arguments(s.ReplayQuerySchema(), location="query")
 @games.response(200, s.ReplaySchema)
 @games.doc(operationId="getReplay", security=BEARER_OR_SPECTATOR)
 @_errors(401, 404, 422)
@@ -254,7 +254,7 @@ def import_game():
 
 
 @games.route("/<game_id:game_id>/events", methods=["GET"])
-@games.arguments(s.EventPageQuerySchema, location="query")
+@games.arguments(s.EventPageQuerySchema(), location="query")
 @games.response(200, s.EventPageSchema)
 @games.doc(operationId="listEvents", security=BEARER_OR_SPECTATOR)
 @_errors(401, 404, 422)
