@@ -1,7 +1,8 @@
 """Dynasties rules throughput: random full games (random legal commands), rules only.
 
 For 3 and 6 seats, plays whole games for about ``--seconds`` each (setup, then
-``to_move`` / ``legal_commands`` / ``decide`` / ``evolve`` until Game Over; no service,
+``to_move`` / ``legal_commands`` / ``play`` (``decide`` and ``evolve`` at once, on the
+one state) until Game Over; no service,
 no store, no JSON) and prints games, commands and events per second.
 
     .venv/bin/python bench/bench_dynasties.py [--seconds 10]
@@ -32,9 +33,8 @@ def play_one(seed: int, seats: int, options: dict) -> tuple[int, int]:
     while state.phase != "game_over":
         seat = choose.choice(RULES.to_move(state))
         command = choose.choice(RULES.legal_commands(state, seat))
-        for event in RULES.decide(state, seat, command, Rng(seed, count)):
-            state = RULES.evolve(state, event)
-            count += 1
+        events, state = RULES.play(state, seat, command, Rng(seed, count))
+        count += len(events)
         commands += 1
     return commands, count
 
@@ -56,9 +56,10 @@ def bench(seats: int, seconds: float) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="time per seat count (default 10)")
+    parser.add_argument("--seats", type=int, nargs="+", default=[3, 6], help="seat counts (default 3 6)")
     args = parser.parse_args()
     print(f"{'seats':>5} {'games':>7} {'games/s':>9} {'commands/s':>11} {'events/s':>10} {'events/game':>12}")
-    for seats in (3, 6):
+    for seats in args.seats:
         row = bench(seats, args.seconds)
         print(f"{row['seats']:>5} {row['games']:>7} {row['games_per_s']:>9.1f} {row['commands_per_s']:>11.0f} "
               f"{row['events_per_s']:>10.0f} {row['events_per_game']:>12.1f}")

@@ -1,7 +1,8 @@
 """Pax Pamir rules throughput: random full games (random legal commands), rules only.
 
 For 2 and 5 seats, plays whole games in this one process for about ``--seconds`` each:
-setup, then ``to_move`` / ``legal_commands`` / ``decide`` / ``evolve`` until the game ends
+setup, then ``to_move`` / ``legal_commands`` / ``play`` (``decide`` and ``evolve`` at once, on the
+one state) until the game ends
 (no service, no store, no JSON), and prints games, commands and events per second.
 ``--profile`` runs the same loop under cProfile and prints the costliest functions.
 
@@ -43,9 +44,8 @@ def play_one(seed: int, seats: int, options) -> tuple[int, int]:
             raise RuntimeError(f"seed {seed}, {seats} seats: no end after {MAX_COMMANDS} commands")
         seat = choose.choice(RULES.to_move(state))
         command = choose.choice(RULES.legal_commands(state, seat))
-        for event in RULES.decide(state, seat, command, Rng(seed, count)):
-            state = RULES.evolve(state, event)
-            count += 1
+        events, state = RULES.play(state, seat, command, Rng(seed, count))
+        count += len(events)
         commands += 1
     return commands, count
 

@@ -8,11 +8,12 @@ command's answer, exports) asks it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from domain.kernel import GameRules
+from domain.kernel import Command, GameRules
 from domain.kernel.events import EVERYONE
+from domain.kernel.prompt import Prompt
 from domain.kernel.table import Table
 from service.envelopes import Viewer
 
@@ -29,6 +30,20 @@ class Game:
     undone: frozenset[int] = frozenset()
     #: for a game that came in through ``POST /games/import``: ``{ranked, from, signature}``
     imported: dict[str, Any] | None = None
+    #: the prompts asked of this game so far, per seat: the rules build a prompt afresh on
+    #: every call, and a cached game is asked again and again (a ``Game`` is never changed
+    #: after it is made: the loader makes a new one per version)
+    _prompts: dict[int, Prompt | None] = field(default_factory=dict, repr=False, compare=False)
+
+    def prompt(self, seat: int) -> Prompt | None:
+        """The question put to ``seat`` now (None once over, or not its decision)."""
+        if seat not in self._prompts:
+            self._prompts[seat] = self.rules.prompt(self.state, seat) if self.state is not None else None
+        return self._prompts[seat]
+
+    def legal_commands(self, seat: int) -> list[Command]:
+        asked = self.prompt(seat)
+        return asked.commands(self.rules.commands) if asked is not None else []
 
     @property
     def ranked(self) -> bool:

@@ -288,8 +288,8 @@ class GameService:
         seat = self._seat(game, player)
         if game.over:
             return {"version": game.version, "seat": seat, "prompt": None, "commands": []}
-        asked = game.rules.prompt(game.state, seat)
-        commands = game.rules.legal_commands(game.state, seat)
+        asked = game.prompt(seat)
+        commands = game.legal_commands(seat)
         return {"version": game.version, "seat": seat,
                 "prompt": {"text": asked.text, "choices": asked.to_json()["choices"]} if asked else None,
                 "commands": [c.to_json() for c in commands]}

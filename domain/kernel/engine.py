@@ -13,9 +13,8 @@ calls the handler, and runs automatic steps until some seat must answer.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
-from typing import Any, Generic, Protocol, TypeVar, cast
+from typing import Generic, NamedTuple, Protocol, TypeVar, cast
 
 from domain.kernel.commands import Command
 from domain.kernel.errors import RuleViolation
@@ -34,29 +33,11 @@ from domain.kernel.steps import (
 
 S = TypeVar("S")
 
-class _AskedOf(threading.local):
-    """The prompts last computed, per thread: for one state object, seat -> prompt.
+class Played(NamedTuple, Generic[S]):
+    """What ``play`` did: the events of one command, and the state they led to."""
 
-    ``to_move``, ``legal_commands`` and ``decide`` each ask every seat's prompt of the same
-    state; building a prompt is most of the cost of a command, so it is built once. The
-    state is held (not its id), so it cannot be freed and its id reused; ``evolve`` forgets
-    the prompts of the state it changes. A state changed by any other means than
-    ``evolve`` must be copied first (as ``decide`` does), or its prompts may be stale.
-
-    ``decide`` has already asked the prompts of the state its events lead to (to know
-    when to stop). When the caller then applies exactly those events, in order, to the
-    very state it decided on, the result equals that state, and ``evolve`` hands the
-    prompts over to it (``pending``: the state, the events, how many are applied, the
-    prompts).
-    """
-
-    state: Any = None
-    rules: Any = None
-    prompts: dict[int, Prompt | None]
-    pending: tuple[Any, list[Event], int, dict[int, Prompt | None]] | None = None
-
-    def __init__(self) -> None:
-        self.prompts = {}
+    events: list[Event]
+    state: S
 
 
 class _KeepsFrames(Protocol):
@@ -105,30 +86,12 @@ class StepRules(Generic[S]):
     def commands(self) -> tuple[Verb, ...]:
         return self.verbs
 
-    _asked = _AskedOf()
-
     def evolve(self, state: S | None, event: Event) -> S:
-        asked = self._asked
-        if asked.state is state and state is not None:
-            asked.state = None
-            asked.prompts = {}
         if event.type in FRAME_EVENTS:
             assert state is not None, "frame events come after the setup events"
             apply_frame_event(self.frames(state), event)
-            after = state
-        else:
-            after = self.apply(state, event)
-        pending = asked.pending
-        if pending is not None:
-            decided, events, applied, prompts = pending
-            if decided is not state or after is not state or events[applied] is not event:
-                asked.pending = None
-            elif applied + 1 < len(events):
-                asked.pending = (decided, events, applied + 1, prompts)
-            else:  # every event decided on is applied: this is the state decide ended with
-                asked.pending = None
-                asked.state, asked.rules, asked.prompts = state, self, prompts
-        return after
+            return state
+        return self.apply(state, event)
 
     def begin_setup(self, rng: Rng) -> Flow[S]:
         """The flow a game's ``setup`` runs in. There is no state until its first event,
@@ -147,17 +110,9 @@ class StepRules(Generic[S]):
         return top, self.steps[top.step]
 
     def prompt(self, state: S, seat: int) -> Prompt | None:
-        """The question put to ``seat`` now, or None (not this seat's decision)."""
-        asked = self._asked
-        if asked.state is state and asked.rules is self:
-            if seat in asked.prompts:
-                return asked.prompts[seat]
-        else:
-            asked.state, asked.rules, asked.prompts = state, self, {}
-        found = asked.prompts[seat] = self._ask(state, seat)
-        return found
-
-    def _ask(self, state: S, seat: int) -> Prompt | None:
+        """The question put to ``seat`` now, or None (not this seat's decision). Built
+        afresh on every call: a caller that asks the same state often keeps it (the
+        service's loader does)."""
         if self.is_over(state):
             return None
         found = self.current(state)
@@ -168,7 +123,14 @@ class StepRules(Generic[S]):
         return asked if asked else None
 
     def to_move(self, state: S) -> list[int]:
-        return [seat for seat in range(self.seat_count(state)) if self.prompt(state, seat) is not None]
+        """The seats with a prompt now, from the step's ``asked`` (which need not build them)."""
+        if self.is_over(state):
+            return []
+        found = self.current(state)
+        if found is None:
+            return []
+        frame, step = found
+        return step.asked(state, frame, self.seat_count(state))
 
     def legal_commands(self, state: S, seat: int) -> list[Command]:
         if not self._is_seat(state, seat):
@@ -177,6 +139,14 @@ class StepRules(Generic[S]):
         return asked.commands(self.verbs) if asked is not None else []
 
     def decide(self, state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
+        return self.play(self.copy(state), seat, command, rng).events
+
+    def play(self, state: S, seat: int, command: Command, rng: Rng) -> Played[S]:
+        """``decide`` and ``evolve`` at once: the events ``command`` causes, already applied
+        to ``state`` **in place** (as ``evolve`` applies one), and the state they lead to.
+        A caller that must keep ``state`` as it was plays on a ``copy`` (``decide`` does).
+        A refused command raises ``RuleViolation`` before anything is applied: every check
+        is made on the prompt, before the handler runs."""
         if not self._is_seat(state, seat):
             raise RuleViolation(f"there is no seat {short(seat)} at this table")
         if self.is_over(state):
@@ -192,16 +162,13 @@ class StepRules(Generic[S]):
         frame, step = found
         handler = step.handler(verb.type)
         assert handler is not None, f"step {step.name!r} offers {verb.type} but has no handler for it"
-        flow = self.begin(self.copy(state), rng)
+        flow = self.begin(state, rng)
         handler(flow, frame, seat, value)
         self.run_until_input(flow)
-        movers = self.to_move(flow.state)
-        if self.barrier_on_handover and flow.events and movers != [seat]:
-            flow.events[-1] = replace(flow.events[-1], barrier=True)
-        asked_after = self._asked
-        if flow.events and asked_after.state is flow.state:
-            asked_after.pending = (state, flow.events, 0, asked_after.prompts)
-        return flow.events
+        events = flow.events
+        if self.barrier_on_handover and events and self.to_move(flow.state) != [seat]:
+            events[-1] = replace(events[-1], barrier=True)
+        return Played(events, flow.state)
 
     def run_until_input(self, flow: Flow[S]) -> None:
         """Automatic steps, until some seat must answer or the game is over."""
@@ -214,11 +181,7 @@ class StepRules(Generic[S]):
             if found is None:
                 return
             frame, step = found
-            if type(step).awaits is Step.awaits:  # the default: ask through the kept prompts
-                owners = range(seats) if frame.seat is None else (frame.seat,)
-                if any(self.prompt(state, owner) is not None for owner in owners):
-                    return
-            elif step.awaits(state, frame, seats):
+            if step.awaits(state, frame, seats):
                 return
             step.advance(flow, frame)
         raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")

@@ -213,6 +213,11 @@ class GameRules(Protocol[S, Opts]):
     def decide(self, state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
         """The events ``command`` by ``seat`` causes, or ``RuleViolation`` with the reason."""
 
+    def play(self, state: S, seat: int, command: Command, rng: Rng) -> tuple[list[Event], S]:
+        """``decide`` and ``evolve`` at once: the events, applied to ``state`` in place as
+        ``evolve`` would (a caller that keeps ``state`` plays on a ``copy``), and the state
+        after them. A refusal raises ``RuleViolation`` before anything is applied."""
+
     def prompt(self, state: S, seat: int) -> Prompt | None:
         """The question put to ``seat`` now, or None when nothing is asked of it."""
 

@@ -109,6 +109,9 @@ class Step(Generic[S]):
     #: a class attribute; a step class played under several names sets it per instance
     name: str
     handlers: ClassVar[dict[str, str]] = {}
+    #: True when the owner's prompt always offers something (a verb without an argument,
+    #: such as ending the turn): the owner is then known to be asked without building it.
+    always_asks: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -129,13 +132,21 @@ class Step(Generic[S]):
         """The question put to the frame's owner, or None (then ``advance`` runs)."""
         return None
 
-    def awaits(self, state: S, frame: Frame, seats: int) -> bool:
-        """Does some seat owe an answer now? Override when asking every seat is costly.
+    def asked(self, state: S, frame: Frame, seats: int) -> list[int]:
+        """The seats with a prompt now (``to_move``). By default each possible seat's
+        prompt is built; a step that can tell more cheaply overrides this (and ``awaits``).
 
         A prompt that offers nothing (every choice left out, as ``one_of`` does with an
-        empty set) asks nobody, as ``StepRules.prompt`` says; then ``advance`` runs."""
+        empty set) asks nobody, as ``StepRules.prompt`` says."""
         if frame.seat is not None:
-            return bool(self.prompt(state, frame, frame.seat))
+            return [frame.seat] if self.always_asks or self.prompt(state, frame, frame.seat) else []
+        return [seat for seat in range(seats) if self.prompt(state, frame, seat)]
+
+    def awaits(self, state: S, frame: Frame, seats: int) -> bool:
+        """Does some seat owe an answer now? If not, ``advance`` runs. By default: is some
+        seat ``asked``."""
+        if frame.seat is not None:
+            return self.always_asks or bool(self.prompt(state, frame, frame.seat))
         return any(self.prompt(state, frame, seat) for seat in range(seats))
 
     def advance(self, flow: Flow[S], frame: Frame) -> None:

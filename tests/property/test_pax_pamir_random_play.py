@@ -5,7 +5,7 @@ Only ``legal_commands`` drive the games. Along the way: no dead end (until the g
 some seat has a legal command, and exactly the seats in ``to_move`` have one, each with a
 prompt of its own), every listed command is accepted, random unlisted and malformed
 commands are refused with ``RuleViolation``, ``decide`` never changes the state it is
-given, the prompts the kernel keeps between calls are the ones built afresh, and a game
+given, ``play`` makes the same events and state as ``decide`` and ``evolve``, and a game
 ends within ``MAX_COMMANDS``. At the end the stored stream, after a JSON
 round trip, folds to the same state; for some games the same seed and commands replay to
 the same stream.
@@ -157,7 +157,7 @@ def play_game(seed: int, seats: int, given_options: dict[str, Any], thorough: bo
             break
         checker.at_decision(state)
         legal = check_decision_point(state, seats)
-        if thorough or r.random() < 0.2:  # the kernel's kept prompts are the ones built afresh
+        if thorough or r.random() < 0.2:  # what is listed depends on the state only, not on the object
             fresh = RULES.copy(state)
             assert legal == {seat: RULES.legal_commands(fresh, seat) for seat in range(seats)}, "stale prompts"
         movers = [seat for seat in legal if legal[seat]]
@@ -183,6 +183,9 @@ def play_game(seed: int, seats: int, given_options: dict[str, Any], thorough: bo
         assert events, f"{command} by seat {seat} was accepted but changed nothing"
         script.append((seat, command))
         apply(events)
+        # ``play`` (decide and evolve at once, in place) makes the same events and state
+        played = RULES.play(snapshot, seat, command, rng)
+        assert played.events == events and played.state == state, "play differs from decide + evolve"
     else:
         pytest.fail(f"runaway: no end after {MAX_COMMANDS} commands (seed {seed}, {seats} seats)")
 

@@ -608,6 +608,9 @@ class Tribute(Step[DynastiesState]):
         return Prompt(seat, "Give one Noble from your hand as your secret Tribute.").one_of(
             "SubmitTribute", in_display_order(s.hands[seat]), why="Tribute must be a card in your hand")
 
+    def asked(self, s: DynastiesState, frame: Frame, seats: int) -> list[int]:
+        return [seat for seat in range(seats) if must_give_tribute(s, seat)]
+
     def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
         return any(must_give_tribute(s, seat) for seat in range(seats))
 
@@ -630,6 +633,9 @@ class RaisingTheFamily(Step[DynastiesState]):
             return None
         return Prompt(seat, f"Turn {s.turn}: place a Noble from your hand into your Family.").one_of(
             "PlaceNoble", in_display_order(s.hands[seat]), why="you can only place a Noble from your hand")
+
+    def asked(self, s: DynastiesState, frame: Frame, seats: int) -> list[int]:
+        return [s.next_placer] if awaits_placement(s) and s.next_placer is not None else []
 
     def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
         return awaits_placement(s)

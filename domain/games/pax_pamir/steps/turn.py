@@ -101,6 +101,7 @@ class TurnMenu(Step[PaxState]):
     actions with favored cards even with none left), or end the turn."""
 
     name = "turn"
+    always_asks = True  # EndTurn is always offered
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
         seat = frame.owner_seat

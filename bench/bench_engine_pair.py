@@ -1,0 +1,68 @@
+"""Rules throughput of two trees side by side, in one run: the engine's before/after figure.
+
+Runs ``bench/bench_pax_pamir.py`` and ``bench/bench_dynasties.py`` of tree A and tree B in
+turn (A B A B ...), each in its own process with the same Python, and prints the median
+games per second of each and the median of the pairwise ratios A/B (pairing keeps the
+ratio meaningful on a shared machine whose speed drifts).
+
+    git archive <old commit> | tar -x -C /tmp/old     # the code before, once
+    .venv/bin/python bench/bench_engine_pair.py /tmp/old [--rounds 3] [--seconds 5]
+
+Tree A is this checkout. Each tree runs its own bench scripts, so a tree whose bench plays
+through ``decide`` and ``evolve`` is measured that way; ``--loop-of-b`` also runs tree B's
+bench scripts against tree A's code (the same loop on both sides).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+CASES = (("bench_pax_pamir.py", ["--seats", "2"], 2), ("bench_pax_pamir.py", ["--seats", "5"], 5),
+         ("bench_dynasties.py", [], 3))
+
+
+def games_per_second(tree: Path, script_tree: Path, script: str, args: list[str], seats: int,
+                     seconds: float) -> float:
+    """Runs ``script`` (from ``script_tree``) with ``tree`` first on the import path."""
+    code = (f"import sys, runpy; sys.path.insert(0, {str(tree)!r}); sys.argv = [{script!r}, '--seconds', "
+            f"{str(seconds)!r}, *{args!r}]; runpy.run_path({str(script_tree / 'bench' / script)!r}, "
+            "run_name='__main__')")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tree, capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        fields = line.split()
+        if fields and fields[0] == str(seats):
+            return float(fields[2])
+    raise RuntimeError(f"no row for {seats} seats in:\n{out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("other", type=Path, help="tree B (the code before)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--loop-of-b", action="store_true", help="also run B's bench loop on A's code")
+    args = parser.parse_args()
+    other = args.other.resolve()
+    sides = {"A": (HERE, HERE), "B": (other, other)}
+    if args.loop_of_b:
+        sides["A, B's loop"] = (HERE, other)
+    print(f"{'bench':<28} " + " ".join(f"{name:>13}" for name in sides) + "   A/B (pairs)")
+    for script, extra, seats in CASES:
+        runs: dict[str, list[float]] = {name: [] for name in sides}
+        for _ in range(args.rounds):
+            for name, (tree, script_tree) in sides.items():
+                runs[name].append(games_per_second(tree, script_tree, script, extra, seats, args.seconds))
+        ratios = [a / b for a, b in zip(runs["A"], runs["B"], strict=True)]
+        label = re.sub(r"\.py$", "", script).removeprefix("bench_") + f" {seats} seats"
+        print(f"{label:<28} " + " ".join(f"{statistics.median(v):>13.1f}" for v in runs.values())
+              + f"   {statistics.median(ratios):.2f} ({', '.join(f'{r:.2f}' for r in ratios)})", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""The rules build a prompt afresh on every call (nothing is cached inside ``domain``); the
+service's loader keeps each cached game's prompts, so asking a cached game again builds
+nothing, and a game at a new version is asked anew."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.kernel.rng import Rng
+from domain.kernel.rules import fold
+from service.adapters.memory_store import MemoryStore
+from service.services import GameService
+from tests.games.highcard import RULES, PlayTrick
+
+
+@pytest.fixture
+def asks(monkeypatch):
+    """Every state High Card's prompt is built for."""
+    calls = []
+    original = PlayTrick.ask
+
+    def counted(self, s, frame):
+        calls.append(s)
+        return original(self, s, frame)
+
+    monkeypatch.setattr(PlayTrick, "ask", counted)
+    return calls
+
+
+def test_the_rules_build_a_prompt_on_every_call_and_keep_nothing(asks):
+    state = fold(RULES, RULES.setup(2, RULES.check_options({}), Rng(1)))
+    seat = RULES.to_move(state)[0]
+    before = len(asks)
+    first = RULES.legal_commands(state, seat)
+    assert RULES.legal_commands(state, seat) == first
+    assert len(asks) == before + 2 and asks[-1] is state
+
+
+def test_a_cached_game_keeps_its_prompts_and_the_next_version_is_asked_anew(asks):
+    service = GameService(MemoryStore(), {"highcard": RULES})
+    players = [service.players.create(name) for name in ("ann", "bob")]
+    game_id = service.create_game(players[0], "highcard", {}, 2).id
+    for player in players:
+        service.join_game(game_id, player)
+    seat = service.load(game_id).summary()["to_move"][0]
+    first = service.legal_commands(game_id, players[seat])
+    built = len(asks)
+    assert service.legal_commands(game_id, players[seat]) == first
+    assert len(asks) == built, "the cached game's prompt is not built again"
+
+    command = RULES.legal_commands(service.load(game_id).state, seat)[0]
+    service.submit_command(game_id, players[seat], command)
+    game = service.load(game_id)
+    after = {s: service.legal_commands(game_id, players[s])["commands"] for s in range(2)}
+    assert {s: [c.to_json() for c in RULES.legal_commands(game.state, s)] for s in range(2)} == after
+    assert command.to_json() not in after[seat], "the move made is no longer offered"
