@@ -18,13 +18,19 @@ from domain.games.pax_pamir.queries import stars
 from domain.games.pax_pamir.state import PaxState, copy_state
 from domain.games.pax_pamir.steps import (
     actions,
+    battle,
+    betray,
     bribes,
+    build,
     cleanup,
     common,
     court,
     dominance,
     event_cards,
+    gift,
+    move,
     setup,
+    tax,
     turn,
 )
 from domain.games.pax_pamir.view import view as _view
@@ -35,7 +41,9 @@ from domain.kernel.rng import Rng
 from domain.kernel.rules import Outcome
 from domain.kernel.steps import step_table
 
-MODULES = (common, setup, turn, actions, bribes, court, cleanup, dominance, event_cards)
+#: The rulebook's table of contents; the verbs are listed in this order (``legal_commands`` too).
+MODULES = (common, setup, turn, actions, tax, gift, build, move, betray, battle, bribes, court, cleanup, dominance,
+           event_cards)
 
 
 class PaxPamirRules(StepRules[PaxState]):

@@ -1,5 +1,6 @@
 """What every step module shares: the flow of play (``Play``), automatic procedures in stages, the
-argument kinds, and placing a piece (with R-LIM when the supply is empty).
+argument kinds, placing a piece (with R-LIM when the supply is empty), and what the six
+card-based actions share (``ActionStep``, paying an action's cost to the market, R-CST).
 
 A ``Procedure`` is a rulebook procedure that runs by itself in ``stages``; any stage may
 call a sub-step that asks a seat something (a border for a road, a card to discard), and
@@ -13,7 +14,7 @@ from typing import ClassVar
 
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
-from domain.games.pax_pamir.data.board import Coalition, Region
+from domain.games.pax_pamir.data.board import MARKET_COLUMNS, MARKET_ROWS, Coalition, Region
 from domain.games.pax_pamir.data.cards import COURT_CARDS, PUBLIC_WITHDRAWAL
 from domain.games.pax_pamir.state import SUPPLY, PaxState
 from domain.kernel.prompt import NUMBER as _NUMBER
@@ -174,3 +175,54 @@ def pay_rupee_to_market(t: Play, seat: int, row: int, column: int, reason: str) 
     t.emit(ev.rupees_moved(1, f"seat:{seat}", f"market:{row}:{column}", reason))
     if number is not None and (row, column) not in s.marked:
         t.emit(ev.market_slot_marked(row, column))
+
+
+# -- shared by the card-based actions (R-ACT) ----------------------------------------------
+
+def seat_of(frame: Frame) -> int:
+    """The seat an action step belongs to (always a seat, never the table)."""
+    assert frame.seat is not None
+    return frame.seat
+
+
+def can_place(s: PaxState, seat: int, kind: str, dst: str) -> bool:
+    """A piece of ``kind`` can really be placed at ``dst``: from the supply, or else from
+    somewhere on the board other than ``dst`` itself (R-LIM-1, R-LIM-4)."""
+    if supply_of(s, kind, seat) > 0:
+        return True
+    return any(piece != f"{kind}:{dst}" for piece in pieces_on_board(s, kind, seat))
+
+
+def my_spies(s: PaxState, seat: int, number: int) -> int:
+    spies = s.spies.get(number)
+    return spies[seat] if spies is not None else 0
+
+
+# -- R-CST: paying an action's cost to the market -------------------------------------------------
+
+def pay_action_cost(t: Play, seat: int, amount: int, reason: str, offset: int = 0) -> None:
+    """R-CST-1 to R-CST-4: ``amount`` (even) as ``amount // 2`` rupees per row, from the
+    rightmost card leftwards, one card per rupee, skipping empty slots; a row that runs out
+    removes its remaining rupees from the game. ``offset`` rupees per row were already paid
+    in this action (a Build pays block by block and goes on leftwards)."""
+    s = t.state
+    per_row = amount // 2
+    cards = [[column for column in reversed(range(MARKET_COLUMNS)) if s.market[row][column] is not None]
+             for row in range(MARKET_ROWS)]
+    for index in range(offset, offset + per_row):
+        for row in range(MARKET_ROWS):
+            if index < len(cards[row]):
+                pay_rupee_to_market(t, seat, row, cards[row][index], reason)
+            else:
+                t.emit(ev.rupees_moved(1, f"seat:{seat}", "removed", reason))
+
+
+class ActionStep(Step[PaxState]):
+    """A step of a card-based action: its ``ask`` returns None once it is over, and then it ends."""
+
+    def advance(self, t: Play, frame: Frame) -> None:
+        t.end()
+
+    @handles("StopAction")
+    def stop(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        t.end()

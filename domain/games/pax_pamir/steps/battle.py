@@ -1,0 +1,195 @@
+"""Battle (R-BAT, rules.md section 10): remove enemy pieces in a region or on a court card;
+a Safe House may save a removed spy.
+
+A piece a Battle may remove names its owner (``army:kabul:british``, ``tribe:kabul:1``,
+``spy:54:2``), since several owners share a place."""
+
+from __future__ import annotations
+
+from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.board import (
+    BORDERS_OF,
+    Coalition,
+    Region,
+)
+from domain.games.pax_pamir.data.cards import (
+    CITADEL_REGION,
+    SAFE_HOUSES,
+    Ability,
+    EventEffect,
+)
+from domain.games.pax_pamir.state import SUPPLY, PaxState
+from domain.games.pax_pamir.steps.common import (
+    CARD,
+    PIECE,
+    ActionStep,
+    Play,
+    block_owner,
+    lose_piece,
+    my_spies,
+    seat_of,
+)
+from domain.kernel.prompt import REGION, Arg, Prompt, Verb
+from domain.kernel.steps import Frame, Step, handles
+
+
+def strength(s: PaxState, seat: int, region: Region) -> int:
+    """R-BAT-1: loyal armies, plus the seat's tribes under Nationalism."""
+    total = s.armies[region][block_owner(s, seat)]
+    if q.effect_active(s, EventEffect.NATIONALISM, seat):
+        total += s.tribes[region][seat]
+    return total
+
+
+def _citadel_protects(s: PaxState, owner: int, region: Region) -> bool:
+    return any(q.has_ability(s, owner, ability) for ability, where in CITADEL_REGION.items() if where == region)
+
+
+def region_enemies(s: PaxState, seat: int, region: Region) -> list[str]:
+    """R-BAT-1: armies of other coalitions, their roads on the region's borders (section 21
+    item 15), and tribes of seats of another loyalty not under their own Citadel."""
+    loyalty = block_owner(s, seat)
+    found = [f"army:{region.value}:{c.value}" for c in Coalition if c != loyalty and s.armies[region][c] > 0]
+    for border in BORDERS_OF[region]:
+        found += [f"road:{border.value}:{c.value}" for c in Coalition if c != loyalty and s.roads[border][c] > 0]
+    for other, player in enumerate(s.players):
+        if (other != seat and player.loyalty != loyalty and s.tribes[region][other] > 0
+                and not _citadel_protects(s, other, region)):
+            found.append(f"tribe:{region.value}:{other}")
+    return found
+
+
+def card_enemies(s: PaxState, seat: int, number: int) -> list[str]:
+    """R-BAT-2: spies of other seats, except those of an Indispensable Advisors owner."""
+    return [f"spy:{number}:{other}" for other, count in sorted(s.spies.get(number, {}).items())
+            if other != seat and count > 0 and not q.has_ability(s, other, Ability.INDISPENSABLE_ADVISORS)]
+
+
+def battle_regions(s: PaxState, seat: int) -> list[str]:
+    return [r.value for r in Region if strength(s, seat, r) > 0 and region_enemies(s, seat, r)]
+
+
+def battle_cards(s: PaxState, seat: int) -> list[int]:
+    return [n for _, n in q.court_cards(s) if my_spies(s, seat, n) > 0 and card_enemies(s, seat, n)]
+
+
+def safe_houses_of(s: PaxState, seat: int) -> list[int]:
+    return [number for number in s.players[seat].court if number in SAFE_HOUSES]
+
+
+class Battle(ActionStep):
+    """R-BAT-1 to R-BAT-4: choose a region where you have strength, or a court card with your
+    spy, holding a piece you may remove; remove up to min(rank, strength or your spies there)
+    enemy pieces, one at a time, stopping when you like. Each tribe removed is checked for
+    overthrow; each spy whose owner has a Safe House waits for that owner's choice at the end
+    of the battle (section 21 item 10)."""
+
+    name = "battle"
+
+    def _targets(self, s: PaxState, frame: Frame) -> list[str]:
+        site = frame.site
+        if site is None or frame.left <= 0:
+            return []
+        if isinstance(site, int):
+            return card_enemies(s, seat_of(frame), site)
+        return region_enemies(s, seat_of(frame), Region(site))
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        seat = seat_of(frame)
+        if frame.site is None:
+            regions, cards = battle_regions(s, seat), battle_cards(s, seat)
+            if not (regions or cards):
+                return None
+            return (Prompt(seat, "Battle: choose a region or a court card to battle on.")
+                    .one_of("BattleRegion", regions).one_of("BattleCard", cards))
+        targets = self._targets(s, frame)
+        if not targets:
+            return None
+        where = f"card {frame.site}" if isinstance(frame.site, int) else str(frame.site).title()
+        return (Prompt(seat, f"Battle in {where}: remove up to {frame.left} more enemy piece(s), or stop.")
+                .one_of("RemoveEnemy", targets).nothing("StopAction"))
+
+    def advance(self, t: Play, frame: Frame) -> None:
+        self.finish(t, frame)
+
+    @handles("StopAction")
+    def stop(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        self.finish(t, frame)
+
+    def finish(self, t: Play, frame: Frame) -> None:
+        """R-BAT-3: Safe House choices, owed by the spies' owners in seat order from the
+        active player."""
+        seat = seat_of(frame)
+        owners = sorted(set(frame.safe_house), key=lambda owner: (owner - seat) % t.state.seats)
+        t.end()
+        for owner in reversed(owners):  # the first owner's step goes on top
+            t.call("safe_house", owner, left=frame.safe_house.count(owner))
+
+    @handles("BattleRegion")
+    def region(self, t: Play, frame: Frame, seat: int, region: str) -> None:
+        t.update(site=region, left=min(frame.rank, strength(t.state, seat, Region(region))))
+
+    @handles("BattleCard")
+    def card(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        t.update(site=number, left=min(frame.rank, my_spies(t.state, seat, number)))
+
+    @handles("RemoveEnemy")
+    def remove(self, t: Play, frame: Frame, seat: int, piece: str) -> None:
+        kind, place, owner = piece.split(":")
+        if kind in ("army", "road"):
+            t.update(left=frame.left - 1)
+            t.emit(ev.piece_moved(kind, owner, place, SUPPLY))
+        elif kind == "spy":
+            victim = int(owner)
+            queued = list(frame.safe_house) + ([victim] if safe_houses_of(t.state, victim) else [])
+            t.update(left=frame.left - 1, safe_house=queued)
+            t.emit(ev.piece_moved("spy", victim, place, SUPPLY))
+        else:
+            t.update(left=frame.left - 1)
+            lose_piece(t, "tribe", int(owner), place)
+
+
+class SafeHouse(Step[PaxState]):
+    """R-BAT-3, R-SA Safe House: the owner of a spy removed in battle may put it on their
+    Safe House card instead of leaving it in supply, one choice per spy."""
+
+    name = "safe_house"
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        seat = seat_of(frame)
+        houses = safe_houses_of(s, seat)
+        if frame.left <= 0 or not houses or q.cylinders_in_supply(s, seat) <= 0:
+            return None
+        return (Prompt(seat, f"Safe House: a spy of yours was removed in battle ({frame.left} to decide); put it "
+                       "on your Safe House card, or leave it in your supply?")
+                .one_of("UseSafeHouse", houses).nothing("DeclineSafeHouse"))
+
+    def advance(self, t: Play, frame: Frame) -> None:
+        t.end()
+
+    @handles("UseSafeHouse")
+    def use(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        t.update(left=frame.left - 1)
+        t.emit(ev.piece_moved("spy", seat, SUPPLY, str(number)))
+
+    @handles("DeclineSafeHouse")
+    def decline(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        t.update(left=frame.left - 1)
+
+
+VERBS = (
+    Verb("BattleRegion", "Battle in this region (R-BAT-1).", Arg("region", REGION),
+         refusal="you are not choosing a battle site now"),
+    Verb("BattleCard", "Battle on this court card (R-BAT-2).", Arg("card", CARD),
+         refusal="you are not choosing a battle site now"),
+    Verb("RemoveEnemy", "Battle: remove this enemy piece, named kind:place:owner (army:kabul:british, "
+         "road:herat_kabul:russian, tribe:kabul:1, spy:54:2) (R-BAT).", Arg("piece", PIECE),
+         refusal="you are not removing pieces in a battle now"),
+    Verb("UseSafeHouse", "Put your spy removed in battle on this Safe House card (R-BAT-3).", Arg("card", CARD),
+         refusal="you have no spy to save in a Safe House now"),
+    Verb("DeclineSafeHouse", "Leave your spy removed in battle in your supply (R-BAT-3).",
+         refusal="you have no spy to save in a Safe House now"),
+)
+
+STEPS = (Battle(), SafeHouse())

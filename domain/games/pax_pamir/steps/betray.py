@@ -1,0 +1,114 @@
+"""Betray (R-BTR, rules.md section 10): discard a court card holding the betrayer's spy,
+and perhaps keep it as a prize."""
+
+from __future__ import annotations
+
+from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.board import (
+    Coalition,
+    Suit,
+)
+from domain.games.pax_pamir.data.cards import (
+    COURT_CARDS,
+    Ability,
+)
+from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps.common import (
+    CARD,
+    ActionStep,
+    Play,
+    my_spies,
+    seat_of,
+)
+from domain.games.pax_pamir.steps.court import discard_from_court
+from domain.kernel.prompt import Arg, Prompt, Verb
+from domain.kernel.steps import Frame, handles
+
+#: R-BTR-1: the price of a Betray.
+BETRAY_COST = 2
+
+
+def betrayable_cards(s: PaxState, seat: int) -> list[int]:
+    """R-BTR-2: court cards, any court, with a spy of the seat; not a political card in the
+    court of a Bodyguards owner."""
+    found = []
+    for owner, number in q.court_cards(s):
+        if my_spies(s, seat, number) <= 0:
+            continue
+        if COURT_CARDS[number].suit == Suit.POLITICAL and q.has_ability(s, owner, Ability.BODYGUARDS):
+            continue
+        found.append(number)
+    return found
+
+
+class Betray(ActionStep):
+    """R-BTR-2, R-BTR-3: discard a court card holding your spy (any court, yours too, section
+    21 item 13; not a political card of a Bodyguards owner); then its prize (R-BTR-4)."""
+
+    name = "betray"
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        cards = betrayable_cards(s, seat_of(frame))
+        if not cards:
+            return None
+        return Prompt(seat_of(frame), "Betray: discard a court card holding your spy.").one_of("BetrayCard", cards)
+
+    @handles("BetrayCard")
+    def betray(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        owner = q.owner_of(t.state, number)
+        assert owner is not None
+        if COURT_CARDS[number].prize is not None:
+            t.goto("prize", seat, card=number, kept=False)
+        else:
+            t.end()
+        discard_from_court(t, owner, number)
+
+
+def prize_of(number: int) -> Coalition:
+    prize = COURT_CARDS[number].prize
+    assert prize is not None, f"card {number} is no prize"
+    return prize
+
+
+class Prize(ActionStep):
+    """R-BTR-4: the betrayer may keep the card as a prize; one of another coalition first
+    changes their loyalty (R-LOY). Refused, it stays in the discard pile."""
+
+    name = "prize"
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        if frame.kept:
+            return None
+        seat = seat_of(frame)
+        prize = prize_of(frame.card)
+        change = "" if prize == s.players[seat].loyalty else f" (your loyalty changes to {prize})"
+        return (Prompt(seat, f"Betray: keep card {frame.card} as a {prize} prize{change}, or refuse it?")
+                .nothing("KeepPrize").nothing("RefusePrize"))
+
+    def advance(self, t: Play, frame: Frame) -> None:
+        seat = seat_of(frame)
+        t.end()
+        t.emit(ev.card_moved(frame.card, "discard", f"prizes:{seat}"))
+
+    @handles("KeepPrize")
+    def keep(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        t.update(kept=True)
+        prize = prize_of(frame.card)
+        if prize != t.state.players[seat].loyalty:
+            t.call("loyalty_change", seat, coalition=prize.value)
+
+    @handles("RefusePrize")
+    def refuse(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        t.end()
+
+
+VERBS = (
+    Verb("BetrayCard", "Betray: discard this court card holding your spy (R-BTR-2).", Arg("card", CARD),
+         refusal="you are not betraying now"),
+    Verb("KeepPrize", "Keep the betrayed card as a prize (R-BTR-4).", refusal="no prize is offered to you now"),
+    Verb("RefusePrize", "Leave the betrayed card in the discard pile (R-BTR-4).",
+         refusal="no prize is offered to you now"),
+)
+
+STEPS = (Betray(), Prize())

@@ -1,0 +1,144 @@
+"""Build (R-BLD, rules.md section 10): armies in regions the builder rules and roads on
+their borders, two rupees a block; then Infrastructure."""
+
+from __future__ import annotations
+
+from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.board import (
+    BORDERS_OF,
+)
+from domain.games.pax_pamir.data.cards import (
+    Ability,
+    EventEffect,
+)
+from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps.common import (
+    ActionStep,
+    Play,
+    can_place,
+    pay_action_cost,
+    place_piece,
+    seat_of,
+)
+from domain.kernel.prompt import BORDER, REGION, Arg, Prompt, Verb
+from domain.kernel.steps import Frame, handles
+
+#: R-BLD-1: blocks in one Build, and with Nation Building (R-BLD-2); rupees per paid block.
+BUILD_LIMIT = 3
+NATION_BUILDING_LIMIT = 6
+BLOCK_COST = 2
+
+
+def build_places(s: PaxState, seat: int) -> tuple[list[str], list[str]]:
+    """R-BLD-1, section 23 item 7: (regions, borders) a block can go to now: an army in a
+    region the seat rules, a road on a border of one."""
+    regions: list[str] = []
+    borders: list[str] = []
+    for region in q.ruled_regions(s, seat):
+        if can_place(s, seat, "army", region.value):
+            regions.append(region.value)
+        for border in BORDERS_OF[region]:
+            if border.value not in borders and can_place(s, seat, "road", border.value):
+                borders.append(border.value)
+    return regions, sorted(borders)
+
+
+def build_limit(s: PaxState, seat: int) -> int:
+    return NATION_BUILDING_LIMIT if q.effect_active(s, EventEffect.NATION_BUILDING, seat) else BUILD_LIMIT
+
+
+def block_is_paid(s: PaxState, seat: int, built: int) -> bool:
+    """R-BLD-2: with Nation Building every second block is free (cost 2 * ceil(n / 2))."""
+    return not q.effect_active(s, EventEffect.NATION_BUILDING, seat) or built % 2 == 0
+
+
+class Build(ActionStep):
+    """R-BLD-1, R-BLD-2, R-CST-4, section 23 item 7: 1 to 3 blocks (6 with Nation Building),
+    2 rupees a block (every second one free with Nation Building), each an army in a region
+    you rule or a road on one of its borders, ruled regions read again before each block.
+    Then Infrastructure (R-BLD-3)."""
+
+    name = "build"
+
+    def _places(self, s: PaxState, frame: Frame) -> tuple[list[str], list[str]]:
+        seat = seat_of(frame)
+        if frame.built >= frame.limit:
+            return [], []
+        if block_is_paid(s, seat, frame.built) and s.players[seat].rupees < BLOCK_COST:
+            return [], []
+        return build_places(s, seat)
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        seat = seat_of(frame)
+        regions, borders = self._places(s, frame)
+        if not (regions or borders):
+            # Never the case for a first block (the menu checked it); a way out all the same.
+            return None if frame.built else Prompt(seat, "Build: no block can be placed.").nothing("StopAction")
+        cost = f"{BLOCK_COST} rupees" if block_is_paid(s, seat, frame.built) else "free"
+        prompt = Prompt(seat, f"Build: place block {frame.built + 1} of up to {frame.limit} ({cost}): an army "
+                        "in a region you rule or a road on one of its borders.")
+        prompt.one_of("BuildArmy", regions).one_of("BuildRoad", borders)
+        return prompt.nothing("StopAction") if frame.built else prompt
+
+    def advance(self, t: Play, frame: Frame) -> None:
+        self.finish(t, frame)
+
+    @handles("StopAction")
+    def stop(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        self.finish(t, frame)
+
+    def finish(self, t: Play, frame: Frame) -> None:
+        seat = seat_of(frame)
+        if frame.built and q.has_ability(t.state, seat, Ability.INFRASTRUCTURE):
+            t.goto("infrastructure", seat)
+        else:
+            t.end()
+
+    def _block(self, t: Play, frame: Frame, seat: int, kind: str, place: str) -> None:
+        paid = block_is_paid(t.state, seat, frame.built)
+        t.update(built=frame.built + 1, paid=frame.paid + (1 if paid else 0))
+        if paid:
+            pay_action_cost(t, seat, BLOCK_COST, "build", offset=frame.paid)
+        place_piece(t, seat, kind, place)
+
+    @handles("BuildArmy")
+    def army(self, t: Play, frame: Frame, seat: int, region: str) -> None:
+        self._block(t, frame, seat, "army", region)
+
+    @handles("BuildRoad")
+    def road(self, t: Play, frame: Frame, seat: int, border: str) -> None:
+        self._block(t, frame, seat, "road", border)
+
+
+class Infrastructure(ActionStep):
+    """R-BLD-3, section 23 item 5: after a Build, one more block for free where a Build could
+    place it; optional, and skipped when there is no such place."""
+
+    name = "infrastructure"
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        regions, borders = build_places(s, seat_of(frame))
+        if not (regions or borders):
+            return None
+        return (Prompt(seat_of(frame), "Infrastructure: you may place one more block for free.")
+                .one_of("BuildArmy", regions).one_of("BuildRoad", borders).nothing("StopAction"))
+
+    @handles("BuildArmy")
+    def army(self, t: Play, frame: Frame, seat: int, region: str) -> None:
+        t.end()
+        place_piece(t, seat, "army", region)
+
+    @handles("BuildRoad")
+    def road(self, t: Play, frame: Frame, seat: int, border: str) -> None:
+        t.end()
+        place_piece(t, seat, "road", border)
+
+
+VERBS = (
+    Verb("BuildArmy", "Build: place an army of your coalition in this region you rule (R-BLD-1).",
+         Arg("region", REGION), refusal="you are not building now"),
+    Verb("BuildRoad", "Build: place a road of your coalition on this border of a region you rule (R-BLD-1).",
+         Arg("border", BORDER), refusal="you are not building now"),
+)
+
+STEPS = (Build(), Infrastructure())

@@ -1,0 +1,51 @@
+"""Gift (R-GFT, rules.md section 10): a cylinder on an empty gift space, its value paid to
+the market."""
+
+from __future__ import annotations
+
+from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps.common import (
+    ActionStep,
+    Play,
+    can_place,
+    pay_action_cost,
+    place_piece,
+    seat_of,
+)
+from domain.kernel.prompt import AMOUNT, Arg, Prompt, Verb
+from domain.kernel.steps import Frame, handles
+
+
+def free_gift_spaces(s: PaxState, seat: int) -> list[int]:
+    """R-GFT-1, R-GFT-2: every empty gift space, any order, a cylinder can reach."""
+    return [value for value in q.free_gift_spaces(s, seat) if can_place(s, seat, "gift", str(value))]
+
+
+class Gift(ActionStep):
+    """R-GFT-1, R-GFT-2: an empty gift space you can afford; pay its value to the market
+    (R-CST) and place a cylinder there (R-LIM)."""
+
+    name = "gift"
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        seat = seat_of(frame)
+        values = [v for v in free_gift_spaces(s, seat) if v <= s.players[seat].rupees]
+        if not values:
+            return None
+        return Prompt(seat, "Gift: choose an empty gift space and pay its value to the market.").one_of(
+            "PlaceGift", values)
+
+    @handles("PlaceGift")
+    def place(self, t: Play, frame: Frame, seat: int, value: int) -> None:
+        t.end()
+        pay_action_cost(t, seat, value, "gift")
+        place_piece(t, seat, "gift", str(value))
+
+
+VERBS = (
+    Verb("PlaceGift", "Gift: pay this gift space's value to the market and place a cylinder on it (R-GFT).",
+         Arg("value", AMOUNT), refusal="you are not giving a gift now"),
+)
+
+STEPS = (Gift(),)

@@ -1,0 +1,137 @@
+"""Move (R-MOV, rules.md section 10): armies (and tribes under Nationalism) across borders
+with a road, spies along the court track."""
+
+from __future__ import annotations
+
+from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.board import (
+    ADJACENT,
+    Region,
+    border_between,
+)
+from domain.games.pax_pamir.data.cards import (
+    COURT_CARDS,
+    Ability,
+    EventEffect,
+)
+from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps.common import (
+    CARD,
+    PIECE,
+    ActionStep,
+    Play,
+    block_owner,
+    lose_piece,
+    my_spies,
+    seat_of,
+)
+from domain.kernel.prompt import REGION, Arg, Prompt, Verb
+from domain.kernel.steps import Frame, handles
+
+
+def _crossable(s: PaxState, seat: int, here: Region, there: Region) -> bool:
+    """R-MOV-2: the border carries a road of the seat's coalition, or Indian Supplies."""
+    if q.has_ability(s, seat, Ability.INDIAN_SUPPLIES):
+        return True
+    border = border_between(here, there)
+    return border is not None and s.roads[border][block_owner(s, seat)] > 0
+
+
+def region_destinations(s: PaxState, seat: int, here: Region) -> list[str]:
+    return sorted(there.value for there in ADJACENT[here] if _crossable(s, seat, here, there))
+
+
+def spy_destinations(s: PaxState, seat: int, origin: int) -> list[int]:
+    """R-MOV-3: the next or previous card along the court track (it wraps; empty courts are
+    skipped), 1 or 2 cards with Well-Connected; with Strange Bedfellows also any court card
+    of the origin's region (not combined with Well-Connected: RTT). Never the origin."""
+    track = [number for _, number in q.court_cards(s)]
+    if origin not in track:
+        return []
+    at = track.index(origin)
+    reach = 2 if q.has_ability(s, seat, Ability.WELL_CONNECTED) else 1
+    found = {track[(at + step) % len(track)] for distance in range(1, reach + 1) for step in (distance, -distance)}
+    if q.has_ability(s, seat, Ability.STRANGE_BEDFELLOWS):
+        region = COURT_CARDS[origin].region
+        found |= {number for number in track if COURT_CARDS[number].region == region}
+    found.discard(origin)
+    return [number for number in track if number in found]
+
+
+def movable_pieces(s: PaxState, seat: int) -> list[str]:
+    """R-MOV-1 to R-MOV-4, section 23 item 6: loyal armies, the seat's spies and (with
+    Nationalism) its tribes, each only with a legal destination."""
+    loyalty = block_owner(s, seat)
+    nationalism = q.effect_active(s, EventEffect.NATIONALISM, seat)
+    found = []
+    for region in Region:
+        if not region_destinations(s, seat, region):
+            continue
+        if s.armies[region][loyalty] > 0:
+            found.append(f"army:{region.value}")
+        if nationalism and s.tribes[region][seat] > 0:
+            found.append(f"tribe:{region.value}")
+    for _, number in q.court_cards(s):
+        if my_spies(s, seat, number) > 0 and spy_destinations(s, seat, number):
+            found.append(f"spy:{number}")
+    return found
+
+
+class Move(ActionStep):
+    """R-MOV-1 to R-MOV-5: as many steps as the card's rank, one piece one step each: a loyal
+    army across a border with a road of your coalition (any border with Indian Supplies),
+    one of your spies along the court track, or (Nationalism) one of your tribes like an
+    army, its leaving checked for overthrow. Stopping early is allowed."""
+
+    name = "move"
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        seat = seat_of(frame)
+        piece = frame.piece
+        if piece is not None:
+            kind, _, place = piece.partition(":")
+            if kind == "spy":
+                cards = spy_destinations(s, seat, int(place))
+                if cards:
+                    return Prompt(seat, f"Move: the spy on card {place} goes to...").one_of("MoveSpyTo", cards)
+            else:
+                regions = region_destinations(s, seat, Region(place))
+                if regions:
+                    return Prompt(seat, f"Move: the {kind} in {place.title()} goes to...").one_of("MoveTo", regions)
+        pieces = movable_pieces(s, seat)
+        if frame.left <= 0 or not pieces:
+            return None
+        return (Prompt(seat, f"Move: {frame.left} step(s) left; choose a piece to move, or stop.")
+                .one_of("MovePiece", pieces).nothing("StopAction"))
+
+    @handles("MovePiece")
+    def choose(self, t: Play, frame: Frame, seat: int, piece: str) -> None:
+        t.update(piece=piece)
+
+    @handles("MoveTo")
+    def to_region(self, t: Play, frame: Frame, seat: int, region: str) -> None:
+        kind, _, place = frame.piece.partition(":")
+        t.update(piece=None, left=frame.left - 1)
+        if kind == "army":
+            t.emit(ev.piece_moved("army", block_owner(t.state, seat).value, place, region))
+        else:
+            lose_piece(t, "tribe", seat, place, dst=region)
+
+    @handles("MoveSpyTo")
+    def to_card(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        place = frame.piece.partition(":")[2]
+        t.update(piece=None, left=frame.left - 1)
+        t.emit(ev.piece_moved("spy", seat, place, str(number)))
+
+
+VERBS = (
+    Verb("MovePiece", "Move: the piece to move one step (army:<region>, tribe:<region>, spy:<card>) (R-MOV).",
+         Arg("piece", PIECE), refusal="you are not moving pieces now"),
+    Verb("MoveTo", "Move: the region the chosen army or tribe goes to (R-MOV-2, R-MOV-4).", Arg("region", REGION),
+         refusal="you are not moving an army or tribe now"),
+    Verb("MoveSpyTo", "Move: the court card the chosen spy goes to (R-MOV-3).", Arg("card", CARD),
+         refusal="you are not moving a spy now"),
+)
+
+STEPS = (Move(),)

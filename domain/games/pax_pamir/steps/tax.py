@@ -1,0 +1,79 @@
+"""Tax (R-TAX, rules.md section 10): up to the card's rank in rupees, from market cards or
+from players whose court holds a card of a region the taxer rules."""
+
+from __future__ import annotations
+
+from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.cards import (
+    COURT_CARDS,
+    Ability,
+)
+from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps.common import (
+    CARD,
+    ActionStep,
+    Play,
+    seat_of,
+)
+from domain.kernel.prompt import SEAT, Arg, Prompt, Verb
+from domain.kernel.steps import Frame, handles
+
+
+def taxable_market_cards(s: PaxState) -> list[int]:
+    """R-TAX-1, section 23 item 1: cards with rupees on them (never an empty slot)."""
+    return [number for row, column, number in q.market_slots(s) if s.market_rupees[row][column] > 0]
+
+
+def taxable_seats(s: PaxState, seat: int) -> list[int]:
+    """R-TAX-1, R-TAX-2: another seat with a court card of a region ``seat`` rules (any
+    region with Claim of Ancient Lineage, but never a seat with an empty court) and rupees
+    above its tax shelter."""
+    claim = q.has_ability(s, seat, Ability.CLAIM_OF_ANCIENT_LINEAGE)
+    ruled = set(q.ruled_regions(s, seat))
+    found = []
+    for other, player in enumerate(s.players):
+        if other == seat or not player.court:
+            continue
+        if not claim and not any(COURT_CARDS[n].region in ruled for n in player.court):
+            continue
+        if player.rupees > q.tax_shelter(s, other):
+            found.append(other)
+    return found
+
+
+class Tax(ActionStep):
+    """R-TAX-1 to R-TAX-3: up to the card's rank in rupees, one at a time, from market cards
+    or from taxable seats (never below their shelter); stopping early is allowed."""
+
+    name = "tax"
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        seat = seat_of(frame)
+        cards, seats = taxable_market_cards(s), taxable_seats(s, seat)
+        if frame.left <= 0 or not (cards or seats):
+            return None
+        return (Prompt(seat, f"Tax: take up to {frame.left} more rupee(s), one at a time, from market cards "
+                       "or from players you may tax.")
+                .one_of("TaxMarket", cards).one_of("TaxPlayer", seats).nothing("StopAction"))
+
+    @handles("TaxMarket")
+    def market(self, t: Play, frame: Frame, seat: int, number: int) -> None:
+        row, column = next((r, c) for r, c, n in q.market_slots(t.state) if n == number)
+        t.update(left=frame.left - 1)
+        t.emit(ev.rupees_moved(1, f"market:{row}:{column}", f"seat:{seat}", "tax"))
+
+    @handles("TaxPlayer")
+    def player(self, t: Play, frame: Frame, seat: int, other: int) -> None:
+        t.update(left=frame.left - 1)
+        t.emit(ev.rupees_moved(1, f"seat:{other}", f"seat:{seat}", "tax"))
+
+
+VERBS = (
+    Verb("TaxMarket", "Tax: take one rupee from this market card (R-TAX-1).", Arg("card", CARD),
+         refusal="you are not taxing now"),
+    Verb("TaxPlayer", "Tax: take one rupee from this player (R-TAX-1).", Arg("seat", SEAT),
+         refusal="you are not taxing now"),
+)
+
+STEPS = (Tax(),)
