@@ -28,6 +28,13 @@ class Event:
     secret_to: frozenset[int] = frozenset()
     barrier: bool = False
 
+    def __init__(self, type: str, data: dict[str, Any] | None = None, secret: dict[str, Any] | None = None,
+                 secret_to: frozenset[int] = frozenset(), barrier: bool = False):
+        # The frozen dataclass's own ``__init__`` sets each field through ``object.__setattr__``;
+        # every command makes several events, so they are set at once.
+        self.__dict__.update(type=type, data={} if data is None else data, secret=secret, secret_to=secret_to,
+                             barrier=barrier)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type, "data": self.data}
         if self.secret is not None:

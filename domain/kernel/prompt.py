@@ -11,9 +11,9 @@ handler runs, so the legality of each command is written once, in the prompt.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, cast
 
 from domain.kernel.commands import Command
 from domain.kernel.errors import RuleViolation
@@ -247,25 +247,64 @@ class Between(Allowed):
         return {"allows": "between", "min": self.low, "max": self.high}
 
 
-@dataclass(frozen=True)
+#: a choice's options, or a function giving them: the function runs only when that verb is
+#: read (checking a command of another verb never computes it)
+Options = Iterable[Any] | Callable[[], Iterable[Any]]
+
+
+def _later(options: Callable[[], Iterable[Any]], make: Callable[[tuple[Any, ...]], Allowed | None]
+           ) -> Callable[[], Allowed | None]:
+    return lambda: make(tuple(options()))
+
+
 class Prompt:
     """The question put to ``seat`` and, per verb, what it allows. Build it fluently::
 
         Prompt(seat, "Tax: take up to 2 rupees.").one_of("TakeRupee", cards).nothing("Stop")
+
+    A choice's options may be given as a function (``one_of("Tax", lambda: taxable(s))``):
+    it runs when that verb is first read, so checking a command against a menu of many
+    verbs computes only the verb sent. A verb whose options turn out empty is not offered,
+    as if it had never been added.
     """
 
-    seat: int
-    text: str
-    choices: dict[str, Allowed] = field(default_factory=dict)
+    __slots__ = ("seat", "text", "_entries")
+
+    def __init__(self, seat: int, text: str, choices: dict[str, Allowed] | None = None):
+        self.seat = seat
+        self.text = text
+        #: per verb, what it allows, or a function giving that (None: not offered after all)
+        self._entries: dict[str, Allowed | Callable[[], Allowed | None]] = dict(choices or {})
+
+    def _resolved(self, verb: str) -> Allowed | None:
+        entry = self._entries.get(verb)
+        if entry is None or isinstance(entry, Allowed):
+            return entry
+        made = entry()
+        if made is None:
+            del self._entries[verb]
+        else:
+            self._entries[verb] = made
+        return made
+
+    @property
+    def choices(self) -> dict[str, Allowed]:
+        """Every verb offered and what it allows, in the order they were added."""
+        for verb in list(self._entries):
+            self._resolved(verb)
+        return cast(dict[str, Allowed], self._entries)
 
     def _with(self, verb: str, allowed: Allowed) -> Prompt:
-        self.choices[verb] = allowed
+        self._entries[verb] = allowed
         return self
 
     def nothing(self, verb: str) -> Prompt:
         return self._with(verb, Nothing())
 
-    def one_of(self, verb: str, options: Iterable[Any], why: Why = None) -> Prompt:
+    def one_of(self, verb: str, options: Options, why: Why = None) -> Prompt:
+        if callable(options):
+            self._entries[verb] = _later(options, lambda found: OneOf(found, why) if found else None)
+            return self
         options = tuple(options)
         return self._with(verb, OneOf(options, why)) if options else self
 
@@ -280,20 +319,36 @@ class Prompt:
         return self._with(verb, Between(low, high, why)) if low <= high else self
 
     def __bool__(self) -> bool:
-        return bool(self.choices)
+        """Does it offer anything? (a choice already known answers without computing the rest)"""
+        if any(isinstance(entry, Allowed) for entry in self._entries.values()):
+            return True
+        return any(self._resolved(verb) is not None for verb in list(self._entries))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Prompt):
+            return NotImplemented
+        return (self.seat, self.text, self.choices) == (other.seat, other.text, other.choices)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Prompt(seat={self.seat!r}, text={self.text!r}, choices={self.choices!r})"
 
     def allows(self, verb: str) -> bool:
-        return verb in self.choices
+        return self._resolved(verb) is not None
 
     def check(self, verb: str, value: Any) -> None:
         """Refuse ``value`` for ``verb`` with a reason that carries this prompt's text."""
-        self.choices[verb].check(value, self.text)
+        allowed = self._resolved(verb)
+        assert allowed is not None, f"{verb} is not offered: ask ``allows`` first"
+        allowed.check(value, self.text)
 
     def commands(self, verbs: Sequence[Verb]) -> list[Command]:
         """Every command this prompt allows, in the order the game declared its verbs."""
         out: list[Command] = []
+        choices = self.choices
         for verb in verbs:
-            allowed = self.choices.get(verb.type)
+            allowed = choices.get(verb.type)
             if allowed is None:
                 continue
             if verb.arg is None:

@@ -41,6 +41,9 @@ class Frame:
     #: the step's locals; never changed in place (``step_updated`` makes a new frame)
     locals: Mapping[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        _readable(self)
+
     def __getattr__(self, name: str) -> Any:
         try:
             return self.__dict__["locals"][name]
@@ -57,6 +60,13 @@ class Frame:
 
     def to_json(self) -> dict[str, Any]:
         return {"step": self.step, "seat": self.seat, "locals": dict(self.locals)}
+
+
+def _readable(made: Frame) -> None:
+    """The locals as plain attributes too (``frame.card``), so reading one costs no
+    ``__getattr__`` call; the three fields win over a local of the same name."""
+    d = made.__dict__
+    d.update({name: value for name, value in d["locals"].items() if name not in ("step", "seat", "locals")})
 
 
 def frame(step: str, seat: int | None = None, **values: Any) -> Frame:
@@ -79,6 +89,7 @@ def _made(step: str, seat: int | None, values: dict[str, Any]) -> Frame:
     """``Frame(step, seat, values)`` without the frozen dataclass's ``__init__`` (a frame
     is made for every frame event folded, so this is on the hot path)."""
     made = object.__new__(Frame)
+    made.__dict__.update(values)  # read as attributes without ``__getattr__``
     made.__dict__.update(step=step, seat=seat, locals=values)
     return made
 

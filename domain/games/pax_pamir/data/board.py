@@ -76,6 +76,14 @@ ADJACENT: dict[Region, frozenset[Region]] = {
     for region in Region
 }
 
+#: From each region, (the region across, the border crossed), by the region's name: the
+#: topology a Move reads on every prompt, computed once.
+CROSSINGS: dict[Region, tuple[tuple[Region, Border], ...]] = {
+    region: tuple(sorted(((other, border) for border, pair in REGIONS_OF.items() if region in pair
+                          for other in pair if other != region), key=lambda crossing: crossing[0].value))
+    for region in Region
+}
+
 _BORDER_BY_PAIR: dict[frozenset[Region], Border] = {frozenset(pair): border for border, pair in REGIONS_OF.items()}
 
 

@@ -81,12 +81,10 @@ def usable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:
                   and (s.actions_left > 0 or is_favored(s, seat, n))]
     if not candidates:
         return []
-    found = []
-    for number in candidates:
-        rupees = player.rupees
-        if rupees >= minimum_cost(s, seat, action) and can_take(s, seat, action, rupees):
-            found.append(number)
-    return found
+    rupees = player.rupees  # whether the action can be taken does not depend on the card
+    if rupees >= minimum_cost(s, seat, action) and can_take(s, seat, action, rupees):
+        return candidates
+    return []
 
 
 def start(t: Play, seat: int, number: int, action: CardAction) -> None:

@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
-from domain.games.pax_pamir.data.board import (
-    ADJACENT,
-    Region,
-    border_between,
-)
+from domain.games.pax_pamir.data.board import CROSSINGS, Region
 from domain.games.pax_pamir.data.cards import (
     COURT_CARDS,
     Ability,
@@ -30,16 +26,14 @@ from domain.kernel.prompt import REGION, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, handles
 
 
-def _crossable(s: PaxState, seat: int, here: Region, there: Region) -> bool:
-    """R-MOV-2: the border carries a road of the seat's coalition, or Indian Supplies."""
-    if q.has_ability(s, seat, Ability.INDIAN_SUPPLIES):
-        return True
-    border = border_between(here, there)
-    return border is not None and s.roads[border][block_owner(s, seat)] > 0
-
-
 def region_destinations(s: PaxState, seat: int, here: Region) -> list[str]:
-    return sorted(there.value for there in ADJACENT[here] if _crossable(s, seat, here, there))
+    """R-MOV-2: the regions across a border with a road of the seat's coalition (any border
+    with Indian Supplies), by name."""
+    if q.has_ability(s, seat, Ability.INDIAN_SUPPLIES):
+        return [there.value for there, _ in CROSSINGS[here]]
+    loyalty = block_owner(s, seat)
+    roads = s.roads
+    return [there.value for there, border in CROSSINGS[here] if roads[border].get(loyalty, 0) > 0]
 
 
 def spy_destinations(s: PaxState, seat: int, origin: int) -> list[int]:
@@ -66,11 +60,13 @@ def movable_pieces(s: PaxState, seat: int) -> list[str]:
     nationalism = q.effect_active(s, EventEffect.NATIONALISM, seat)
     found = []
     for region in Region:
-        if not region_destinations(s, seat, region):
+        army = s.armies[region].get(loyalty, 0) > 0
+        tribe = nationalism and s.tribes[region].get(seat, 0) > 0
+        if not (army or tribe) or not region_destinations(s, seat, region):
             continue
-        if s.armies[region][loyalty] > 0:
+        if army:
             found.append(f"army:{region.value}")
-        if nationalism and s.tribes[region][seat] > 0:
+        if tribe:
             found.append(f"tribe:{region.value}")
     for _, number in q.court_cards(s):
         if my_spies(s, seat, number) > 0 and spy_destinations(s, seat, number):

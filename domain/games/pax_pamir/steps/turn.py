@@ -3,6 +3,8 @@ impact icons (R-IMP)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import BORDERS_OF, MARKET_ROWS, Suit
@@ -107,11 +109,11 @@ class TurnMenu(Step[PaxState]):
         seat = frame.owner_seat
         left = s.actions_left
         prompt = Prompt(seat, f"Your turn: {left} action{'s' if left != 1 else ''} left.")
-        if left > 0:
-            prompt.one_of("Purchase", purchasable(s, seat))
+        if left > 0:  # each choice is worked out only when read (a command is checked against its own)
+            prompt.one_of("Purchase", partial(purchasable, s, seat))
             prompt.one_of("Play", sorted(s.players[seat].hand))
         for action, verb in ACTION_VERBS.items():
-            prompt.one_of(verb, actions.usable_cards(s, seat, action))
+            prompt.one_of(verb, partial(actions.usable_cards, s, seat, action))
         return prompt.nothing("EndTurn")
 
     @handles("Purchase")
