@@ -70,7 +70,7 @@ def _readable(made: Frame) -> None:
 
 
 def frame(step: str, seat: int | None = None, **values: Any) -> Frame:
-    return Frame(step, seat, dict(values))
+    return _made(step, seat, values)
 
 
 def step_entered(step: str, seat: int | None, values: Mapping[str, Any]) -> Event:

@@ -43,6 +43,7 @@ from domain.games.dynasties.state import (
 from domain.kernel.errors import RuleViolation
 from domain.kernel.prompt import Arg, Kind, Prompt, Verb, short
 from domain.kernel.steps import Flow, Frame, Step, handles, step_table
+from domain.kernel.steps import frame as make_frame
 
 #: Turns in a round before the Conclusion; tie-break Turns are numbered after them (R26, R45).
 TURNS_PER_ROUND = 3
@@ -707,7 +708,11 @@ def frames(s: DynastiesState) -> list[Frame]:
     the opening events are still being dealt)."""
     if s.phase == SETUP:
         return []
-    out = [Frame(s.phase)]
-    if s.pending is not None:
-        out.append(Frame(s.pending.kind, s.pending.seat, {"count": s.pending.card_count}))
-    return out
+    pending = s.pending
+    if pending is None:
+        return [_PHASE_FRAMES[s.phase]]
+    return [_PHASE_FRAMES[s.phase], make_frame(pending.kind, pending.seat, count=pending.card_count)]
+
+
+#: The frame of each phase (frames never change: the phase's one needs making only once).
+_PHASE_FRAMES = {name: Frame(name) for name in STEPS}
