@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Protocol
 
-from domain.kernel.events import Event, redact
+from domain.kernel.events import redact
+from domain.kernel.table import read_event
 
 #: a stored game stream is named ``game-<id>`` (see service.envelopes.stream_of)
 STREAM_PREFIX = "game-"
@@ -85,7 +86,7 @@ def envelope(stream: str, version: int, body: Mapping[str, Any], partition: int 
     ``actor`` (a seat or None), ``at`` (ISO time of the append), and on the last event of
     every append ``after``: ``{status, to_move, outcome}`` as they stand after it.
     """
-    out = redact(Event.from_json(dict(body)), None)
+    out = redact(read_event(dict(body)), None)  # platform events upcast; read models read no game's own
     out.update(
         game_id=stream.removeprefix(STREAM_PREFIX),
         version=version,

@@ -113,4 +113,4 @@ class Appender:
     @staticmethod
     def _answer(game: Game, record: dict[str, Any], events: list[Recorded]) -> dict[str, Any]:
         viewer = audience(game, seat=record["seat"])
-        return {"version": record["last"], "events": [public_event(r, viewer) for r in events]}
+        return {"version": record["last"], "events": [public_event(r, viewer, game.rules.upcasters) for r in events]}

@@ -20,8 +20,8 @@ from typing import Any
 
 from domain.kernel import Event, redact
 from domain.kernel.events import EVERYONE
-from domain.kernel.table import PLATFORM, UNDONE
-from domain.kernel.upcasting import current_version
+from domain.kernel.table import PLATFORM, PLATFORM_UPCASTERS, UNDONE, read_event
+from domain.kernel.upcasting import Upcasters
 from projections.base import STREAM_PREFIX
 from service.adapters.store import Recorded
 
@@ -48,12 +48,16 @@ class NewEvent:
     event: Event
     actor: int | None = None
     source: str = PLATFORM
+    #: for a game's own event, its game's schema history (``GameRules.upcasters``)
+    upcasters: Upcasters | None = None
 
 
 def stored_shape(new: NewEvent) -> dict[str, Any]:
     """The stored shape of an event, before the append stamps it (``stamp``)."""
     event = new.event
-    return {**event.to_json(), "source": new.source, "actor": new.actor, "v": current_version(new.source, event.type)}
+    history = PLATFORM_UPCASTERS if new.source == PLATFORM else new.upcasters
+    assert history is not None, "a game's event is stored with its game's schema history"
+    return {**event.to_json(), "source": new.source, "actor": new.actor, "v": history.current_version(event.type)}
 
 
 def stamp(events: list[NewEvent], version: int, at: str, after: dict[str, Any]) -> list[dict[str, Any]]:
@@ -72,14 +76,14 @@ def is_undo(envelope: Mapping[str, Any]) -> bool:
     return is_platform(envelope) and envelope["type"] == UNDONE
 
 
-def public_event(record: Recorded, viewer: Viewer) -> dict[str, Any]:
+def public_event(record: Recorded, viewer: Viewer, game: Upcasters | None = None) -> dict[str, Any]:
     """A stored event as ``viewer`` may see it, with its version and envelope facts.
 
     The platform's own secrets (the game's seed, secret options such as a given deal) are
     never sent to anyone, not even to everyone in a game of open information: the seed
     would tell the draws still to come."""
     envelope = record.event
-    out = redact(Event.from_json(envelope), None if is_platform(envelope) else viewer)
+    out = redact(read_event(envelope, game), None if is_platform(envelope) else viewer)
     out.update(version=record.version, source=envelope.get("source", GAME_SOURCE), actor=envelope.get("actor"),
                at=envelope.get("at"))
     return out

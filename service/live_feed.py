@@ -57,7 +57,7 @@ def _feed(service: GameService, game: Game, player: Mapping[str, Any] | None, af
             game = service.load(game.id)
             viewer = audience(game, player)
             for record in backlog:
-                yield public_event(record, viewer)
+                yield public_event(record, viewer, game.rules.upcasters)
                 after = record.version
             last_sent = time.monotonic()
         while True:

@@ -24,8 +24,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 
-from domain.kernel import Event, GameRules
-from domain.kernel.table import Table, undone_versions
+from domain.kernel import GameRules
+from domain.kernel.table import Table, read_event, undone_versions
 from service.adapters.store import EventStore, Recorded
 from service.envelopes import NewEvent, is_platform, is_undo, stored_shape, stream_of
 from service.errors import NotFound, Unprocessable
@@ -107,7 +107,7 @@ class GameLoader:
         if not records:
             raise NotFound(f"no game with id {game_id!r}")
         table = Table()
-        table.apply(Event.from_json(records[0].event))
+        table.apply(read_event(records[0].event))
         empty = Game(game_id, records[0].version, table, self.rules(table.game_type),
                      imported=records[0].event.get("imported"))
         game = self.extend(empty, records[1:], fresh=True)
@@ -129,9 +129,9 @@ class GameLoader:
             if record.version in undone:
                 continue
             if is_platform(record.event):
-                table.apply(Event.from_json(record.event))
+                table.apply(read_event(record.event))
             else:
-                state = base.rules.evolve(state, Event.from_json(record.event))
+                state = base.rules.evolve(state, read_event(record.event, base.rules.upcasters))
         table.finished = state is not None and base.rules.outcome(state) is not None
         return Game(base.id, tail[-1].version, table, base.rules, state, base.undone | undone, base.imported)
 

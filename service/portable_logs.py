@@ -15,9 +15,9 @@ import re
 import uuid
 from typing import Any
 
-from domain.kernel import DomainError, Event
+from domain.kernel import DomainError
 from domain.kernel.events import EVERYONE
-from domain.kernel.table import GAME_CREATED, PLATFORM, split_options
+from domain.kernel.table import GAME_CREATED, PLATFORM, read_event, split_options
 from service.adapters.codec import dumps, loads
 from service.adapters.store import Recorded, VersionConflict
 from service.appending import Appender, Clock
@@ -144,7 +144,7 @@ class PortableLogs:
         """The game the events fold to, and the public facts after each append (batch), as
         this server computes them. Options are checked against the game's bounds."""
         records = [Recorded(stream_of(game_id), i + 1, body) for i, body in enumerate(envelopes)]
-        first = Event.from_json(records[0].event)
+        first = read_event(records[0].event)
         if records[0].event.get("source") != PLATFORM or first.type != GAME_CREATED:
             raise _invalid("the events do not fold into a game: the first event must be the platform's GameCreated")
         rules = self.loader.rules(str(first.data.get("game_type")))

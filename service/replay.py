@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.kernel import Event
+from domain.kernel.table import read_event
 from service.adapters.store import Recorded
 from service.envelopes import Viewer, is_platform, is_undo, public_event
 from service.game import Game
@@ -21,10 +21,10 @@ def replay_steps(game: Game, records: list[Recorded], viewer: Viewer, after: int
         if record.version in game.undone or is_undo(record.event):
             continue
         if not is_platform(record.event):  # platform events change no view
-            state = rules.evolve(state, Event.from_json(record.event))
+            state = rules.evolve(state, read_event(record.event, rules.upcasters))
         if record.version > after:
             view = rules.view(state, viewer) if state is not None else None
-            steps.append({"event": public_event(record, viewer), "view": view})
+            steps.append({"event": public_event(record, viewer, rules.upcasters), "view": view})
             if len(steps) == limit:
                 break
     last = steps[-1]["event"]["version"] if steps else None

@@ -163,7 +163,8 @@ class GameService:
             players = rng.shuffled(players)
         options = game.rules.options_type.from_json(table.game_options())
         return [NewEvent(game_started(players)),
-                *(NewEvent(e, source=GAME_SOURCE) for e in game.rules.setup(table.seats, options, rng))]
+                *(NewEvent(e, source=GAME_SOURCE, upcasters=game.rules.upcasters)
+                  for e in game.rules.setup(table.seats, options, rng))]
 
     # -- loading ---------------------------------------------------------------------
     def current_version(self, game_id: str) -> int:
@@ -204,7 +205,7 @@ class GameService:
                 raise
             try:
                 return self.appender.append_and_answer(
-                    game, seat, [NewEvent(e, seat, GAME_SOURCE) for e in events], player, idempotency_key, request)
+                    game, seat, [NewEvent(e, seat, GAME_SOURCE, game.rules.upcasters) for e in events], player, idempotency_key, request)
             except VersionConflict as conflict:
                 if expected_version is not None:
                     raise Conflict(f"the game moved on to version {conflict.current}",
@@ -299,7 +300,7 @@ class GameService:
         game = self.load(game_id)
         viewer = audience(game, player)
         records = self.store.read(stream_of(game_id), after, after + limit)
-        return {"version": game.version, "events": [public_event(r, viewer) for r in records],
+        return {"version": game.version, "events": [public_event(r, viewer, game.rules.upcasters) for r in records],
                 "next_after": records[-1].version if records and records[-1].version < game.version else None}
 
     def replay(self, game_id: str, player: Mapping[str, Any] | None, after: int = 0,

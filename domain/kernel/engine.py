@@ -30,6 +30,8 @@ from domain.kernel.steps import (
     Step,
     apply_frame_event,
 )
+from domain.kernel.upcasting import NONE as NO_HISTORY
+from domain.kernel.upcasting import Upcasters
 
 S = TypeVar("S")
 
@@ -59,6 +61,8 @@ class StepRules(Generic[S]):
     title: str
     verbs: tuple[Verb, ...]
     steps: dict[str, Step[S]]
+    #: the schema history of the game's own events (its namespace); none by default
+    upcasters: Upcasters = NO_HISTORY
     #: Mark the last event of a command as an undo barrier when the seats owing the next
     #: decision are no longer just the actor (a bribe asked of another seat, say).
     barrier_on_handover: bool = False

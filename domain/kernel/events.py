@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.kernel.upcasting import upcast
+from domain.kernel.upcasting import Upcasters
 
 #: ``viewer`` value for "every seat may see everything" (a finished game, the server itself).
 EVERYONE = "everyone"
@@ -45,9 +45,11 @@ class Event:
         return out
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Event:
-        """A stored event, upcast to its type's current schema version first."""
-        raw = upcast(raw)
+    def from_json(cls, raw: dict[str, Any], upcasters: Upcasters | None = None) -> Event:
+        """A stored event, upcast first by ``upcasters`` (its namespace's schema history) if
+        given; ``domain.kernel.table.read_event`` picks the table for a stored body."""
+        if upcasters is not None:
+            raw = upcasters.upcast(raw)
         return cls(
             type=raw["type"],
             data=raw.get("data") or {},

@@ -12,6 +12,7 @@ from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event, Viewer
 from domain.kernel.prompt import Prompt, Verb
 from domain.kernel.rng import Rng
+from domain.kernel.upcasting import Upcasters
 
 S = TypeVar("S")
 Opts = TypeVar("Opts", bound="GameOptions")
@@ -193,6 +194,8 @@ class GameRules(Protocol[S, Opts]):
     min_seats: int
     max_seats: int
     options_type: type[Opts]
+    #: the schema history of the game's own events, its namespace (``domain.kernel.upcasting``)
+    upcasters: Upcasters
 
     @property
     def commands(self) -> tuple[Verb, ...]:

@@ -7,14 +7,14 @@ fold; it knows nothing of any game's rules.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event
 from domain.kernel.rules import OptionSpec, check_options
-from domain.kernel.upcasting import upcaster
+from domain.kernel.upcasting import GAME, Upcasters
 
 PLATFORM = "platform"
 
@@ -66,7 +66,6 @@ def seat_taken(seat: int, player_id: str, name: str) -> Event:
     return Event(SEAT_TAKEN, {"seat": seat, "player_id": player_id, "name": name})
 
 
-@upcaster(PLATFORM, SEAT_TAKEN, from_version=1)
 def _seat_taken_v1_to_v2(body: dict[str, Any]) -> dict[str, Any]:
     """Version 1 (before names were shown) stored ``{seat, player}``; version 2 stores
     ``{seat, player_id, name}``. A v1 seat had no name on record, so it shows the id."""
@@ -74,6 +73,21 @@ def _seat_taken_v1_to_v2(body: dict[str, Any]) -> dict[str, Any]:
     player_id = data.pop("player")
     body["data"] = {**data, "player_id": player_id, "name": player_id}
     return body
+
+
+#: The schema history of the platform's own events.
+PLATFORM_UPCASTERS = Upcasters(PLATFORM, steps={(SEAT_TAKEN, 1): _seat_taken_v1_to_v2})
+
+
+def is_platform_body(body: Mapping[str, Any]) -> bool:
+    return bool(body.get("source", GAME) == PLATFORM)
+
+
+def read_event(body: dict[str, Any], game: Upcasters | None = None) -> Event:
+    """A stored body as an event of today's shape: a platform event through the platform's
+    schema history, a game's own event through ``game`` (its game's ``upcasters``; a reader
+    that does not know the game, and reads only the platform's events, may leave it out)."""
+    return Event.from_json(body, PLATFORM_UPCASTERS if is_platform_body(body) else game)
 
 
 def game_started(players: list[str]) -> Event:

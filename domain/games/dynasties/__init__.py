@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.games.dynasties import rules as _rules
+from domain.games.dynasties.events import UPCASTERS
 from domain.games.dynasties.evolve import EVENT_TYPES
 from domain.games.dynasties.evolve import evolve as _evolve
 from domain.games.dynasties.options import MAX_SEATS, MIN_SEATS, OPTIONS, DynastiesOptions
@@ -35,6 +36,7 @@ class DynastiesRules(StepRules[DynastiesState]):
     options = OPTIONS
     options_type = DynastiesOptions
     event_types = EVENT_TYPES
+    upcasters = UPCASTERS
     verbs = _rules.VERBS
     steps = _rules.STEPS
 

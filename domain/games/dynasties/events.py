@@ -12,7 +12,7 @@ from typing import TypedDict
 
 from domain.games.dynasties.options import DynastiesOptions
 from domain.kernel.events import Event
-from domain.kernel.upcasting import GAME, renamed
+from domain.kernel.upcasting import Upcasters
 
 NOBODY: frozenset[int] = frozenset()
 
@@ -24,8 +24,9 @@ def _to(seat: int) -> frozenset[int]:
 # -- setup and cards ---------------------------------------------------------------------
 
 SETUP_STARTED = "SetupStarted"
-# Stored before this name: ``GameStarted``, which is also the platform's event for every game.
-renamed(GAME, "GameStarted", SETUP_STARTED)
+#: The schema history of Dynasties' own events, its namespace: no other game's event is read with
+#: it. Stored before its name was ``SetupStarted``: ``GameStarted``, the platform's event too.
+UPCASTERS = Upcasters("dynasties", renames={"GameStarted": SETUP_STARTED})
 
 
 def setup_started(options: DynastiesOptions, seats: int) -> Event:

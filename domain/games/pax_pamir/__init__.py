@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.games.pax_pamir.data.board import MAX_SEATS, MIN_SEATS, Suit
+from domain.games.pax_pamir.events import UPCASTERS
 from domain.games.pax_pamir.evolve import EVENT_TYPES, evolve
 from domain.games.pax_pamir.options import PaxOptions
 from domain.games.pax_pamir.queries import stars
@@ -55,6 +56,7 @@ class PaxPamirRules(StepRules[PaxState]):
     options_type = PaxOptions
     options = PaxOptions.specs()
     event_types = EVENT_TYPES
+    upcasters = UPCASTERS
     verbs = tuple(verb for module in MODULES for verb in getattr(module, "VERBS", ()))
     steps = step_table(*(step for module in MODULES for step in getattr(module, "STEPS", ())))
     #: Section 23 item 9: undo stops where the seat owing the next decision changes.

@@ -12,14 +12,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from domain.kernel.events import Event
-from domain.kernel.upcasting import GAME, renamed
+from domain.kernel.upcasting import Upcasters
 
 NOBODY: frozenset[int] = frozenset()
 
 
 SETUP_STARTED = "SetupStarted"
-# Stored before this name: ``GameStarted``, which is also the platform's event for every game.
-renamed(GAME, "GameStarted", SETUP_STARTED)
+#: The schema history of Pax Pamir's own events, its namespace: no other game's event is read with
+#: it. Stored before its name was ``SetupStarted``: ``GameStarted``, the platform's event too.
+UPCASTERS = Upcasters("pax_pamir", renames={"GameStarted": SETUP_STARTED})
 
 
 def setup_started(options: dict[str, Any], seats: int) -> Event:

@@ -11,6 +11,7 @@ from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameRules, fold
+from domain.kernel.table import read_event
 from tests.unit.dynasties.dynasties_table import deal, events_of, setup_events
 
 DEFAULTS = {
@@ -144,7 +145,7 @@ def test_a_stream_stored_when_setup_started_was_named_game_started_folds_to_the_
     stored = [{**event.to_json(), "source": "game"} for event in history]
     assert stored[0]["type"] == "SetupStarted"
     stored[0] = {**stored[0], "type": "GameStarted"}  # as written before the rename (no "v": version 1)
-    old = fold(RULES, [Event.from_json(body) for body in stored])
+    old = fold(RULES, [read_event(body, RULES.upcasters) for body in stored])
     assert old == fold(RULES, history)
     assert RULES.view(old, 0) == RULES.view(state, 0)
     assert stored[0]["type"] == "GameStarted"

@@ -82,7 +82,8 @@ def test_section_23_8_pieces_placed_this_turn_may_not_be_taken_back():
     """Dost Mohammad's two tribes and spy, then Mohan Lal's spies, with one cylinder in supply."""
     g = table(hands={0: [DOST_MOHAMMAD, MOHAN_LAL]}, tribes={"kabul": {0: 1}, "herat": {0: 8}})
     g = g.when(0, cmd("Play", card=DOST_MOHAMMAD))  # first tribe from supply
-    assert took(g) == {("TakePiece", "tribe:herat")}  # the second: Kabul is where it goes
+    # the second: the old Kabul tribe too (section 23 item 14), not the one just placed there
+    assert took(g) == {("TakePiece", "tribe:herat"), ("TakePiece", "tribe:kabul")}
     g = g.when(0, cmd("TakePiece", piece="tribe:herat")).when(0, cmd("PlaceSpy", card=DOST_MOHAMMAD))
     assert took(g) == {("TakePiece", "tribe:kabul"), ("TakePiece", "tribe:herat")}  # Kabul: one old tribe
     g = g.when(0, cmd("TakePiece", piece="tribe:kabul"))
@@ -90,6 +91,36 @@ def test_section_23_8_pieces_placed_this_turn_may_not_be_taken_back():
     g = g.when(0, cmd("Play", card=MOHAN_LAL)).when(0, cmd("ChooseSide", side="right"))
     g = g.when(0, cmd("PlaceSpy", card=MOHAN_LAL))
     assert took(g) == {("TakePiece", "tribe:herat")}  # not Kabul's new tribes, not the new spy
+
+
+def test_section_23_14_r_lim_1_the_piece_already_at_the_destination_may_be_taken():
+    """Every army of the seat's coalition is in play, one of them in Kabul: Durrani Royal
+    Guard's army for Kabul may be that very one. The board stays as it was, that army now
+    counts as placed this turn (it cannot be taken again), and the others keep their places."""
+    g = table(hands={0: [DURRANI_ROYAL_GUARD]}, armies={"kabul": {"afghan": 1}, "herat": {"afghan": 11}})
+    g = g.when(0, cmd("Play", card=DURRANI_ROYAL_GUARD))
+    assert took(g) == {("TakePiece", "army:kabul"), ("TakePiece", "army:herat")}
+    assert asked(g, 0).text == ("Your supply has no block left: take one of yours from the board to place as "
+                                "an army in Kabul (taking the one already there leaves the board as it is).")
+    assert_prompt_is_the_law(g, 0)
+    g = g.when(0, cmd("TakePiece", piece="army:kabul"))
+    g.then(expect("PieceMoved", kind="army", owner="afghan", src="kabul", dst="supply"),
+           expect("PieceMoved", kind="army", owner="afghan", src="supply", dst="kabul", placed=True))
+    assert g.state.armies["kabul"]["afghan"] == 1 and g.state.armies["herat"]["afghan"] == 11
+    assert pieces_on_board(g.state, "army", 0) == ["army:herat"]  # the Kabul army is placed this turn
+    assert g.state.frames[-1].step == "turn"
+
+
+def test_section_23_14_a_tribe_taken_where_it_stands_overthrows_nobody():
+    """The seat's last Herat tribe, taken to be placed in Herat again: it never leaves, so
+    the Herat court card (R-OVR-1) stays."""
+    g = with_steps(table(courts={0: [EXILED_DURRANI_NOBILITY]}, tribes={"herat": {0: 1}, "punjab": {0: 9}}),
+                   ("take_piece", 0, {"kind": "tribe", "dst": "herat", "placed": True}))
+    g = g.when(0, cmd("TakePiece", piece="tribe:herat"))
+    g.then(expect("PieceMoved", kind="tribe", owner=0, src="herat", dst="supply"),
+           expect("PieceMoved", kind="tribe", owner=0, src="supply", dst="herat", placed=True))
+    g.then_not(expect("CardMoved", card=EXILED_DURRANI_NOBILITY))
+    assert g.state.players[0].court == [EXILED_DURRANI_NOBILITY] and g.state.tribes["herat"][0] == 1
 
 
 def test_section_23_8_a_piece_moved_this_turn_may_be_taken():

@@ -22,6 +22,7 @@ from domain.games.pax_pamir.options import PaxOptions
 from domain.games.pax_pamir.steps.setup import build_deck, market_fill_order
 from domain.kernel import Event, InvalidOptions, Rng, fold, redact
 from domain.kernel.rules import OBJECT_OPTION_MAX_CHARS, GameOptions, OptionSpec, option
+from domain.kernel.table import read_event
 from service.adapters.memory_store import MemoryStore
 from service.services import GameService
 from tests.helpers.scenario import expect, given
@@ -360,6 +361,6 @@ def test_a_stream_stored_when_setup_started_was_named_game_started_folds_to_the_
     stored = [{**event.to_json(), "source": "game"} for event in history]
     assert stored[0]["type"] == "SetupStarted"
     stored[0] = {**stored[0], "type": "GameStarted"}  # as written before the rename (no "v": version 1)
-    old = fold(RULES, [Event.from_json(body) for body in stored])
+    old = fold(RULES, [read_event(body, RULES.upcasters) for body in stored])
     assert old == fold(RULES, history)
     assert RULES.view(old, 0) == RULES.view(state, 0)

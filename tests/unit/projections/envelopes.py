@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.kernel.table import game_created, game_started, moves_undone, seat_taken
-from domain.kernel.upcasting import current_version
+from domain.kernel.table import PLATFORM_UPCASTERS, game_created, game_started, moves_undone, seat_taken
 from projections.base import envelope
 
 
@@ -35,7 +34,7 @@ class GameLog:
         batch = len(self.bodies) + 1
         for event, source, actor in events:
             body = event.to_json()
-            body.update(source=source, actor=actor, at=at, batch=batch, v=current_version(source, event.type))
+            body.update(source=source, actor=actor, at=at, batch=batch, v=PLATFORM_UPCASTERS.current_version(event.type) if source == "platform" else 1)
             self.bodies.append(body)
         self.bodies[-1]["after"] = {"status": status, "to_move": to_move, "outcome": outcome}
         return self

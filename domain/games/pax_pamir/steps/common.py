@@ -127,19 +127,23 @@ class TakePiece(Step[PaxState]):
     """R-LIM: the supply is empty, so the placing seat takes a piece of the same kind from
     the board (R-LIM-2: a block of its coalition, or one of its cylinders, gifts included;
     not one placed this turn, R-LIM-1) and places it at ``dst``; with none, the placement
-    is skipped (R-LIM-4). Taking a tribe may overthrow its owner there (R-OVR-6). Taking a
-    piece from the very place it would go changes nothing, so it is not offered."""
+    is skipped (R-LIM-4). Taking a tribe may overthrow its owner there (R-OVR-6). The piece
+    already standing at ``dst`` may be taken like any other (section 23 item 14): the board
+    stays as it was, the piece now counts as placed this turn, and every other piece keeps
+    its place."""
 
     name = "take_piece"
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         seat = frame.owner_seat
-        choices = [p for p in pieces_on_board(s, frame.kind, seat) if p != f"{frame.kind}:{frame.dst}"]
+        choices = pieces_on_board(s, frame.kind, seat)
         if not choices:
             return None
         what = "block" if frame.kind in ("army", "road") else "cylinder"
+        here = f"{frame.kind}:{frame.dst}"
+        stays = " (taking the one already there leaves the board as it is)" if here in choices else ""
         return Prompt(seat, f"Your supply has no {what} left: take one of yours from the board to place as "
-                      f"{describe_place(frame.kind, frame.dst)}.").one_of("TakePiece", choices)
+                      f"{describe_place(frame.kind, frame.dst)}{stays}.").one_of("TakePiece", choices)
 
     def advance(self, t: Play, frame: Frame) -> None:
         t.end()  # R-LIM-4: nothing eligible, the placement is skipped
@@ -150,9 +154,13 @@ class TakePiece(Step[PaxState]):
         source_kind, _, place = piece.partition(":")
         owner = owner_key(s, frame.kind, seat)
         kind, dst = frame.kind, frame.dst
+        placed = frame.locals.get("placed", True)
         t.end()
-        lose_piece(t, source_kind, owner, place)
-        t.emit(ev.piece_moved(kind, owner, SUPPLY, dst, placed=frame.locals.get("placed", True)))
+        if source_kind == kind and place == dst:  # section 23 item 14: it goes back where it stood
+            t.emit(ev.piece_moved(kind, owner, place, SUPPLY))
+        else:
+            lose_piece(t, source_kind, owner, place)
+        t.emit(ev.piece_moved(kind, owner, SUPPLY, dst, placed=placed))
 
 
 VERBS = (
@@ -186,11 +194,9 @@ def seat_of(frame: Frame) -> int:
 
 
 def can_place(s: PaxState, seat: int, kind: str, dst: str) -> bool:
-    """A piece of ``kind`` can really be placed at ``dst``: from the supply, or else from
-    somewhere on the board other than ``dst`` itself (R-LIM-1, R-LIM-4)."""
-    if supply_of(s, kind, seat) > 0:
-        return True
-    return any(piece != f"{kind}:{dst}" for piece in pieces_on_board(s, kind, seat))
+    """A piece of ``kind`` can be placed at ``dst``: from the supply, or else from the board
+    (R-LIM-1, R-LIM-4; the one already at ``dst`` counts, section 23 item 14)."""
+    return supply_of(s, kind, seat) > 0 or bool(pieces_on_board(s, kind, seat))
 
 
 def my_spies(s: PaxState, seat: int, number: int) -> int:
