@@ -156,7 +156,7 @@ class PortableLogs:
         game = self.loader.fold(game_id, records[:1])
         # every option (secret ones included) within this server's bounds, else InvalidOptions
         split_options(dict(game.table.options))
-        rules.check_options(game.table.game_options()).validate_seats(seats)
+        rules.check_setup(seats, game.table.game_options())
         afters: list[dict[str, Any] | None] = []
         for index, record in enumerate(records):
             if index:

@@ -86,12 +86,8 @@ class GameService:
     def create_game(self, player: Mapping[str, Any], kind: str, options: Mapping[str, Any], seats: int,
                     idempotency_key: str | None = None) -> Game:
         rules = self.loader.rules(kind)
-        if not rules.min_seats <= seats <= rules.max_seats:
-            raise Unprocessable(f"{rules.title} is for {rules.min_seats} to {rules.max_seats} seats, not {seats}",
-                                code="invalid_option", option="seats")
         platform, own = split_options(dict(options))
-        game_options = rules.check_options(own)
-        game_options.validate_seats(seats)
+        game_options = rules.check_setup(seats, own)
         checked = {**platform, **game_options.to_json()}
         if idempotency_key:  # the same request again finds the game it made
             game_id = hashlib.sha256(f"{player['id']}:{idempotency_key}".encode()).hexdigest()[:16]
@@ -220,12 +216,6 @@ class GameService:
         if expected_version is not None and expected_version != game.version:
             raise Conflict(f"the game is at version {game.version}, not {expected_version}",
                            code="version_conflict", current_version=game.version)
-        if game.over:
-            raise RuleViolation("the game is over")
-        accepted = [spec.type for spec in game.rules.commands]
-        if command.type not in accepted:
-            raise RuleViolation(f"{game.rules.title} has no command {command.type!r}; "
-                                f"it accepts: {', '.join(accepted)}")
         return seat, game.rules.decide(game.state, seat, command, Rng(game.table.seed, game.version))
 
     def undo(self, game_id: str, player: Mapping[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:

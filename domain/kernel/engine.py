@@ -13,14 +13,16 @@ calls the handler, and runs automatic steps until some seat must answer.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Generic, NamedTuple, Protocol, TypeVar, cast
+from typing import Any, Generic, NamedTuple, Protocol, TypeVar, cast
 
 from domain.kernel.commands import Command
-from domain.kernel.errors import RuleViolation
+from domain.kernel.errors import InvalidOptions, RuleViolation
 from domain.kernel.events import Event
 from domain.kernel.prompt import Prompt, Verb, short
 from domain.kernel.rng import Rng
+from domain.kernel.rules import GameOptions
 from domain.kernel.steps import (
     FRAME_EVENTS,
     RUNAWAY_LIMIT,
@@ -59,6 +61,9 @@ class StepRules(Generic[S]):
 
     kind: str
     title: str
+    min_seats: int
+    max_seats: int
+    options_type: type[GameOptions]
     verbs: tuple[Verb, ...]
     steps: dict[str, Step[S]]
     #: the schema history of the game's own events (its namespace); none by default
@@ -89,6 +94,17 @@ class StepRules(Generic[S]):
     @property
     def commands(self) -> tuple[Verb, ...]:
         return self.verbs
+
+    def check_setup(self, seats: object, given: Mapping[str, Any] | None) -> Any:
+        """The one check of a new game, made once when it is created: the seat count, every
+        option, the options together, and the options against the seat count. ``setup``
+        trusts what passed it."""
+        if isinstance(seats, bool) or not isinstance(seats, int) or not self.min_seats <= seats <= self.max_seats:
+            raise InvalidOptions("seats", f"{self.title} is for {self.min_seats} to {self.max_seats} seats, "
+                                          f"not {short(seats)}")
+        options = self.options_type.check(given)
+        options.validate_seats(seats)
+        return options
 
     def evolve(self, state: S | None, event: Event) -> S:
         if event.type in FRAME_EVENTS:

@@ -204,8 +204,13 @@ class GameRules(Protocol[S, Opts]):
     def check_options(self, given: Mapping[str, Any]) -> Opts:
         """The game's options, checked once (``InvalidOptions`` names the one at fault)."""
 
+    def check_setup(self, seats: int, given: Mapping[str, Any]) -> Opts:
+        """The one check of a new game (seat count, options, options against the seat count),
+        made when it is created; ``setup`` trusts it (``InvalidOptions`` names what is at fault)."""
+
     def setup(self, seats: int, options: Opts, rng: Rng) -> list[Event]:
-        """The opening events (options recorded, shuffle, deal) and whatever runs automatically."""
+        """The opening events (options recorded, shuffle, deal) and whatever runs automatically,
+        for a seat count and options that passed ``check_setup``."""
 
     def evolve(self, state: S | None, event: Event) -> S:
         """Apply one event and return the state. Never validates, never draws.

@@ -96,7 +96,7 @@ def test_a_command_of_another_game_is_refused_by_a_pax_pamir_game(client):
     for who in (ann, bob):
         refused = client.post(f"/games/{game}/commands", headers=who,
                               json={"type": "PlaceNoble", "args": {"card": "coppe-01"}})
-        assert refused.status_code == 422 and "has no command 'PlaceNoble'" in refused.get_json()["detail"]
+        assert refused.status_code == 422 and "unknown command 'PlaceNoble'" in refused.get_json()["detail"]
     legal = [client.get(f"/games/{game}/legal-commands", headers=who).get_json() for who in (ann, bob)]
     asked = [body for body in legal if body["commands"]]
     assert len(asked) == 1 and {c["type"] for c in asked[0]["commands"]} == {"ChooseLoyalty"}

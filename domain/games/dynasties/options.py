@@ -88,8 +88,3 @@ def never_ends(options: DynastiesOptions) -> bool:
 OPTIONS = DynastiesOptions.specs()
 
 
-def check_seats(seats: object) -> int:
-    """The seat count (option ``players``) must be 2-6 (R3)."""
-    if isinstance(seats, bool) or not isinstance(seats, int) or not MIN_SEATS <= seats <= MAX_SEATS:
-        raise InvalidOptions("players", f"a game needs {MIN_SEATS} to {MAX_SEATS} seats, not {seats!r}")
-    return seats

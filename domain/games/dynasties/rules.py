@@ -26,7 +26,7 @@ from domain.games.dynasties.cards import (
     lineage_of,
     value_of,
 )
-from domain.games.dynasties.options import DynastiesOptions, check_seats
+from domain.games.dynasties.options import DynastiesOptions
 from domain.games.dynasties.state import (
     CONCLAVE_CHOICE,
     CONCLUSION,
@@ -80,7 +80,6 @@ def highest_untied(values: Iterable[tuple[int, int]]) -> int | None:
 def setup(p: Play, seats: int, options: DynastiesOptions) -> None:
     """R5-R7: treasuries, the shuffle, four cards each dealt one at a time clockwise from
     seat 0, then round 1 starts (the kernel runs it until the first Tribute is awaited)."""
-    seats = check_seats(seats)
     rng = p.rng
     assert rng is not None
     p.emit(ev.setup_started(options, seats))

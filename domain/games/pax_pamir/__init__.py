@@ -36,7 +36,6 @@ from domain.games.pax_pamir.steps import (
 )
 from domain.games.pax_pamir.view import view as _view
 from domain.kernel.engine import StepRules
-from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event, Viewer
 from domain.kernel.rng import Rng
 from domain.kernel.rules import Outcome
@@ -66,8 +65,6 @@ class PaxPamirRules(StepRules[PaxState]):
         return PaxOptions.check(given)
 
     def setup(self, seats: int, options: PaxOptions, rng: Rng) -> list[Event]:
-        if not MIN_SEATS <= seats <= MAX_SEATS:
-            raise InvalidOptions("players", f"Pax Pamir seats {MIN_SEATS} to {MAX_SEATS}, not {seats}")
         flow = self.begin_setup(rng)
         setup.setup(flow, seats, options)
         self.run_until_input(flow)

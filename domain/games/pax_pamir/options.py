@@ -122,6 +122,7 @@ class PaxOptions(GameOptions):
 
     def validate_seats(self, seats: int) -> None:
         """A deal is made for one seat count (its deck size says which)."""
-        if self.deal is not None and check_deal(self.deal) != seats:
-            raise _refuse(f"the deal's deck of {len(self.deal['deck'])} cards is for {check_deal(self.deal)} "
-                          f"seats, not {seats}")
+        made_for = check_deal(self.deal) if self.deal is not None else seats
+        if made_for != seats:
+            assert self.deal is not None
+            raise _refuse(f"the deal's deck of {len(self.deal['deck'])} cards is for {made_for} seats, not {seats}")

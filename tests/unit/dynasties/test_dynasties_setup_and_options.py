@@ -39,8 +39,8 @@ def test_r2_the_1_of_each_lineage_is_its_coronation_and_the_13_its_king():
 @pytest.mark.parametrize("seats", [0, 1, 7, "3", True])
 def test_r3_a_game_needs_2_to_6_seats(seats):
     with pytest.raises(InvalidOptions) as error:
-        RULES.setup(seats, RULES.check_options({}), Rng(1))
-    assert error.value.option == "players"
+        RULES.check_setup(seats, {})
+    assert error.value.option == "seats" and "Dynasties is for 2 to 6 seats" in error.value.reason
 
 
 def test_r3_rules_declare_2_to_6_seats_and_satisfy_the_game_rules_protocol():

@@ -182,9 +182,10 @@ def test_section_23_item_12_the_deal_is_kept_out_of_the_games_view():
     assert state.options.deal is None and RULES.view(state, 0)["options"]["deal"] is None
 
 
-def test_section_23_item_12_a_deal_for_another_seat_count_is_refused_at_setup():
+def test_section_23_item_12_a_deal_for_another_seat_count_is_refused_by_the_one_check_of_a_new_game():
+    """``check_setup`` is made once, when the game is created; ``setup`` trusts it."""
     with pytest.raises(InvalidOptions) as error:
-        set_up(3, deal=legal_deal(2))
+        RULES.check_setup(3, {"deal": legal_deal(2)})
     assert error.value.option == "deal" and "for 2 seats, not 3" in error.value.reason
 
 

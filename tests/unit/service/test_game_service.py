@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.kernel import Command, RuleViolation
+from domain.kernel import Command, InvalidOptions, RuleViolation
 from service.adapters.memory_store import MemoryStore
 from service.adapters.sqlite_store import SqliteStore
 from service.errors import Conflict, Forbidden, NotFound, Unauthorized, Unprocessable
@@ -61,8 +61,9 @@ def test_an_unknown_option_or_seat_count_is_refused_by_name(service):
     player = service.players.create("a")
     with pytest.raises(Exception, match="option 'trics': unknown option"):
         service.create_game(player, "highcard", {"trics": 2}, 2)
-    with pytest.raises(Unprocessable, match="for 2 to 4 seats, not 9"):
+    with pytest.raises(InvalidOptions, match="option 'seats': High Card .* is for 2 to 4 seats, not 9") as refused:
         service.create_game(player, "highcard", {}, 9)
+    assert refused.value.option == "seats"
     with pytest.raises(Unprocessable, match="unknown game type 'chess'"):
         service.create_game(player, "chess", {}, 2)
 
@@ -223,7 +224,7 @@ def test_a_command_of_another_game_is_refused_naming_the_commands_this_game_acce
     game_id, players = started_game(service)
     seat, player = to_move(service, game_id, players)
     version = service.load(game_id).version
-    with pytest.raises(RuleViolation, match="High Card .* has no command 'PlaceNoble'; it accepts: PlayCard"):
+    with pytest.raises(RuleViolation, match="unknown command 'PlaceNoble'; High Card .* knows PlayCard"):
         service.submit_command(game_id, player, Command("PlaceNoble", {"card": "h01"}))
     assert service.load(game_id).version == version
 

@@ -14,10 +14,9 @@ from domain.games.pax_pamir.data.board import (
     pile_size,
 )
 from domain.games.pax_pamir.data.cards import ALL_CARDS, COURT_CARDS, DOMINANCE_CHECKS, EVENT_CARDS
-from domain.games.pax_pamir.options import PaxOptions, check_deal
+from domain.games.pax_pamir.options import PaxOptions
 from domain.games.pax_pamir.state import PaxState
 from domain.games.pax_pamir.steps.common import Play
-from domain.kernel.errors import InvalidOptions
 from domain.kernel.prompt import COALITION, Arg, Prompt, Verb
 from domain.kernel.rng import Rng
 from domain.kernel.steps import Frame, Step, handles
@@ -71,11 +70,7 @@ def setup(t: Play, seats: int, options: PaxOptions) -> None:
 
 def dealt(deal: dict[str, list[int]], seats: int) -> tuple[list[int], list[int], list[int]]:
     """Section 23 item 12: the deck, the cards left out and the loyalty order of a given deal,
-    which ``PaxOptions`` has checked except for the seat count it is made for."""
-    made_for = check_deal(deal)
-    if made_for != seats:
-        raise InvalidOptions("deal", f"the deal's deck of {len(deal['deck'])} cards is for {made_for} seats, "
-                                     f"not {seats}")
+    which ``PaxOptions`` has checked, for this seat count too (``check_setup``)."""
     deck = list(deal["deck"])
     return deck, sorted(set(ALL_CARDS) - set(deck)), list(deal["loyalty_order"])
 
