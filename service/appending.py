@@ -66,10 +66,12 @@ class Appender:
         self.after_append = after_append
 
     def append(self, game: Game, events: list[NewEvent],
-               idempotency: tuple[str, dict[str, Any]] | None = None) -> tuple[Game, list[Recorded]]:
+               idempotency: tuple[str, dict[str, Any]] | None = None,
+               played: Any = None) -> tuple[Game, list[Recorded]]:
         """Append ``events`` at ``game.version`` (``VersionConflict`` if the stream moved on);
-        the game after them, and what was stored."""
-        after = self.loader.advance(game, events)
+        the game after them, and what was stored. ``played``: the game's state after the
+        events, as the rules' ``play`` left it (then nothing is folded again)."""
+        after = self.loader.advance(game, events) if played is None else self.loader.played(game, events, played)
         stream = stream_of(game.id)
         envelopes = stamp(events, game.version, self.clock.iso(), after.public_facts())
         self.store.append(stream, game.version, envelopes, idempotency)
@@ -86,13 +88,13 @@ class Appender:
 
     # -- a move's answer, first time and on every retry --------------------------------------
     def append_and_answer(self, game: Game, seat: int, events: list[NewEvent], player: Mapping[str, Any],
-                          idempotency_key: str | None, request: str) -> dict[str, Any]:
+                          idempotency_key: str | None, request: str, played: Any = None) -> dict[str, Any]:
         """Append a seat's move and answer with its events as that seat may see them.
         ``request`` is the request's fingerprint, kept with an idempotency key."""
         record = {"fingerprint": request, "first": game.version + 1, "last": game.version + len(events),
                   "seat": seat}
         idempotency = (f"{player['id']}:{idempotency_key}", record) if idempotency_key else None
-        after, stored = self.append(game, events, idempotency)
+        after, stored = self.append(game, events, idempotency, played)
         return self._answer(after, record, stored)
 
     def replayed(self, game_id: str, player: Mapping[str, Any] | None, key: str | None,

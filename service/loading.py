@@ -147,6 +147,13 @@ class GameLoader:
         assert advanced is not None
         return advanced
 
+    def played(self, game: Game, events: list[NewEvent], state: object) -> Game:
+        """The game once a seat's move is stored: ``state`` is what the rules' ``play`` left
+        after ``events`` (the game's own events of one command), so nothing is folded again."""
+        table = game.table.copy()
+        table.finished = game.rules.outcome(state) is not None
+        return Game(game.id, game.version + len(events), table, game.rules, state, game.undone, game.imported)
+
     # -- snapshots: a cache of folded games, never the source of truth ----------------------
     @staticmethod
     def snapshot_schema(rules: GameRules) -> str:

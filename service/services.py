@@ -194,14 +194,15 @@ class GameService:
             if trusted and expected_version is not None and expected_version != game.version:
                 game, trusted = self.load(game_id), False  # the cache may be behind what the client saw
             try:
-                seat, events = self._decide(game, player, command, expected_version)
+                seat, (events, played) = self._decide(game, player, command, expected_version)
             except (DomainError, Conflict, Forbidden):
                 if trusted and self.current_version(game_id) != game.version:
                     raise VersionConflict(stream_of(game_id), game.version, -1) from None  # decide again
                 raise
             try:
                 return self.appender.append_and_answer(
-                    game, seat, [NewEvent(e, seat, GAME_SOURCE, game.rules.upcasters) for e in events], player, idempotency_key, request)
+                    game, seat, [NewEvent(e, seat, GAME_SOURCE, game.rules.upcasters) for e in events], player,
+                    idempotency_key, request, played)
             except VersionConflict as conflict:
                 if expected_version is not None:
                     raise Conflict(f"the game moved on to version {conflict.current}",
@@ -211,12 +212,14 @@ class GameService:
         return attempt
 
     def _decide(self, game: Game, player: Mapping[str, Any], command: Command,
-                expected_version: int | None) -> tuple[int, list[Any]]:
+                expected_version: int | None) -> tuple[int, tuple[list[Any], Any]]:
+        """The seat, and what its command does: the events and the state after them (played
+        on a copy: the cached game stays as it was until the append succeeds)."""
         seat = self._seat(game, player)
         if expected_version is not None and expected_version != game.version:
             raise Conflict(f"the game is at version {game.version}, not {expected_version}",
                            code="version_conflict", current_version=game.version)
-        return seat, game.rules.decide(game.state, seat, command, Rng(game.table.seed, game.version))
+        return seat, game.rules.play(game.rules.copy(game.state), seat, command, Rng(game.table.seed, game.version))
 
     def undo(self, game_id: str, player: Mapping[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:
         """Take back the caller's latest move, if nothing has happened since that forbids it."""

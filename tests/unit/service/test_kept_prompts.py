@@ -54,3 +54,27 @@ def test_a_cached_game_keeps_its_prompts_and_the_next_version_is_asked_anew(asks
     after = {s: service.legal_commands(game_id, players[s])["commands"] for s in range(2)}
     assert {s: [c.to_json() for c in RULES.legal_commands(game.state, s)] for s in range(2)} == after
     assert command.to_json() not in after[seat], "the move made is no longer offered"
+
+
+def test_a_commands_game_is_the_state_play_left_and_equals_the_stored_stream_folded_afresh():
+    """The service keeps the state the rules' ``play`` left after a command (nothing is
+    folded again); another service folding the same store from scratch sees the same game."""
+    import random
+
+    from domain.games import default_registry
+
+    store = MemoryStore()
+    service = GameService(store, default_registry())
+    players = [service.players.create(name) for name in ("ann", "bob", "cyd")]
+    game_id = service.create_game(players[0], "pax_pamir", {}, 3).id
+    for player in players:
+        service.join_game(game_id, player)
+    choose = random.Random(7)
+    for _ in range(60):
+        game = service.load(game_id)
+        seat = choose.choice(game.rules.to_move(game.state))
+        service.submit_command(game_id, players[seat], choose.choice(game.legal_commands(seat)))
+    kept = service.load(game_id)
+    fresh = GameService(store, default_registry()).load(game_id)
+    assert kept.version == fresh.version and kept.state == fresh.state
+    assert kept.state is not fresh.state
