@@ -184,10 +184,18 @@ class Nothing(Allowed):
         return {"allows": "nothing"}
 
 
+#: ``Nothing`` holds nothing: one is enough for every prompt.
+NOTHING = Nothing()
+
+
 @dataclass(frozen=True)
 class OneOf(Allowed):
     options: tuple[Any, ...]
     why: Why = None
+
+    def __init__(self, options: tuple[Any, ...], why: Why = None):
+        # many are made for every prompt: the fields are set at once, not one setattr each
+        self.__dict__.update(options=options, why=why)
 
     def check(self, value: Any, text: str) -> None:
         if value not in self.options:
@@ -299,7 +307,7 @@ class Prompt:
         return self
 
     def nothing(self, verb: str) -> Prompt:
-        return self._with(verb, Nothing())
+        return self._with(verb, NOTHING)
 
     def one_of(self, verb: str, options: Options, why: Why = None) -> Prompt:
         if callable(options):

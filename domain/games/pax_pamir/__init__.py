@@ -39,7 +39,7 @@ from domain.kernel.engine import StepRules
 from domain.kernel.events import Event, Viewer
 from domain.kernel.rng import Rng
 from domain.kernel.rules import Outcome
-from domain.kernel.steps import step_table
+from domain.kernel.steps import Frame, step_table
 
 #: The rulebook's table of contents; the verbs are listed in this order (``legal_commands`` too).
 MODULES = (common, setup, turn, actions, tax, gift, build, move, betray, battle, bribes, court, cleanup, dominance,
@@ -74,7 +74,10 @@ class PaxPamirRules(StepRules[PaxState]):
         return evolve(state, event)
 
     def is_over(self, state: PaxState) -> bool:
-        return state.over
+        return state.outcome is not None
+
+    def frames(self, state: PaxState) -> list[Frame]:
+        return state.frames
 
     def view(self, state: PaxState, viewer: Viewer) -> dict[str, Any]:
         return _view(state, viewer, self.to_move(state))

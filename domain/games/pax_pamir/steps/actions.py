@@ -18,6 +18,7 @@ from domain.games.pax_pamir.data.cards import (
     CardAction,
 )
 from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.battle import battle_cards, battle_regions
 from domain.games.pax_pamir.steps.betray import BETRAY_COST, betrayable_cards
 from domain.games.pax_pamir.steps.bribes import HOSTAGE, hostage_bribe
@@ -89,7 +90,7 @@ def usable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:
 
 def start(t: Play, seat: int, number: int, action: CardAction) -> None:
     """Begin ``action`` with court card ``number`` (the menu offered it: ``usable_cards``)."""
-    t.call("action", seat, card=number, action=action.value)
+    t.call(names.ACTION, seat, card=number, action=action.value)
 
 
 # -- the action procedure ----------------------------------------------------------------------------
@@ -99,7 +100,7 @@ class CardBasedAction(Procedure):
     used), mark the card used (R-TRN-4) and spend an action unless it counts as favored
     (R-TRN-3), then the action itself."""
 
-    name = "action"
+    name = names.ACTION
     stages = ("hostage", "use_card", "act")
 
     def hostage(self, t: Play, frame: Frame) -> None:
@@ -107,7 +108,7 @@ class CardBasedAction(Procedure):
         owed = hostage_bribe(t.state, seat, frame.card)
         if owed is not None:
             holder, amount = owed
-            t.call("bribe", seat, recipient=holder, amount=amount,
+            t.call(names.BRIBE, seat, recipient=holder, amount=amount,
                    reserve=minimum_cost(t.state, seat, CardAction(frame.action)), card=frame.card, purpose=HOSTAGE)
 
     def use_card(self, t: Play, frame: Frame) -> None:
@@ -124,18 +125,18 @@ class CardBasedAction(Procedure):
         action = CardAction(frame.action)
         rank = COURT_CARDS[frame.card].rank
         if action == CardAction.TAX:
-            t.call("tax", seat, left=rank)
+            t.call(names.TAX, seat, left=rank)
         elif action == CardAction.GIFT:
-            t.call("gift", seat)
+            t.call(names.GIFT, seat)
         elif action == CardAction.BUILD:
-            t.call("build", seat, built=0, paid=0, limit=build_limit(t.state, seat))
+            t.call(names.BUILD, seat, built=0, paid=0, limit=build_limit(t.state, seat))
         elif action == CardAction.MOVE:
-            t.call("move", seat, left=rank, piece=None)
+            t.call(names.MOVE, seat, left=rank, piece=None)
         elif action == CardAction.BETRAY:
             pay_action_cost(t, seat, BETRAY_COST, "betray")  # R-BTR-1: before the target is chosen
-            t.call("betray", seat)
+            t.call(names.BETRAY, seat)
         else:
-            t.call("battle", seat, rank=rank, site=None, left=0, safe_house=[])
+            t.call(names.BATTLE, seat, rank=rank, site=None, left=0, safe_house=[])
 
 
 VERBS = (

@@ -20,6 +20,7 @@ from domain.games.pax_pamir.data.cards import (
     EventEffect,
 )
 from domain.games.pax_pamir.state import SUPPLY, PaxState
+from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import (
     CARD,
     PIECE,
@@ -85,7 +86,7 @@ class Battle(ActionStep):
     overthrow; each spy whose owner has a Safe House waits for that owner's choice at the end
     of the battle (section 21 item 10)."""
 
-    name = "battle"
+    name = names.BATTLE
 
     def _targets(self, s: PaxState, frame: Frame) -> list[str]:
         site = frame.site
@@ -124,7 +125,7 @@ class Battle(ActionStep):
         owners = sorted(set(frame.safe_house), key=lambda owner: (owner - seat) % t.state.seats)
         t.end()
         for owner in reversed(owners):  # the first owner's step goes on top
-            t.call("safe_house", owner, left=frame.safe_house.count(owner))
+            t.call(names.SAFE_HOUSE, owner, left=frame.safe_house.count(owner))
 
     @handles("BattleRegion")
     def region(self, t: Play, frame: Frame, seat: int, region: str) -> None:
@@ -154,7 +155,7 @@ class SafeHouse(Step[PaxState]):
     """R-BAT-3, R-SA Safe House: the owner of a spy removed in battle may put it on their
     Safe House card instead of leaving it in supply, one choice per spy."""
 
-    name = "safe_house"
+    name = names.SAFE_HOUSE
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         seat = seat_of(frame)

@@ -14,6 +14,7 @@ from domain.games.pax_pamir.data.cards import (
     Ability,
 )
 from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import (
     CARD,
     ActionStep,
@@ -46,7 +47,7 @@ class Betray(ActionStep):
     """R-BTR-2, R-BTR-3: discard a court card holding your spy (any court, yours too, section
     21 item 13; not a political card of a Bodyguards owner); then its prize (R-BTR-4)."""
 
-    name = "betray"
+    name = names.BETRAY
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         cards = betrayable_cards(s, seat_of(frame))
@@ -59,7 +60,7 @@ class Betray(ActionStep):
         owner = q.owner_of(t.state, number)
         assert owner is not None
         if COURT_CARDS[number].prize is not None:
-            t.goto("prize", seat, card=number, kept=False)
+            t.goto(names.PRIZE, seat, card=number, kept=False)
         else:
             t.end()
         discard_from_court(t, owner, number)
@@ -75,7 +76,7 @@ class Prize(ActionStep):
     """R-BTR-4: the betrayer may keep the card as a prize; one of another coalition first
     changes their loyalty (R-LOY). Refused, it stays in the discard pile."""
 
-    name = "prize"
+    name = names.PRIZE
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         if frame.kept:
@@ -96,7 +97,7 @@ class Prize(ActionStep):
         t.update(kept=True)
         prize = prize_of(frame.card)
         if prize != t.state.players[seat].loyalty:
-            t.call("loyalty_change", seat, coalition=prize.value)
+            t.call(names.LOYALTY_CHANGE, seat, coalition=prize.value)
 
     @handles("RefusePrize")
     def refuse(self, t: Play, frame: Frame, seat: int, _: None) -> None:

@@ -3,7 +3,7 @@
 A bribe is owed to a ruler for a play (R-PLY-2) or to a hostage holder for a card-based
 action (R-ACT-2). The caller starts it with::
 
-    t.call("bribe", payer, recipient=..., amount=A, reserve=r, card=n, purpose="play" | "hostage")
+    t.call(names.BRIBE, payer, recipient=..., amount=A, reserve=r, card=n, purpose="play" | "hostage")
 
 and reads ``abandoned`` in its own locals when the bribe step returns: set, the play or
 action does not happen and no action is spent; unset, the bribe was settled (paid, agreed
@@ -32,6 +32,7 @@ from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.cards import COURT_CARDS, Ability, EventEffect
 from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import Play
 from domain.kernel.prompt import AMOUNT, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
@@ -97,7 +98,7 @@ class Bribe(Step[PaxState]):
     ``card``, ``purpose``; while negotiating, ``offer`` (the payer's last offer) and
     ``counter`` (the recipient's answer to it)."""
 
-    name = "bribe"
+    name = names.BRIBE
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         if frame.amount <= 0:
@@ -134,7 +135,7 @@ class Bribe(Step[PaxState]):
     @handles("OfferBribe")
     def offer(self, t: Play, frame: Frame, seat: int, amount: int) -> None:
         t.update(offer=amount, counter=None)
-        t.call("bribe_offer", frame.recipient, payer=seat, offer=amount, amount=frame.amount,
+        t.call(names.BRIBE_OFFER, frame.recipient, payer=seat, offer=amount, amount=frame.amount,
                card=frame.card, purpose=frame.purpose)
 
     @handles("AcceptBribeCounter")
@@ -155,7 +156,7 @@ class BribeOffer(Step[PaxState]):
     """R-BRB-4: the recipient answers the payer's offer: accept it, ask for more, or decline.
     Locals: ``payer``, ``offer``, ``amount`` (A), ``card``, ``purpose``."""
 
-    name = "bribe_offer"
+    name = names.BRIBE_OFFER
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
         return (Prompt(frame.owner_seat, f"Seat {frame.payer} offers you {rupees(frame.offer)} of the "

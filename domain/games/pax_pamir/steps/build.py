@@ -12,6 +12,7 @@ from domain.games.pax_pamir.data.cards import (
     EventEffect,
 )
 from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import (
     ActionStep,
     Play,
@@ -58,7 +59,7 @@ class Build(ActionStep):
     you rule or a road on one of its borders, ruled regions read again before each block.
     Then Infrastructure (R-BLD-3)."""
 
-    name = "build"
+    name = names.BUILD
 
     def _places(self, s: PaxState, frame: Frame) -> tuple[list[str], list[str]]:
         seat = seat_of(frame)
@@ -90,7 +91,7 @@ class Build(ActionStep):
     def finish(self, t: Play, frame: Frame) -> None:
         seat = seat_of(frame)
         if frame.built and q.has_ability(t.state, seat, Ability.INFRASTRUCTURE):
-            t.goto("infrastructure", seat)
+            t.goto(names.INFRASTRUCTURE, seat)
         else:
             t.end()
 
@@ -114,7 +115,7 @@ class Infrastructure(ActionStep):
     """R-BLD-3, section 23 item 5: after a Build, one more block for free where a Build could
     place it; optional, and skipped when there is no such place."""
 
-    name = "infrastructure"
+    name = names.INFRASTRUCTURE
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         regions, borders = build_places(s, seat_of(frame))

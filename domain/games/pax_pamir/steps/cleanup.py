@@ -8,6 +8,7 @@ from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import MARKET_COLUMNS, MARKET_ROWS
 from domain.games.pax_pamir.data.cards import PUBLIC_WITHDRAWAL, is_dominance_check, is_event
 from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import Play, Procedure
 from domain.games.pax_pamir.steps.court import discard_card
 from domain.games.pax_pamir.steps.setup import market_fill_order
@@ -18,14 +19,14 @@ from domain.kernel.steps import Frame, Step, handles
 class Cleanup(Procedure):
     """R-CLN-1 to R-CLN-6, in this order."""
 
-    name = "cleanup"
+    name = names.CLEANUP
     stages = ("court_limit", "hand_limit", "top_event", "bottom_event", "refill")
 
     def court_limit(self, t: Play, frame: Frame) -> None:
-        t.call("limit_discard", frame.seat, where="court")
+        t.call(names.LIMIT_DISCARD, frame.seat, where="court")
 
     def hand_limit(self, t: Play, frame: Frame) -> None:
-        t.call("limit_discard", frame.seat, where="hand")
+        t.call(names.LIMIT_DISCARD, frame.seat, where="hand")
 
     def top_event(self, t: Play, frame: Frame) -> None:
         discard_column_zero_event(t, 0)
@@ -34,7 +35,7 @@ class Cleanup(Procedure):
         discard_column_zero_event(t, 1)
 
     def refill(self, t: Play, frame: Frame) -> None:
-        t.call("refill", None)
+        t.call(names.REFILL, None)
 
 
 def discard_column_zero_event(t: Play, row: int) -> None:
@@ -45,16 +46,16 @@ def discard_column_zero_event(t: Play, row: int) -> None:
         return
     t.emit(ev.card_moved(number, f"market:{row}:0", "discard"))
     if is_dominance_check(number):
-        t.call("dominance_check", None, reason="discard")
+        t.call(names.DOMINANCE_CHECK, None, reason="discard")
     else:
-        t.call("event_discarded", t.state.active, card=number)
+        t.call(names.EVENT_DISCARDED, t.state.active, card=number)
 
 
 class LimitDiscard(Step[PaxState]):
     """R-CLN-1 / R-CLN-2: while over the limit (recomputed after every discard, and after
     the leverage discards it causes: section 23 item 13), discard a card of your choice."""
 
-    name = "limit_discard"
+    name = names.LIMIT_DISCARD
 
     def _over(self, s: PaxState, frame: Frame) -> bool:
         player = s.players[frame.owner_seat]
@@ -112,7 +113,7 @@ class Refill(Step[PaxState]):
     Dominance Check drawn while another is in the market is Instability: both are
     discarded, one check is resolved, then shifting and refilling go on."""
 
-    name = "refill"
+    name = names.REFILL
 
     def awaits(self, s: PaxState, frame: Frame, seats: int) -> bool:
         return False
@@ -134,7 +135,7 @@ class Refill(Step[PaxState]):
                     other_row, other_column, other = others[0]
                     t.emit(ev.card_moved(other, f"market:{other_row}:{other_column}", "discard"))
                     t.emit(ev.card_moved(number, f"market:{row}:{column}", "discard"))
-                    t.call("dominance_check", None, reason="instability")
+                    t.call(names.DOMINANCE_CHECK, None, reason="instability")
                     return  # resumes here (shift and refill again) once the check is resolved
         t.end()
 

@@ -17,6 +17,7 @@ from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import MARKET_COLUMNS, MARKET_ROWS, Coalition, Region
 from domain.games.pax_pamir.data.cards import COURT_CARDS, PUBLIC_WITHDRAWAL
 from domain.games.pax_pamir.state import SUPPLY, PaxState
+from domain.games.pax_pamir.steps import names
 from domain.kernel.prompt import NUMBER as _NUMBER
 from domain.kernel.prompt import Arg, Kind, Prompt, Verb
 from domain.kernel.steps import Flow, Frame, Step, handles
@@ -98,7 +99,7 @@ def place_piece(t: Play, seat: int, kind: str, dst: str, *, placed: bool = True)
     if supply_of(s, kind, seat) > 0:
         t.emit(ev.piece_moved(kind, owner_key(s, kind, seat), SUPPLY, dst, placed=placed))
     else:
-        t.call("take_piece", seat, kind=kind, dst=dst, placed=placed)
+        t.call(names.TAKE_PIECE, seat, kind=kind, dst=dst, placed=placed)
 
 
 def lose_piece(t: Play, kind: str, owner: str | int, place: str, dst: str = SUPPLY) -> None:
@@ -109,7 +110,7 @@ def lose_piece(t: Play, kind: str, owner: str | int, place: str, dst: str = SUPP
         s = t.state
         assert isinstance(owner, int), "a tribe belongs to a seat"
         if s.tribes[Region(place)][owner] == 0:
-            t.call("overthrow", owner, region=place, lost="tribe")
+            t.call(names.OVERTHROW, owner, region=place, lost="tribe")
 
 
 def describe_place(kind: str, place: str) -> str:
@@ -132,7 +133,7 @@ class TakePiece(Step[PaxState]):
     stays as it was, the piece now counts as placed this turn, and every other piece keeps
     its place."""
 
-    name = "take_piece"
+    name = names.TAKE_PIECE
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         seat = frame.owner_seat

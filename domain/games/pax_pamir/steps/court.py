@@ -8,6 +8,7 @@ from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir.data.board import Region, Suit
 from domain.games.pax_pamir.data.cards import COURT_CARDS, ImpactIcon
 from domain.games.pax_pamir.state import SUPPLY, PaxState
+from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import CARD, Play, Procedure
 from domain.kernel.prompt import Arg, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
@@ -28,14 +29,14 @@ def political_cards_of(s: PaxState, seat: int, region: Region) -> list[int]:
 def discard_from_court(t: Play, owner: int, number: int, dst: str = "discard") -> None:
     """R-DSC: start discarding ``number`` from ``owner``'s court (to ``dst``: the discard
     pile, or a betrayer's prizes)."""
-    t.call("discard_court_card", owner, card=number, dst=dst)
+    t.call(names.DISCARD_COURT_CARD, owner, card=number, dst=dst)
 
 
 class DiscardCourtCard(Procedure):
     """R-DSC 1-4: spies go home, the card goes, leverage is repaid (R-LEV-4: at once), and a
     political card may overthrow its owner's tribes in its region (R-OVR-2)."""
 
-    name = "discard_court_card"
+    name = names.DISCARD_COURT_CARD
     stages = ("remove", "repay_leverage", "check_overthrow")
 
     def remove(self, t: Play, frame: Frame) -> None:
@@ -56,7 +57,7 @@ class DiscardCourtCard(Procedure):
         if paid:
             t.emit(ev.rupees_moved(paid, f"seat:{owner}", "bank", "leverage"))
         if paid < LEVERAGE_DEBT:
-            t.call("leverage_discard", owner, missing=LEVERAGE_DEBT - paid, card=frame.card)
+            t.call(names.LEVERAGE_DISCARD, owner, missing=LEVERAGE_DEBT - paid, card=frame.card)
 
     def check_overthrow(self, t: Play, frame: Frame) -> None:
         court_card = COURT_CARDS[frame.card]
@@ -71,7 +72,7 @@ class LeverageDiscard(Step[PaxState]):
     """R-LEV-2, R-LEV-3: one card of the debtor's choice, from hand or court, for each rupee
     it could not repay; with no cards left the rest is forgiven."""
 
-    name = "leverage_discard"
+    name = names.LEVERAGE_DISCARD
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         player = s.players[frame.owner_seat]
@@ -109,7 +110,7 @@ class Overthrow(Procedure):
     """R-OVR-1: a seat that lost its last tribe in a region discards every political card of
     that region from its court, each a full R-DSC (the loss is re-checked when this runs)."""
 
-    name = "overthrow"
+    name = names.OVERTHROW
     stages = ("discard_political",)
 
     def discard_political(self, t: Play, frame: Frame) -> None:
@@ -126,7 +127,7 @@ class LoyaltyChange(Procedure):
     discarded (each a full R-DSC; the card that caused the change stays), then the new
     loyalty."""
 
-    name = "loyalty_change"
+    name = names.LOYALTY_CHANGE
     stages = ("return_gifts_and_prizes", "discard_patriots", "change")
 
     def return_gifts_and_prizes(self, t: Play, frame: Frame) -> None:

@@ -7,6 +7,7 @@ from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import Coalition, Region, Suit
 from domain.games.pax_pamir.data.cards import EventEffect
 from domain.games.pax_pamir.state import SUPPLY, PaxState
+from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import Play, Procedure
 from domain.kernel.steps import Frame
 
@@ -59,7 +60,7 @@ class DominanceCheck(Procedure):
     """R-DOM-1 to R-DOM-10: score, clear the board after a success, test for the end, then
     (if the game goes on) clear persistent events and resolve Insurrection."""
 
-    name = "dominance_check"
+    name = names.DOMINANCE_CHECK
     stages = ("score", "after")
 
     def score(self, t: Play, frame: Frame) -> None:
@@ -98,7 +99,7 @@ class DominanceCheck(Procedure):
     def after(self, t: Play, frame: Frame) -> None:
         if t.state.effects:
             t.emit(ev.effects_cleared())  # R-EVT-1
-        t.call("insurrection", None)
+        t.call(names.INSURRECTION, None)
 
 
 STEPS = (DominanceCheck(),)

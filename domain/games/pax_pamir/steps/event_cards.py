@@ -27,6 +27,7 @@ from domain.games.pax_pamir.data.cards import (
     Scope,
 )
 from domain.games.pax_pamir.state import SUPPLY, PaxState
+from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import CARD, Play, Procedure, place_piece
 from domain.games.pax_pamir.steps.turn import change_favored_suit
 from domain.kernel.prompt import REGION, SEAT, SUIT, Arg, Prompt, Verb
@@ -62,7 +63,7 @@ def clear_region(t: Play, region: Region, first: int) -> None:
         for _ in range(count):
             t.emit(ev.piece_moved("army", Coalition(coalition).value, region.value, SUPPLY))
     for seat in reversed(losers):  # the stack runs the last call first
-        t.call("overthrow", seat, region=region.value, lost="tribe")
+        t.call(names.OVERTHROW, seat, region=region.value, lost="tribe")
 
 
 # -- purchase effects (R-PUR-5, section 16) ----------------------------------------------------
@@ -71,7 +72,7 @@ def clear_region(t: Play, region: Region, first: int) -> None:
 class EventPurchased(Step[PaxState]):
     """R-PUR-5, section 16: the purchase effect of event ``card`` for the frame's seat."""
 
-    name = "event_purchased"
+    name = names.EVENT_PURCHASED
 
     def _side(self, frame: Frame) -> EventSide:
         return EVENT_CARDS[frame.card].purchase
@@ -134,7 +135,7 @@ class EventDiscarded(Step[PaxState]):
     """R-CLN-3, section 16: the discard effect of event ``card`` in column 0; the frame's
     seat is the active player."""
 
-    name = "event_discarded"
+    name = names.EVENT_DISCARDED
 
     def advance(self, t: Play, frame: Frame) -> None:
         side = EVENT_CARDS[frame.card].discard
@@ -151,7 +152,7 @@ class EventDiscarded(Step[PaxState]):
                     t.emit(ev.card_moved(number, f"prizes:{seat}", "discard"))
         elif effect == EventEffect.CONFIDENCE_FAILURE:
             order = clockwise(t.state, active)
-            t.call("confidence_failure", order[0], later=order[1:])
+            t.call(names.CONFIDENCE_FAILURE, order[0], later=order[1:])
         elif side.duration == Duration.UNTIL_NEXT_DOMINANCE_CHECK:
             start_effect(t, side, active)  # Embarrassment of Riches, Disregard for Customs
         # Public Withdrawal's discard side has no effect
@@ -162,7 +163,7 @@ class ConfidenceFailure(Step[PaxState]):
     clockwise, each player with a hand card discards one of their choice; ``later`` are the
     seats still to come. A seat with an empty hand is skipped."""
 
-    name = "confidence_failure"
+    name = names.CONFIDENCE_FAILURE
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         hand = s.players[frame.owner_seat].hand
@@ -182,7 +183,7 @@ class ConfidenceFailure(Step[PaxState]):
     def _next(self, t: Play, frame: Frame) -> None:
         later = list(frame.later)
         if later:
-            t.goto("confidence_failure", later[0], later=later[1:])
+            t.goto(names.CONFIDENCE_FAILURE, later[0], later=later[1:])
         else:
             t.end()
 
@@ -200,7 +201,7 @@ class StartOfTurn(Step[PaxState]):
     may place one spy per Blackmail ability on a court card of its region that has no spies
     at all. ``done`` lists the abilities already used or declined this turn."""
 
-    name = "start_of_turn"
+    name = names.START_OF_TURN
 
     def _pending(self, s: PaxState, frame: Frame) -> tuple[str, Region, list[int]] | None:
         done = frame.locals.get("done", [])
@@ -246,7 +247,7 @@ class Insurrection(Procedure):
     places two Afghan armies in Kabul (R-LIM if the Afghan blocks run out). They are not
     "placed this turn": R-LIM may take them later in the turn (section 23 item 8)."""
 
-    name = "insurrection"
+    name = names.INSURRECTION
     stages = ("place_armies",)
 
     def place_armies(self, t: Play, frame: Frame) -> None:

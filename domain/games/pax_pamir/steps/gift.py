@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import (
     ActionStep,
     Play,
@@ -26,7 +27,7 @@ class Gift(ActionStep):
     """R-GFT-1, R-GFT-2: an empty gift space you can afford; pay its value to the market
     (R-CST) and place a cylinder there (R-LIM)."""
 
-    name = "gift"
+    name = names.GIFT
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         seat = seat_of(frame)

@@ -12,6 +12,7 @@ from domain.games.pax_pamir.data.cards import (
     EventEffect,
 )
 from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import (
     CARD,
     PIECE,
@@ -80,7 +81,7 @@ class Move(ActionStep):
     one of your spies along the court track, or (Nationalism) one of your tribes like an
     army, its leaving checked for overthrow. Stopping early is allowed."""
 
-    name = "move"
+    name = names.MOVE
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         seat = seat_of(frame)

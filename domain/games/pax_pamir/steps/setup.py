@@ -16,6 +16,7 @@ from domain.games.pax_pamir.data.board import (
 from domain.games.pax_pamir.data.cards import ALL_CARDS, COURT_CARDS, DOMINANCE_CHECKS, EVENT_CARDS
 from domain.games.pax_pamir.options import PaxOptions
 from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import Play
 from domain.kernel.prompt import COALITION, Arg, Prompt, Verb
 from domain.kernel.rng import Rng
@@ -64,8 +65,8 @@ def setup(t: Play, seats: int, options: PaxOptions) -> None:
     for seat in range(seats):
         t.emit(ev.rupees_moved(STARTING_RUPEES, "bank", f"seat:{seat}", "setup"))
     t.emit(ev.loyalty_order_chosen(order))
-    t.call("turns", None, next=order[-1])
-    t.call("loyalty", order[0], order=order, index=0)
+    t.call(names.TURNS, None, next=order[-1])
+    t.call(names.LOYALTY, order[0], order=order, index=0)
 
 
 def dealt(deal: dict[str, list[int]], seats: int) -> tuple[list[int], list[int], list[int]]:
@@ -78,7 +79,7 @@ def dealt(deal: dict[str, list[int]], seats: int) -> tuple[list[int], list[int],
 class Loyalty(Step[PaxState]):
     """R-SET-5: each seat in turn chooses a coalition; choices are free."""
 
-    name = "loyalty"
+    name = names.LOYALTY
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
         return Prompt(frame.owner_seat, "Choose the coalition you are loyal to.").one_of(
@@ -89,7 +90,7 @@ class Loyalty(Step[PaxState]):
         t.emit(ev.loyalty_chosen(seat, coalition))
         following = frame.index + 1
         if following < len(frame.order):
-            t.goto("loyalty", frame.order[following], order=frame.order, index=following)
+            t.goto(names.LOYALTY, frame.order[following], order=frame.order, index=following)
         else:
             t.end()
 
@@ -97,7 +98,7 @@ class Loyalty(Step[PaxState]):
 class Turns(Step[PaxState]):
     """R-TRN: seats take turns clockwise until the game ends; each turn starts here."""
 
-    name = "turns"
+    name = names.TURNS
 
     def awaits(self, s: PaxState, frame: Frame, seats: int) -> bool:
         return False
@@ -106,8 +107,8 @@ class Turns(Step[PaxState]):
         seat = frame.next
         t.update(next=(seat + 1) % t.state.seats)
         t.emit(ev.turn_started(seat, q.ACTIONS_PER_TURN))
-        t.call("turn", seat)
-        t.call("start_of_turn", seat)
+        t.call(names.TURN, seat)
+        t.call(names.START_OF_TURN, seat)
 
 
 VERBS = (

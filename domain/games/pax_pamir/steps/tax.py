@@ -10,6 +10,7 @@ from domain.games.pax_pamir.data.cards import (
     Ability,
 )
 from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import (
     CARD,
     ActionStep,
@@ -46,7 +47,7 @@ class Tax(ActionStep):
     """R-TAX-1 to R-TAX-3: up to the card's rank in rupees, one at a time, from market cards
     or from taxable seats (never below their shelter); stopping early is allowed."""
 
-    name = "tax"
+    name = names.TAX
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         seat = seat_of(frame)

@@ -20,7 +20,7 @@ from domain.games.pax_pamir.data.cards import (
     is_dominance_check,
 )
 from domain.games.pax_pamir.state import PaxState
-from domain.games.pax_pamir.steps import actions
+from domain.games.pax_pamir.steps import actions, names
 from domain.games.pax_pamir.steps.common import CARD, Play, Procedure, pay_rupee_to_market, place_piece
 from domain.kernel.prompt import BORDER, CHOICE, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
@@ -90,10 +90,10 @@ def purchase(t: Play, seat: int, number: int) -> None:
         t.emit(ev.card_moved(number, f"market:{row}:{column}", f"hand:{seat}"))
     elif is_dominance_check(number):
         t.emit(ev.card_moved(number, f"market:{row}:{column}", "discard"))
-        t.call("dominance_check", None, reason="purchase")
+        t.call(names.DOMINANCE_CHECK, None, reason="purchase")
     else:
         t.emit(ev.card_moved(number, f"market:{row}:{column}", "discard"))
-        t.call("event_purchased", seat, card=number)
+        t.call(names.EVENT_PURCHASED, seat, card=number)
 
 
 # -- the turn menu (R-TRN) ---------------------------------------------------------------------
@@ -102,7 +102,7 @@ class TurnMenu(Step[PaxState]):
     """R-TRN-2 to R-TRN-6: Purchase or Play while actions remain, card-based actions (bonus
     actions with favored cards even with none left), or end the turn."""
 
-    name = "turn"
+    name = names.TURN
     always_asks = True  # EndTurn is always offered
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
@@ -122,7 +122,7 @@ class TurnMenu(Step[PaxState]):
 
     @handles("Play")
     def play(self, t: Play, frame: Frame, seat: int, number: int) -> None:
-        t.call("play", seat, card=number)
+        t.call(names.PLAY, seat, card=number)
 
     @handles("Tax")
     def tax(self, t: Play, frame: Frame, seat: int, number: int) -> None:
@@ -150,7 +150,7 @@ class TurnMenu(Step[PaxState]):
 
     @handles("EndTurn")
     def end_turn(self, t: Play, frame: Frame, seat: int, _: None) -> None:
-        t.goto("cleanup", seat)
+        t.goto(names.CLEANUP, seat)
 
 
 # -- Play (R-PLY) ------------------------------------------------------------------------------
@@ -171,18 +171,18 @@ class PlayCard(Procedure):
     """R-PLY-1 to R-PLY-6: choose a side, settle a bribe, put the card in the court (one
     action), change loyalty for another coalition's patriot, then resolve its icons."""
 
-    name = "play"
+    name = names.PLAY
     stages = ("choose_side", "settle_bribe", "enter_court", "resolve_icons")
 
     def choose_side(self, t: Play, frame: Frame) -> None:
         if t.state.players[frame.owner_seat].court:
-            t.call("choose_side", frame.seat, card=frame.card)
+            t.call(names.CHOOSE_SIDE, frame.seat, card=frame.card)
 
     def settle_bribe(self, t: Play, frame: Frame) -> None:
         owed = bribe_owed(t.state, frame.owner_seat, frame.card)
         if owed is not None:
             ruler, amount = owed
-            t.call("bribe", frame.seat, recipient=ruler, amount=amount, reserve=0, card=frame.card, purpose="play")
+            t.call(names.BRIBE, frame.seat, recipient=ruler, amount=amount, reserve=0, card=frame.card, purpose="play")
 
     def enter_court(self, t: Play, frame: Frame) -> None:
         if frame.locals.get("abandoned"):  # R-PLY-2: no bribe, no play, no action spent
@@ -193,17 +193,17 @@ class PlayCard(Procedure):
         t.emit(ev.card_moved(frame.card, f"hand:{seat}", f"court:{seat}", side=frame.locals.get("side", "right")))
         patriot = COURT_CARDS[frame.card].patriot
         if patriot is not None and patriot != t.state.players[seat].loyalty:
-            t.call("loyalty_change", seat, coalition=patriot.value, keep=frame.card)
+            t.call(names.LOYALTY_CHANGE, seat, coalition=patriot.value, keep=frame.card)
 
     def resolve_icons(self, t: Play, frame: Frame) -> None:
         if frame.card in t.state.players[frame.owner_seat].court:  # R-PLY-6
-            t.call("impacts", frame.seat, card=frame.card, index=0)
+            t.call(names.IMPACTS, frame.seat, card=frame.card, index=0)
 
 
 class ChooseSide(Step[PaxState]):
     """R-PLY-1: the left or the right end of the court."""
 
-    name = "choose_side"
+    name = names.CHOOSE_SIDE
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
         what = COURT_CARDS[frame.card].name if "card" in frame.locals else "the card"
@@ -219,7 +219,7 @@ class ChooseSide(Step[PaxState]):
 class Impacts(Step[PaxState]):
     """R-IMP, R-PLY-5: the played card's icons in printed order. Roads and spies ask where."""
 
-    name = "impacts"
+    name = names.IMPACTS
 
     def _icon(self, s: PaxState, frame: Frame) -> ImpactIcon | None:
         """The next icon to resolve; none once the card has left the court (R-PLY-6: a
