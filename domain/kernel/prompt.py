@@ -138,6 +138,11 @@ class Verb:
         return values
 
 
+def verb_type(verb: str | Verb) -> str:
+    """A verb's command type: a game may name a verb by its ``Verb`` (declared once) or its type."""
+    return verb.type if isinstance(verb, Verb) else verb
+
+
 def _command(kind: str, args: dict[str, Any]) -> Command:
     """``Command(kind, args)`` without the frozen dataclass's ``__init__``: a prompt lists
     every command it allows each time legal commands are asked for."""
@@ -302,28 +307,28 @@ class Prompt:
             self._resolved(verb)
         return cast(dict[str, Allowed], self._entries)
 
-    def _with(self, verb: str, allowed: Allowed) -> Prompt:
-        self._entries[verb] = allowed
+    def _with(self, verb: str | Verb, allowed: Allowed) -> Prompt:
+        self._entries[verb_type(verb)] = allowed
         return self
 
-    def nothing(self, verb: str) -> Prompt:
+    def nothing(self, verb: str | Verb) -> Prompt:
         return self._with(verb, NOTHING)
 
-    def one_of(self, verb: str, options: Options, why: Why = None) -> Prompt:
+    def one_of(self, verb: str | Verb, options: Options, why: Why = None) -> Prompt:
         if callable(options):
-            self._entries[verb] = _later(options, lambda found: OneOf(found, why) if found else None)
+            self._entries[verb_type(verb)] = _later(options, lambda found: OneOf(found, why) if found else None)
             return self
         options = tuple(options)
         return self._with(verb, OneOf(options, why)) if options else self
 
-    def subset_of(self, verb: str, options: Iterable[Any], minimum: int, maximum: int,
+    def subset_of(self, verb: str | Verb, options: Iterable[Any], minimum: int, maximum: int,
                   why: Why = None, size_why: str | None = None) -> Prompt:
         options = tuple(options)
         if maximum < minimum or len(options) < minimum:
             return self
         return self._with(verb, SubsetOf(options, minimum, min(maximum, len(options)), why, size_why))
 
-    def between(self, verb: str, low: int, high: int, why: Why = None) -> Prompt:
+    def between(self, verb: str | Verb, low: int, high: int, why: Why = None) -> Prompt:
         return self._with(verb, Between(low, high, why)) if low <= high else self
 
     def __bool__(self) -> bool:

@@ -21,7 +21,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from domain.kernel.errors import DomainError
 from domain.kernel.events import Event
-from domain.kernel.prompt import Prompt
+from domain.kernel.prompt import Prompt, Verb, verb_type
 from domain.kernel.rng import Rng
 
 S = TypeVar("S")
@@ -106,10 +106,13 @@ def apply_frame_event(frames: list[Frame], event: Event) -> None:
         frames[-1] = _made(top.step, top.seat, {**top.locals, **data["locals"]})
 
 
-def handles(verb: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Mark a step method as the handler of ``verb``: ``handler(flow, frame, seat, arg)``."""
+def handles(verb: str | Verb) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Mark a step method as the handler of ``verb`` (a ``Verb``, or its type): ``handler(flow,
+    frame, seat, arg)``."""
+    name = verb_type(verb)
+
     def mark(method: Callable[..., None]) -> Callable[..., None]:
-        method.__dict__["handles_verb"] = verb
+        method.__dict__["handles_verb"] = name
         return method
     return mark
 

@@ -24,6 +24,7 @@ from domain.games.pax_pamir.steps.betray import BETRAY_COST, betrayable_cards
 from domain.games.pax_pamir.steps.bribes import HOSTAGE, hostage_bribe
 from domain.games.pax_pamir.steps.build import BLOCK_COST, build_limit, build_places
 from domain.games.pax_pamir.steps.common import (
+    STOP_ACTION,
     Play,
     Procedure,
     pay_action_cost,
@@ -32,7 +33,6 @@ from domain.games.pax_pamir.steps.common import (
 from domain.games.pax_pamir.steps.gift import free_gift_spaces
 from domain.games.pax_pamir.steps.move import movable_pieces
 from domain.games.pax_pamir.steps.tax import taxable_market_cards, taxable_seats
-from domain.kernel.prompt import Verb
 from domain.kernel.steps import Frame
 
 
@@ -140,8 +140,7 @@ class CardBasedAction(Procedure):
 
 
 VERBS = (
-    Verb("StopAction", "Stop the card-based action here (R-TAX-3, R-MOV-5, R-BAT-4, an optional block).",
-         refusal="you are not in the middle of an action you may stop"),
+    STOP_ACTION,
 )
 
 STEPS = (CardBasedAction(),)

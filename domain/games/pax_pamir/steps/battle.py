@@ -24,6 +24,7 @@ from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import (
     CARD,
     PIECE,
+    STOP_ACTION,
     ActionStep,
     Play,
     block_owner,
@@ -79,6 +80,20 @@ def safe_houses_of(s: PaxState, seat: int) -> list[int]:
     return [number for number in s.players[seat].court if number in SAFE_HOUSES]
 
 
+#: the verbs of this module, each said once: declared here, handled and offered by name
+BATTLE_REGION = Verb("BattleRegion", "Battle in this region (R-BAT-1).", Arg("region", REGION),
+                     refusal="you are not choosing a battle site now")
+BATTLE_CARD = Verb("BattleCard", "Battle on this court card (R-BAT-2).", Arg("card", CARD),
+                   refusal="you are not choosing a battle site now")
+REMOVE_ENEMY = Verb("RemoveEnemy", "Battle: remove this enemy piece, named kind:place:owner (army:kabul:british, "
+                    "road:herat_kabul:russian, tribe:kabul:1, spy:54:2) (R-BAT).", Arg("piece", PIECE),
+                    refusal="you are not removing pieces in a battle now")
+USE_SAFE_HOUSE = Verb("UseSafeHouse", "Put your spy removed in battle on this Safe House card (R-BAT-3).", Arg("card", CARD),
+                      refusal="you have no spy to save in a Safe House now")
+DECLINE_SAFE_HOUSE = Verb("DeclineSafeHouse", "Leave your spy removed in battle in your supply (R-BAT-3).",
+                          refusal="you have no spy to save in a Safe House now")
+
+
 class Battle(ActionStep):
     """R-BAT-1 to R-BAT-4: choose a region where you have strength, or a court card with your
     spy, holding a piece you may remove; remove up to min(rank, strength or your spies there)
@@ -103,18 +118,18 @@ class Battle(ActionStep):
             if not (regions or cards):
                 return None
             return (Prompt(seat, "Battle: choose a region or a court card to battle on.")
-                    .one_of("BattleRegion", regions).one_of("BattleCard", cards))
+                    .one_of(BATTLE_REGION, regions).one_of(BATTLE_CARD, cards))
         targets = self._targets(s, frame)
         if not targets:
             return None
         where = f"card {frame.site}" if isinstance(frame.site, int) else str(frame.site).title()
         return (Prompt(seat, f"Battle in {where}: remove up to {frame.left} more enemy piece(s), or stop.")
-                .one_of("RemoveEnemy", targets).nothing("StopAction"))
+                .one_of(REMOVE_ENEMY, targets).nothing(STOP_ACTION))
 
     def advance(self, t: Play, frame: Frame) -> None:
         self.finish(t, frame)
 
-    @handles("StopAction")
+    @handles(STOP_ACTION)
     def stop(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         self.finish(t, frame)
 
@@ -127,15 +142,15 @@ class Battle(ActionStep):
         for owner in reversed(owners):  # the first owner's step goes on top
             t.call(names.SAFE_HOUSE, owner, left=frame.safe_house.count(owner))
 
-    @handles("BattleRegion")
+    @handles(BATTLE_REGION)
     def region(self, t: Play, frame: Frame, seat: int, region: str) -> None:
         t.update(site=region, left=min(frame.rank, strength(t.state, seat, Region(region))))
 
-    @handles("BattleCard")
+    @handles(BATTLE_CARD)
     def card(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         t.update(site=number, left=min(frame.rank, my_spies(t.state, seat, number)))
 
-    @handles("RemoveEnemy")
+    @handles(REMOVE_ENEMY)
     def remove(self, t: Play, frame: Frame, seat: int, piece: str) -> None:
         kind, place, owner = piece.split(":")
         if kind in ("army", "road"):
@@ -164,33 +179,27 @@ class SafeHouse(Step[PaxState]):
             return None
         return (Prompt(seat, f"Safe House: a spy of yours was removed in battle ({frame.left} to decide); put it "
                        "on your Safe House card, or leave it in your supply?")
-                .one_of("UseSafeHouse", houses).nothing("DeclineSafeHouse"))
+                .one_of(USE_SAFE_HOUSE, houses).nothing(DECLINE_SAFE_HOUSE))
 
     def advance(self, t: Play, frame: Frame) -> None:
         t.end()
 
-    @handles("UseSafeHouse")
+    @handles(USE_SAFE_HOUSE)
     def use(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         t.update(left=frame.left - 1)
         t.emit(ev.piece_moved("spy", seat, SUPPLY, str(number)))
 
-    @handles("DeclineSafeHouse")
+    @handles(DECLINE_SAFE_HOUSE)
     def decline(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         t.update(left=frame.left - 1)
 
 
 VERBS = (
-    Verb("BattleRegion", "Battle in this region (R-BAT-1).", Arg("region", REGION),
-         refusal="you are not choosing a battle site now"),
-    Verb("BattleCard", "Battle on this court card (R-BAT-2).", Arg("card", CARD),
-         refusal="you are not choosing a battle site now"),
-    Verb("RemoveEnemy", "Battle: remove this enemy piece, named kind:place:owner (army:kabul:british, "
-         "road:herat_kabul:russian, tribe:kabul:1, spy:54:2) (R-BAT).", Arg("piece", PIECE),
-         refusal="you are not removing pieces in a battle now"),
-    Verb("UseSafeHouse", "Put your spy removed in battle on this Safe House card (R-BAT-3).", Arg("card", CARD),
-         refusal="you have no spy to save in a Safe House now"),
-    Verb("DeclineSafeHouse", "Leave your spy removed in battle in your supply (R-BAT-3).",
-         refusal="you have no spy to save in a Safe House now"),
+    BATTLE_REGION,
+    BATTLE_CARD,
+    REMOVE_ENEMY,
+    USE_SAFE_HOUSE,
+    DECLINE_SAFE_HOUSE,
 )
 
 STEPS = (Battle(), SafeHouse())

@@ -43,6 +43,14 @@ def betrayable_cards(s: PaxState, seat: int) -> list[int]:
     return found
 
 
+#: the verbs of this module, each said once: declared here, handled and offered by name
+BETRAY_CARD = Verb("BetrayCard", "Betray: discard this court card holding your spy (R-BTR-2).", Arg("card", CARD),
+                   refusal="you are not betraying now")
+KEEP_PRIZE = Verb("KeepPrize", "Keep the betrayed card as a prize (R-BTR-4).", refusal="no prize is offered to you now")
+REFUSE_PRIZE = Verb("RefusePrize", "Leave the betrayed card in the discard pile (R-BTR-4).",
+                    refusal="no prize is offered to you now")
+
+
 class Betray(ActionStep):
     """R-BTR-2, R-BTR-3: discard a court card holding your spy (any court, yours too, section
     21 item 13; not a political card of a Bodyguards owner); then its prize (R-BTR-4)."""
@@ -53,9 +61,9 @@ class Betray(ActionStep):
         cards = betrayable_cards(s, seat_of(frame))
         if not cards:
             return None
-        return Prompt(seat_of(frame), "Betray: discard a court card holding your spy.").one_of("BetrayCard", cards)
+        return Prompt(seat_of(frame), "Betray: discard a court card holding your spy.").one_of(BETRAY_CARD, cards)
 
-    @handles("BetrayCard")
+    @handles(BETRAY_CARD)
     def betray(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         owner = q.owner_of(t.state, number)
         assert owner is not None
@@ -85,31 +93,29 @@ class Prize(ActionStep):
         prize = prize_of(frame.card)
         change = "" if prize == s.players[seat].loyalty else f" (your loyalty changes to {prize})"
         return (Prompt(seat, f"Betray: keep card {frame.card} as a {prize} prize{change}, or refuse it?")
-                .nothing("KeepPrize").nothing("RefusePrize"))
+                .nothing(KEEP_PRIZE).nothing(REFUSE_PRIZE))
 
     def advance(self, t: Play, frame: Frame) -> None:
         seat = seat_of(frame)
         t.end()
         t.emit(ev.card_moved(frame.card, "discard", f"prizes:{seat}"))
 
-    @handles("KeepPrize")
+    @handles(KEEP_PRIZE)
     def keep(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         t.update(kept=True)
         prize = prize_of(frame.card)
         if prize != t.state.players[seat].loyalty:
             t.call(names.LOYALTY_CHANGE, seat, coalition=prize.value)
 
-    @handles("RefusePrize")
+    @handles(REFUSE_PRIZE)
     def refuse(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         t.end()
 
 
 VERBS = (
-    Verb("BetrayCard", "Betray: discard this court card holding your spy (R-BTR-2).", Arg("card", CARD),
-         refusal="you are not betraying now"),
-    Verb("KeepPrize", "Keep the betrayed card as a prize (R-BTR-4).", refusal="no prize is offered to you now"),
-    Verb("RefusePrize", "Leave the betrayed card in the discard pile (R-BTR-4).",
-         refusal="no prize is offered to you now"),
+    BETRAY_CARD,
+    KEEP_PRIZE,
+    REFUSE_PRIZE,
 )
 
 STEPS = (Betray(), Prize())

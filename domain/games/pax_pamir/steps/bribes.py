@@ -93,6 +93,24 @@ def settle(t: Play, frame: Frame, amount: int) -> None:
     t.end()
 
 
+#: the verbs of this module, each said once: declared here, handled and offered by name
+PAY_BRIBE = Verb("PayBribe", "Pay the bribe in full (R-BRB-2).", refusal="no bribe is asked of you now")
+OFFER_BRIBE = Verb("OfferBribe", "Offer this many rupees instead of the full bribe (R-BRB-4).", Arg("amount", AMOUNT),
+                   refusal="you cannot offer a bribe now")
+ACCEPT_BRIBE_COUNTER = Verb("AcceptBribeCounter", "Pay the amount the recipient asked for in answer to your offer (R-BRB-4).",
+                            refusal="no answer to your offer is waiting")
+REFUSE_BRIBE = Verb("RefuseBribe", "Courtly Manners: pay nothing and go ahead (R-PLY-2, R-ACT-2).",
+                    refusal="you may not refuse a bribe now")
+ABANDON_BRIBE = Verb("AbandonBribe", "Give up the play or action rather than pay; no action is spent (R-BRB-4).",
+                     refusal="no bribe is asked of you now")
+ACCEPT_BRIBE_OFFER = Verb("AcceptBribeOffer", "Accept the rupees offered as the bribe (R-BRB-3).",
+                          refusal="no bribe offer is waiting for your answer")
+COUNTER_BRIBE_OFFER = Verb("CounterBribeOffer", "Ask for this many rupees instead (more than offered, at most the bribe owed).",
+                           Arg("amount", AMOUNT), refusal="no bribe offer is waiting for your answer")
+DECLINE_BRIBE_OFFER = Verb("DeclineBribeOffer", "Decline the offer (R-BRB-4; at most three declines a turn).",
+                           refusal="no bribe offer is waiting for your answer")
+
+
 class Bribe(Step[PaxState]):
     """R-BRB: the payer's side of a bribe. Locals: ``recipient``, ``amount`` (A), ``reserve``,
     ``card``, ``purpose``; while negotiating, ``offer`` (the payer's last offer) and
@@ -110,43 +128,43 @@ class Bribe(Step[PaxState]):
             prompt = Prompt(payer, f"{why_owed(frame)} and asks a bribe of {rupees(frame.amount)} "
                             f"{what_for(frame.purpose, frame.card)}. Pay it, offer less, or give up.")
             if budget >= frame.amount:
-                prompt.nothing("PayBribe")
+                prompt.nothing(PAY_BRIBE)
             if s.declined_bribes < q.DECLINED_BRIBES_LIMIT:
-                prompt.between("OfferBribe", 0, min(frame.amount, budget))
+                prompt.between(OFFER_BRIBE, 0, min(frame.amount, budget))
         else:
             offer = frame.offer
             prompt = Prompt(payer, f"Seat {frame.recipient} answers your offer of {rupees(offer)} with "
                             f"{rupees(counter)} (of the {frame.amount} owed {what_for(frame.purpose, frame.card)}). "
                             "Accept, raise your offer, or give up.")
             if budget >= counter:
-                prompt.nothing("AcceptBribeCounter")
-            prompt.between("OfferBribe", offer + 1, min(counter - 1, budget))
+                prompt.nothing(ACCEPT_BRIBE_COUNTER)
+            prompt.between(OFFER_BRIBE, offer + 1, min(counter - 1, budget))
         if may_refuse(s, payer):
-            prompt.nothing("RefuseBribe")
-        return prompt.nothing("AbandonBribe")
+            prompt.nothing(REFUSE_BRIBE)
+        return prompt.nothing(ABANDON_BRIBE)
 
     def advance(self, t: Play, frame: Frame) -> None:
         t.end()  # nothing is owed
 
-    @handles("PayBribe")
+    @handles(PAY_BRIBE)
     def pay(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         settle(t, frame, frame.amount)
 
-    @handles("OfferBribe")
+    @handles(OFFER_BRIBE)
     def offer(self, t: Play, frame: Frame, seat: int, amount: int) -> None:
         t.update(offer=amount, counter=None)
         t.call(names.BRIBE_OFFER, frame.recipient, payer=seat, offer=amount, amount=frame.amount,
                card=frame.card, purpose=frame.purpose)
 
-    @handles("AcceptBribeCounter")
+    @handles(ACCEPT_BRIBE_COUNTER)
     def accept_counter(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         settle(t, frame, frame.counter)
 
-    @handles("RefuseBribe")
+    @handles(REFUSE_BRIBE)
     def refuse(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         t.end()  # Courtly Manners: nothing is paid and the play or action goes ahead
 
-    @handles("AbandonBribe")
+    @handles(ABANDON_BRIBE)
     def abandon(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         t.end()
         t.update(abandoned=True)
@@ -162,21 +180,21 @@ class BribeOffer(Step[PaxState]):
         return (Prompt(frame.owner_seat, f"Seat {frame.payer} offers you {rupees(frame.offer)} of the "
                        f"{frame.amount} owed {what_for(frame.purpose, frame.card)}. "
                        "Accept, ask for more, or decline.")
-                .nothing("AcceptBribeOffer")
-                .between("CounterBribeOffer", frame.offer + 1, frame.amount)
-                .nothing("DeclineBribeOffer"))
+                .nothing(ACCEPT_BRIBE_OFFER)
+                .between(COUNTER_BRIBE_OFFER, frame.offer + 1, frame.amount)
+                .nothing(DECLINE_BRIBE_OFFER))
 
-    @handles("AcceptBribeOffer")
+    @handles(ACCEPT_BRIBE_OFFER)
     def accept(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         t.end()
         settle(t, t.frame, frame.offer)
 
-    @handles("CounterBribeOffer")
+    @handles(COUNTER_BRIBE_OFFER)
     def counter(self, t: Play, frame: Frame, seat: int, amount: int) -> None:
         t.end()
         t.update(counter=amount)
 
-    @handles("DeclineBribeOffer")
+    @handles(DECLINE_BRIBE_OFFER)
     def decline(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         t.emit(ev.bribe_declined(frame.payer, seat, frame.offer))
         t.end()
@@ -184,21 +202,14 @@ class BribeOffer(Step[PaxState]):
 
 
 VERBS = (
-    Verb("PayBribe", "Pay the bribe in full (R-BRB-2).", refusal="no bribe is asked of you now"),
-    Verb("OfferBribe", "Offer this many rupees instead of the full bribe (R-BRB-4).", Arg("amount", AMOUNT),
-         refusal="you cannot offer a bribe now"),
-    Verb("AcceptBribeCounter", "Pay the amount the recipient asked for in answer to your offer (R-BRB-4).",
-         refusal="no answer to your offer is waiting"),
-    Verb("RefuseBribe", "Courtly Manners: pay nothing and go ahead (R-PLY-2, R-ACT-2).",
-         refusal="you may not refuse a bribe now"),
-    Verb("AbandonBribe", "Give up the play or action rather than pay; no action is spent (R-BRB-4).",
-         refusal="no bribe is asked of you now"),
-    Verb("AcceptBribeOffer", "Accept the rupees offered as the bribe (R-BRB-3).",
-         refusal="no bribe offer is waiting for your answer"),
-    Verb("CounterBribeOffer", "Ask for this many rupees instead (more than offered, at most the bribe owed).",
-         Arg("amount", AMOUNT), refusal="no bribe offer is waiting for your answer"),
-    Verb("DeclineBribeOffer", "Decline the offer (R-BRB-4; at most three declines a turn).",
-         refusal="no bribe offer is waiting for your answer"),
+    PAY_BRIBE,
+    OFFER_BRIBE,
+    ACCEPT_BRIBE_COUNTER,
+    REFUSE_BRIBE,
+    ABANDON_BRIBE,
+    ACCEPT_BRIBE_OFFER,
+    COUNTER_BRIBE_OFFER,
+    DECLINE_BRIBE_OFFER,
 )
 
 STEPS = (Bribe(), BribeOffer())

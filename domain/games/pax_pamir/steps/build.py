@@ -14,6 +14,7 @@ from domain.games.pax_pamir.data.cards import (
 from domain.games.pax_pamir.state import PaxState
 from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import (
+    STOP_ACTION,
     ActionStep,
     Play,
     can_place,
@@ -53,6 +54,13 @@ def block_is_paid(s: PaxState, seat: int, built: int) -> bool:
     return not q.effect_active(s, EventEffect.NATION_BUILDING, seat) or built % 2 == 0
 
 
+#: the verbs of this module, each said once: declared here, handled and offered by name
+BUILD_ARMY = Verb("BuildArmy", "Build: place an army of your coalition in this region you rule (R-BLD-1).",
+                  Arg("region", REGION), refusal="you are not building now")
+BUILD_ROAD = Verb("BuildRoad", "Build: place a road of your coalition on this border of a region you rule (R-BLD-1).",
+                  Arg("border", BORDER), refusal="you are not building now")
+
+
 class Build(ActionStep):
     """R-BLD-1, R-BLD-2, R-CST-4, section 23 item 7: 1 to 3 blocks (6 with Nation Building),
     2 rupees a block (every second one free with Nation Building), each an army in a region
@@ -74,17 +82,17 @@ class Build(ActionStep):
         regions, borders = self._places(s, frame)
         if not (regions or borders):
             # Never the case for a first block (the menu checked it); a way out all the same.
-            return None if frame.built else Prompt(seat, "Build: no block can be placed.").nothing("StopAction")
+            return None if frame.built else Prompt(seat, "Build: no block can be placed.").nothing(STOP_ACTION)
         cost = f"{BLOCK_COST} rupees" if block_is_paid(s, seat, frame.built) else "free"
         prompt = Prompt(seat, f"Build: place block {frame.built + 1} of up to {frame.limit} ({cost}): an army "
                         "in a region you rule or a road on one of its borders.")
-        prompt.one_of("BuildArmy", regions).one_of("BuildRoad", borders)
-        return prompt.nothing("StopAction") if frame.built else prompt
+        prompt.one_of(BUILD_ARMY, regions).one_of(BUILD_ROAD, borders)
+        return prompt.nothing(STOP_ACTION) if frame.built else prompt
 
     def advance(self, t: Play, frame: Frame) -> None:
         self.finish(t, frame)
 
-    @handles("StopAction")
+    @handles(STOP_ACTION)
     def stop(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         self.finish(t, frame)
 
@@ -102,11 +110,11 @@ class Build(ActionStep):
             pay_action_cost(t, seat, BLOCK_COST, "build", offset=frame.paid)
         place_piece(t, seat, kind, place)
 
-    @handles("BuildArmy")
+    @handles(BUILD_ARMY)
     def army(self, t: Play, frame: Frame, seat: int, region: str) -> None:
         self._block(t, frame, seat, "army", region)
 
-    @handles("BuildRoad")
+    @handles(BUILD_ROAD)
     def road(self, t: Play, frame: Frame, seat: int, border: str) -> None:
         self._block(t, frame, seat, "road", border)
 
@@ -122,24 +130,22 @@ class Infrastructure(ActionStep):
         if not (regions or borders):
             return None
         return (Prompt(seat_of(frame), "Infrastructure: you may place one more block for free.")
-                .one_of("BuildArmy", regions).one_of("BuildRoad", borders).nothing("StopAction"))
+                .one_of(BUILD_ARMY, regions).one_of(BUILD_ROAD, borders).nothing(STOP_ACTION))
 
-    @handles("BuildArmy")
+    @handles(BUILD_ARMY)
     def army(self, t: Play, frame: Frame, seat: int, region: str) -> None:
         t.end()
         place_piece(t, seat, "army", region)
 
-    @handles("BuildRoad")
+    @handles(BUILD_ROAD)
     def road(self, t: Play, frame: Frame, seat: int, border: str) -> None:
         t.end()
         place_piece(t, seat, "road", border)
 
 
 VERBS = (
-    Verb("BuildArmy", "Build: place an army of your coalition in this region you rule (R-BLD-1).",
-         Arg("region", REGION), refusal="you are not building now"),
-    Verb("BuildRoad", "Build: place a road of your coalition on this border of a region you rule (R-BLD-1).",
-         Arg("border", BORDER), refusal="you are not building now"),
+    BUILD_ARMY,
+    BUILD_ROAD,
 )
 
 STEPS = (Build(), Infrastructure())

@@ -10,7 +10,7 @@ from domain.games.pax_pamir.data.cards import PUBLIC_WITHDRAWAL, is_dominance_ch
 from domain.games.pax_pamir.state import PaxState
 from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import Play, Procedure
-from domain.games.pax_pamir.steps.court import discard_card
+from domain.games.pax_pamir.steps.court import DISCARD, discard_card
 from domain.games.pax_pamir.steps.setup import market_fill_order
 from domain.kernel.prompt import Prompt
 from domain.kernel.steps import Frame, Step, handles
@@ -72,12 +72,12 @@ class LimitDiscard(Step[PaxState]):
         else:
             limit, cards = q.hand_limit(s, frame.owner_seat), sorted(player.hand)
         return Prompt(frame.owner_seat, f"Cleanup: your {frame.where} holds {len(cards)} cards, over its limit of "
-                      f"{limit}; discard one.").one_of("Discard", cards)
+                      f"{limit}; discard one.").one_of(DISCARD, cards)
 
     def advance(self, t: Play, frame: Frame) -> None:
         t.end()
 
-    @handles("Discard")
+    @handles(DISCARD)
     def discard(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         discard_card(t, seat, number)
 

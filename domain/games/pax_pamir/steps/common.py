@@ -31,6 +31,15 @@ CARD = _NUMBER
 PIECE = Kind("piece", "string", "a piece as kind:place, such as tribe:kabul, road:herat_kabul, spy:54, gift:4")
 
 
+#: the verbs of this module, each said once: declared here, handled and offered by name
+TAKE_PIECE = Verb("TakePiece", "Your supply is empty: take this piece from the board to place instead (R-LIM).",
+                  Arg("piece", PIECE),
+                  refusal="you are not asked to take a piece from the board")
+#: listed among the card-based actions' verbs (``actions.VERBS``), handled by every ``ActionStep``
+STOP_ACTION = Verb("StopAction", "Stop the card-based action here (R-TAX-3, R-MOV-5, R-BAT-4, an optional block).",
+                   refusal="you are not in the middle of an action you may stop")
+
+
 class Procedure(Step[PaxState]):
     """An automatic procedure run in ``stages`` (method names), then ended."""
 
@@ -144,12 +153,12 @@ class TakePiece(Step[PaxState]):
         here = f"{frame.kind}:{frame.dst}"
         stays = " (taking the one already there leaves the board as it is)" if here in choices else ""
         return Prompt(seat, f"Your supply has no {what} left: take one of yours from the board to place as "
-                      f"{describe_place(frame.kind, frame.dst)}{stays}.").one_of("TakePiece", choices)
+                      f"{describe_place(frame.kind, frame.dst)}{stays}.").one_of(TAKE_PIECE, choices)
 
     def advance(self, t: Play, frame: Frame) -> None:
         t.end()  # R-LIM-4: nothing eligible, the placement is skipped
 
-    @handles("TakePiece")
+    @handles(TAKE_PIECE)
     def take(self, t: Play, frame: Frame, seat: int, piece: str) -> None:
         s = t.state
         source_kind, _, place = piece.partition(":")
@@ -165,9 +174,7 @@ class TakePiece(Step[PaxState]):
 
 
 VERBS = (
-    Verb("TakePiece", "Your supply is empty: take this piece from the board to place instead (R-LIM).",
-         Arg("piece", PIECE),
-         refusal="you are not asked to take a piece from the board"),
+    TAKE_PIECE,
 )
 
 STEPS = (TakePiece(),)
@@ -230,6 +237,6 @@ class ActionStep(Step[PaxState]):
     def advance(self, t: Play, frame: Frame) -> None:
         t.end()
 
-    @handles("StopAction")
+    @handles(STOP_ACTION)
     def stop(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         t.end()

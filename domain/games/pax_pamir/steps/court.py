@@ -32,6 +32,11 @@ def discard_from_court(t: Play, owner: int, number: int, dst: str = "discard") -
     t.call(names.DISCARD_COURT_CARD, owner, card=number, dst=dst)
 
 
+#: the verbs of this module, each said once: declared here, handled and offered by name
+DISCARD = Verb("Discard", "Discard this card (leverage, limits, events).", Arg("card", CARD),
+               refusal="you are not asked to discard a card now")
+
+
 class DiscardCourtCard(Procedure):
     """R-DSC 1-4: spies go home, the card goes, leverage is repaid (R-LEV-4: at once), and a
     political card may overthrow its owner's tribes in its region (R-OVR-2)."""
@@ -83,12 +88,12 @@ class LeverageDiscard(Step[PaxState]):
         leveraged = f" on {COURT_CARDS[frame.card].name}" if "card" in frame.locals else ""
         return Prompt(frame.owner_seat, f"Leverage{leveraged}: you cannot repay {missing} rupee{'s' if missing > 1 else ''}; "
                       f"discard {'a card' if missing == 1 else f'{missing} cards, one at a time,'} from your hand "
-                      "or court.").one_of("Discard", cards)
+                      "or court.").one_of(DISCARD, cards)
 
     def advance(self, t: Play, frame: Frame) -> None:
         t.end()  # R-LEV-3: no cards left, the debt is forgiven
 
-    @handles("Discard")
+    @handles(DISCARD)
     def discard(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         if frame.missing > 1:
             t.update(missing=frame.missing - 1)
@@ -151,8 +156,7 @@ class LoyaltyChange(Procedure):
 
 
 VERBS = (
-    Verb("Discard", "Discard this card (leverage, limits, events).", Arg("card", CARD),
-         refusal="you are not asked to discard a card now"),
+    DISCARD,
 )
 
 STEPS = (DiscardCourtCard(), LeverageDiscard(), Overthrow(), LoyaltyChange())

@@ -29,6 +29,7 @@ from domain.games.pax_pamir.data.cards import (
 from domain.games.pax_pamir.state import SUPPLY, PaxState
 from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import CARD, Play, Procedure, place_piece
+from domain.games.pax_pamir.steps.court import DISCARD
 from domain.games.pax_pamir.steps.turn import change_favored_suit
 from domain.kernel.prompt import REGION, SEAT, SUIT, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
@@ -69,6 +70,18 @@ def clear_region(t: Play, region: Region, first: int) -> None:
 # -- purchase effects (R-PUR-5, section 16) ----------------------------------------------------
 
 
+#: the verbs of this module, each said once: declared here, handled and offered by name
+CHOOSE_PLAYER = Verb("ChoosePlayer", "The other player your event card names (Rumor, Other Persuasive Methods).",
+                     Arg("seat", SEAT), refusal="you are not choosing a player now")
+CHOOSE_SUIT = Verb("ChooseSuit", "The suit Pashtunwali Values makes favored.", Arg("suit", SUIT),
+                   refusal="you are not choosing a suit now")
+CHOOSE_REGION = Verb("ChooseRegion", "The region Rebuke clears of tribes and armies.", Arg("region", REGION),
+                     refusal="you are not choosing a region now")
+BLACKMAIL = Verb("Blackmail", "Place a spy on this court card with your Blackmail ability (R-TRN-1).", Arg("card", CARD),
+                 refusal="you cannot blackmail now")
+DECLINE_BLACKMAIL = Verb("DeclineBlackmail", "Do not use this Blackmail ability this turn.", refusal="you cannot blackmail now")
+
+
 class EventPurchased(Step[PaxState]):
     """R-PUR-5, section 16: the purchase effect of event ``card`` for the frame's seat."""
 
@@ -83,13 +96,13 @@ class EventPurchased(Step[PaxState]):
         others = [other for other in clockwise(s, seat) if other != seat]
         if effect == EventEffect.RUMOR:
             return Prompt(seat, "Rumor: choose another player; their patriots give them no influence until the "
-                          "next Dominance Check.").one_of("ChoosePlayer", others)
+                          "next Dominance Check.").one_of(CHOOSE_PLAYER, others)
         if effect == EventEffect.OTHER_PERSUASIVE_METHODS:
             return Prompt(seat, "Other Persuasive Methods: choose another player to swap your whole hand with "
-                          "theirs.").one_of("ChoosePlayer", others)
+                          "theirs.").one_of(CHOOSE_PLAYER, others)
         if effect == EventEffect.PASHTUNWALI_VALUES:
             return Prompt(seat, "Pashtunwali Values: choose the favored suit; nothing else can change it until "
-                          "the next Dominance Check.").one_of("ChooseSuit", [suit.value for suit in Suit])
+                          "the next Dominance Check.").one_of(CHOOSE_SUIT, [suit.value for suit in Suit])
         if effect == EventEffect.REBUKE:
             return Prompt(seat, "Rebuke: choose a region; all its tribes and armies go back to supply.").one_of(
                 "ChooseRegion", [region.value for region in Region])
@@ -105,7 +118,7 @@ class EventPurchased(Step[PaxState]):
         elif side.duration == Duration.UNTIL_NEXT_DOMINANCE_CHECK:
             start_effect(t, side, seat)  # New Tactics, Koh-i-noor, Courtly Manners, Nationalism, ...
 
-    @handles("ChoosePlayer")
+    @handles(CHOOSE_PLAYER)
     def choose_player(self, t: Play, frame: Frame, seat: int, other: int) -> None:
         side = self._side(frame)
         t.end()
@@ -115,7 +128,7 @@ class EventPurchased(Step[PaxState]):
             players = t.state.players
             t.emit(ev.hands_swapped(seat, other, players[seat].hand, players[other].hand))
 
-    @handles("ChooseSuit")
+    @handles(CHOOSE_SUIT)
     def choose_suit(self, t: Play, frame: Frame, seat: int, suit: str) -> None:
         side = self._side(frame)
         t.end()
@@ -123,7 +136,7 @@ class EventPurchased(Step[PaxState]):
             t.emit(ev.favored_suit_changed(suit, side.effect.value))
         start_effect(t, side, seat)  # the lock on the favored suit (section 16.2)
 
-    @handles("ChooseRegion")
+    @handles(CHOOSE_REGION)
     def choose_region(self, t: Play, frame: Frame, seat: int, region: str) -> None:
         t.end()
         clear_region(t, Region(region), seat)  # an empty region may be chosen
@@ -175,7 +188,7 @@ class ConfidenceFailure(Step[PaxState]):
     def advance(self, t: Play, frame: Frame) -> None:
         self._next(t, frame)
 
-    @handles("Discard")
+    @handles(DISCARD)
     def discard(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         t.emit(ev.card_moved(number, f"hand:{seat}", "discard"))
         self._next(t, frame)
@@ -219,7 +232,7 @@ class StartOfTurn(Step[PaxState]):
             return None
         _, region, targets = pending
         return (Prompt(frame.owner_seat, f"Blackmail: you may place a spy on a {region.title()} court card that "
-                       "has no spies.").one_of("Blackmail", targets).nothing("DeclineBlackmail"))
+                       "has no spies.").one_of(BLACKMAIL, targets).nothing(DECLINE_BLACKMAIL))
 
     def advance(self, t: Play, frame: Frame) -> None:
         t.end()
@@ -230,13 +243,13 @@ class StartOfTurn(Step[PaxState]):
         assert pending is not None, "a Blackmail answer with no Blackmail asked"
         return pending[0]
 
-    @handles("Blackmail")
+    @handles(BLACKMAIL)
     def blackmail(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         ability = self._ability_asked(t.state, frame)
         t.update(done=[*frame.locals.get("done", []), ability])
         place_piece(t, seat, "spy", str(number))  # a placement this turn (section 23 item 8)
 
-    @handles("DeclineBlackmail")
+    @handles(DECLINE_BLACKMAIL)
     def decline(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         ability = self._ability_asked(t.state, frame)
         t.update(done=[*frame.locals.get("done", []), ability])
@@ -259,15 +272,11 @@ class Insurrection(Procedure):
 
 
 VERBS = (
-    Verb("ChoosePlayer", "The other player your event card names (Rumor, Other Persuasive Methods).",
-         Arg("seat", SEAT), refusal="you are not choosing a player now"),
-    Verb("ChooseSuit", "The suit Pashtunwali Values makes favored.", Arg("suit", SUIT),
-         refusal="you are not choosing a suit now"),
-    Verb("ChooseRegion", "The region Rebuke clears of tribes and armies.", Arg("region", REGION),
-         refusal="you are not choosing a region now"),
-    Verb("Blackmail", "Place a spy on this court card with your Blackmail ability (R-TRN-1).", Arg("card", CARD),
-         refusal="you cannot blackmail now"),
-    Verb("DeclineBlackmail", "Do not use this Blackmail ability this turn.", refusal="you cannot blackmail now"),
+    CHOOSE_PLAYER,
+    CHOOSE_SUIT,
+    CHOOSE_REGION,
+    BLACKMAIL,
+    DECLINE_BLACKMAIL,
 )
 
 STEPS = (EventPurchased(), EventDiscarded(), ConfidenceFailure(), StartOfTurn(), Insurrection())

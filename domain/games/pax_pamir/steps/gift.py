@@ -23,6 +23,11 @@ def free_gift_spaces(s: PaxState, seat: int) -> list[int]:
     return [value for value in q.free_gift_spaces(s, seat) if can_place(s, seat, "gift", str(value))]
 
 
+#: the verbs of this module, each said once: declared here, handled and offered by name
+PLACE_GIFT = Verb("PlaceGift", "Gift: pay this gift space's value to the market and place a cylinder on it (R-GFT).",
+                  Arg("value", AMOUNT), refusal="you are not giving a gift now")
+
+
 class Gift(ActionStep):
     """R-GFT-1, R-GFT-2: an empty gift space you can afford; pay its value to the market
     (R-CST) and place a cylinder there (R-LIM)."""
@@ -37,7 +42,7 @@ class Gift(ActionStep):
         return Prompt(seat, "Gift: choose an empty gift space and pay its value to the market.").one_of(
             "PlaceGift", values)
 
-    @handles("PlaceGift")
+    @handles(PLACE_GIFT)
     def place(self, t: Play, frame: Frame, seat: int, value: int) -> None:
         t.end()
         pay_action_cost(t, seat, value, "gift")
@@ -45,8 +50,7 @@ class Gift(ActionStep):
 
 
 VERBS = (
-    Verb("PlaceGift", "Gift: pay this gift space's value to the market and place a cylinder on it (R-GFT).",
-         Arg("value", AMOUNT), refusal="you are not giving a gift now"),
+    PLACE_GIFT,
 )
 
 STEPS = (Gift(),)

@@ -16,6 +16,7 @@ from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import (
     CARD,
     PIECE,
+    STOP_ACTION,
     ActionStep,
     Play,
     block_owner,
@@ -75,6 +76,15 @@ def movable_pieces(s: PaxState, seat: int) -> list[str]:
     return found
 
 
+#: the verbs of this module, each said once: declared here, handled and offered by name
+MOVE_PIECE = Verb("MovePiece", "Move: the piece to move one step (army:<region>, tribe:<region>, spy:<card>) (R-MOV).",
+                  Arg("piece", PIECE), refusal="you are not moving pieces now")
+MOVE_TO = Verb("MoveTo", "Move: the region the chosen army or tribe goes to (R-MOV-2, R-MOV-4).", Arg("region", REGION),
+               refusal="you are not moving an army or tribe now")
+MOVE_SPY_TO = Verb("MoveSpyTo", "Move: the court card the chosen spy goes to (R-MOV-3).", Arg("card", CARD),
+                   refusal="you are not moving a spy now")
+
+
 class Move(ActionStep):
     """R-MOV-1 to R-MOV-5: as many steps as the card's rank, one piece one step each: a loyal
     army across a border with a road of your coalition (any border with Indian Supplies),
@@ -91,22 +101,22 @@ class Move(ActionStep):
             if kind == "spy":
                 cards = spy_destinations(s, seat, int(place))
                 if cards:
-                    return Prompt(seat, f"Move: the spy on card {place} goes to...").one_of("MoveSpyTo", cards)
+                    return Prompt(seat, f"Move: the spy on card {place} goes to...").one_of(MOVE_SPY_TO, cards)
             else:
                 regions = region_destinations(s, seat, Region(place))
                 if regions:
-                    return Prompt(seat, f"Move: the {kind} in {place.title()} goes to...").one_of("MoveTo", regions)
+                    return Prompt(seat, f"Move: the {kind} in {place.title()} goes to...").one_of(MOVE_TO, regions)
         pieces = movable_pieces(s, seat)
         if frame.left <= 0 or not pieces:
             return None
         return (Prompt(seat, f"Move: {frame.left} step(s) left; choose a piece to move, or stop.")
-                .one_of("MovePiece", pieces).nothing("StopAction"))
+                .one_of(MOVE_PIECE, pieces).nothing(STOP_ACTION))
 
-    @handles("MovePiece")
+    @handles(MOVE_PIECE)
     def choose(self, t: Play, frame: Frame, seat: int, piece: str) -> None:
         t.update(piece=piece)
 
-    @handles("MoveTo")
+    @handles(MOVE_TO)
     def to_region(self, t: Play, frame: Frame, seat: int, region: str) -> None:
         kind, _, place = frame.piece.partition(":")
         t.update(piece=None, left=frame.left - 1)
@@ -115,7 +125,7 @@ class Move(ActionStep):
         else:
             lose_piece(t, "tribe", seat, place, dst=region)
 
-    @handles("MoveSpyTo")
+    @handles(MOVE_SPY_TO)
     def to_card(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         place = frame.piece.partition(":")[2]
         t.update(piece=None, left=frame.left - 1)
@@ -123,12 +133,9 @@ class Move(ActionStep):
 
 
 VERBS = (
-    Verb("MovePiece", "Move: the piece to move one step (army:<region>, tribe:<region>, spy:<card>) (R-MOV).",
-         Arg("piece", PIECE), refusal="you are not moving pieces now"),
-    Verb("MoveTo", "Move: the region the chosen army or tribe goes to (R-MOV-2, R-MOV-4).", Arg("region", REGION),
-         refusal="you are not moving an army or tribe now"),
-    Verb("MoveSpyTo", "Move: the court card the chosen spy goes to (R-MOV-3).", Arg("card", CARD),
-         refusal="you are not moving a spy now"),
+    MOVE_PIECE,
+    MOVE_TO,
+    MOVE_SPY_TO,
 )
 
 STEPS = (Move(),)

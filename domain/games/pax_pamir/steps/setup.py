@@ -76,6 +76,11 @@ def dealt(deal: dict[str, list[int]], seats: int) -> tuple[list[int], list[int],
     return deck, sorted(set(ALL_CARDS) - set(deck)), list(deal["loyalty_order"])
 
 
+#: the verbs of this module, each said once: declared here, handled and offered by name
+CHOOSE_LOYALTY = Verb("ChooseLoyalty", "Choose the coalition you are loyal to (R-SET-5).", Arg("coalition", COALITION),
+                      refusal="you are not choosing a loyalty now")
+
+
 class Loyalty(Step[PaxState]):
     """R-SET-5: each seat in turn chooses a coalition; choices are free."""
 
@@ -85,7 +90,7 @@ class Loyalty(Step[PaxState]):
         return Prompt(frame.owner_seat, "Choose the coalition you are loyal to.").one_of(
             "ChooseLoyalty", [c.value for c in Coalition])
 
-    @handles("ChooseLoyalty")
+    @handles(CHOOSE_LOYALTY)
     def choose(self, t: Play, frame: Frame, seat: int, coalition: str) -> None:
         t.emit(ev.loyalty_chosen(seat, coalition))
         following = frame.index + 1
@@ -112,8 +117,7 @@ class Turns(Step[PaxState]):
 
 
 VERBS = (
-    Verb("ChooseLoyalty", "Choose the coalition you are loyal to (R-SET-5).", Arg("coalition", COALITION),
-         refusal="you are not choosing a loyalty now"),
+    CHOOSE_LOYALTY,
 )
 
 STEPS = (Loyalty(), Turns())

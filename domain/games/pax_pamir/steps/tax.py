@@ -13,6 +13,7 @@ from domain.games.pax_pamir.state import PaxState
 from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import (
     CARD,
+    STOP_ACTION,
     ActionStep,
     Play,
     seat_of,
@@ -43,6 +44,13 @@ def taxable_seats(s: PaxState, seat: int) -> list[int]:
     return found
 
 
+#: the verbs of this module, each said once: declared here, handled and offered by name
+TAX_MARKET = Verb("TaxMarket", "Tax: take one rupee from this market card (R-TAX-1).", Arg("card", CARD),
+                  refusal="you are not taxing now")
+TAX_PLAYER = Verb("TaxPlayer", "Tax: take one rupee from this player (R-TAX-1).", Arg("seat", SEAT),
+                  refusal="you are not taxing now")
+
+
 class Tax(ActionStep):
     """R-TAX-1 to R-TAX-3: up to the card's rank in rupees, one at a time, from market cards
     or from taxable seats (never below their shelter); stopping early is allowed."""
@@ -56,25 +64,23 @@ class Tax(ActionStep):
             return None
         return (Prompt(seat, f"Tax: take up to {frame.left} more rupee(s), one at a time, from market cards "
                        "or from players you may tax.")
-                .one_of("TaxMarket", cards).one_of("TaxPlayer", seats).nothing("StopAction"))
+                .one_of(TAX_MARKET, cards).one_of(TAX_PLAYER, seats).nothing(STOP_ACTION))
 
-    @handles("TaxMarket")
+    @handles(TAX_MARKET)
     def market(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         row, column = next((r, c) for r, c, n in q.market_slots(t.state) if n == number)
         t.update(left=frame.left - 1)
         t.emit(ev.rupees_moved(1, f"market:{row}:{column}", f"seat:{seat}", "tax"))
 
-    @handles("TaxPlayer")
+    @handles(TAX_PLAYER)
     def player(self, t: Play, frame: Frame, seat: int, other: int) -> None:
         t.update(left=frame.left - 1)
         t.emit(ev.rupees_moved(1, f"seat:{other}", f"seat:{seat}", "tax"))
 
 
 VERBS = (
-    Verb("TaxMarket", "Tax: take one rupee from this market card (R-TAX-1).", Arg("card", CARD),
-         refusal="you are not taxing now"),
-    Verb("TaxPlayer", "Tax: take one rupee from this player (R-TAX-1).", Arg("seat", SEAT),
-         refusal="you are not taxing now"),
+    TAX_MARKET,
+    TAX_PLAYER,
 )
 
 STEPS = (Tax(),)

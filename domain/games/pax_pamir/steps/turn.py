@@ -98,6 +98,20 @@ def purchase(t: Play, seat: int, number: int) -> None:
 
 # -- the turn menu (R-TRN) ---------------------------------------------------------------------
 
+#: the verbs of this module, each said once: declared here, handled and offered by name
+PURCHASE = Verb("Purchase", "Buy this market card (one action, R-PUR).", Arg("card", CARD),
+                refusal="you cannot purchase now")
+PLAY = Verb("Play", "Play this card from your hand into your court (one action, R-PLY).", Arg("card", CARD),
+            refusal="you cannot play a card now")
+END_TURN = Verb("EndTurn", "End your turn; cleanup follows (R-TRN-6).", refusal="it is not your turn")
+CHOOSE_SIDE = Verb("ChooseSide", "The end of your court the card goes to.", Arg("side", CHOICE),
+                   refusal="you are not choosing a side now")
+PLACE_ROAD = Verb("PlaceRoad", "The border for the road of this impact icon.", Arg("border", BORDER),
+                  refusal="you are not placing a road now")
+PLACE_SPY = Verb("PlaceSpy", "The court card for the spy of this impact icon.", Arg("card", CARD),
+                 refusal="you are not placing a spy now")
+
+
 class TurnMenu(Step[PaxState]):
     """R-TRN-2 to R-TRN-6: Purchase or Play while actions remain, card-based actions (bonus
     actions with favored cards even with none left), or end the turn."""
@@ -110,45 +124,45 @@ class TurnMenu(Step[PaxState]):
         left = s.actions_left
         prompt = Prompt(seat, f"Your turn: {left} action{'s' if left != 1 else ''} left.")
         if left > 0:  # each choice is worked out only when read (a command is checked against its own)
-            prompt.one_of("Purchase", partial(purchasable, s, seat))
-            prompt.one_of("Play", sorted(s.players[seat].hand))
+            prompt.one_of(PURCHASE, partial(purchasable, s, seat))
+            prompt.one_of(PLAY, sorted(s.players[seat].hand))
         for action, verb in ACTION_VERBS.items():
             prompt.one_of(verb, partial(actions.usable_cards, s, seat, action))
-        return prompt.nothing("EndTurn")
+        return prompt.nothing(END_TURN)
 
-    @handles("Purchase")
+    @handles(PURCHASE)
     def purchase(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         purchase(t, seat, number)
 
-    @handles("Play")
+    @handles(PLAY)
     def play(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         t.call(names.PLAY, seat, card=number)
 
-    @handles("Tax")
+    @handles(ACTION_VERBS[CardAction.TAX])
     def tax(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         actions.start(t, seat, number, CardAction.TAX)
 
-    @handles("Gift")
+    @handles(ACTION_VERBS[CardAction.GIFT])
     def gift(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         actions.start(t, seat, number, CardAction.GIFT)
 
-    @handles("Build")
+    @handles(ACTION_VERBS[CardAction.BUILD])
     def build(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         actions.start(t, seat, number, CardAction.BUILD)
 
-    @handles("Move")
+    @handles(ACTION_VERBS[CardAction.MOVE])
     def move(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         actions.start(t, seat, number, CardAction.MOVE)
 
-    @handles("Betray")
+    @handles(ACTION_VERBS[CardAction.BETRAY])
     def betray(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         actions.start(t, seat, number, CardAction.BETRAY)
 
-    @handles("Battle")
+    @handles(ACTION_VERBS[CardAction.BATTLE])
     def battle(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         actions.start(t, seat, number, CardAction.BATTLE)
 
-    @handles("EndTurn")
+    @handles(END_TURN)
     def end_turn(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         t.goto(names.CLEANUP, seat)
 
@@ -210,7 +224,7 @@ class ChooseSide(Step[PaxState]):
         return Prompt(frame.owner_seat, f"Play {what} at the left or the right end of your court?").one_of(
             "ChooseSide", ["left", "right"])
 
-    @handles("ChooseSide")
+    @handles(CHOOSE_SIDE)
     def choose(self, t: Play, frame: Frame, seat: int, side: str) -> None:
         t.end()
         t.update(side=side)
@@ -241,7 +255,7 @@ class Impacts(Step[PaxState]):
         if icon == ImpactIcon.SPY:
             cards = [n for _, n in q.court_cards(s) if COURT_CARDS[n].region == region]
             return Prompt(frame.owner_seat, f"{court_card.name}: place a spy on a court card of {region.title()}, "
-                          "in any court.").one_of("PlaceSpy", cards)
+                          "in any court.").one_of(PLACE_SPY, cards)
         return None
 
     def advance(self, t: Play, frame: Frame) -> None:
@@ -261,12 +275,12 @@ class Impacts(Step[PaxState]):
         elif icon in FAVORED_SUIT_OF_ICON:
             change_favored_suit(t, FAVORED_SUIT_OF_ICON[icon], "impact")
 
-    @handles("PlaceRoad")
+    @handles(PLACE_ROAD)
     def road(self, t: Play, frame: Frame, seat: int, border: str) -> None:
         t.update(index=frame.index + 1)
         place_piece(t, seat, "road", border)
 
-    @handles("PlaceSpy")
+    @handles(PLACE_SPY)
     def spy(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         t.update(index=frame.index + 1)
         place_piece(t, seat, "spy", str(number))
@@ -280,19 +294,14 @@ def change_favored_suit(t: Play, suit: str, reason: str) -> None:
 
 
 VERBS = (
-    Verb("Purchase", "Buy this market card (one action, R-PUR).", Arg("card", CARD),
-         refusal="you cannot purchase now"),
-    Verb("Play", "Play this card from your hand into your court (one action, R-PLY).", Arg("card", CARD),
-         refusal="you cannot play a card now"),
+    PURCHASE,
+    PLAY,
     *(Verb(verb, f"{action.value.capitalize()} with this court card (R-ACT).", Arg("card", CARD),
            refusal=f"you cannot {action.value} with that card now") for action, verb in ACTION_VERBS.items()),
-    Verb("EndTurn", "End your turn; cleanup follows (R-TRN-6).", refusal="it is not your turn"),
-    Verb("ChooseSide", "The end of your court the card goes to.", Arg("side", CHOICE),
-         refusal="you are not choosing a side now"),
-    Verb("PlaceRoad", "The border for the road of this impact icon.", Arg("border", BORDER),
-         refusal="you are not placing a road now"),
-    Verb("PlaceSpy", "The court card for the spy of this impact icon.", Arg("card", CARD),
-         refusal="you are not placing a spy now"),
+    END_TURN,
+    CHOOSE_SIDE,
+    PLACE_ROAD,
+    PLACE_SPY,
 )
 
 STEPS = (TurnMenu(), PlayCard(), ChooseSide(), Impacts())
