@@ -183,7 +183,7 @@ class ConfidenceFailure(Step[PaxState]):
         if not hand:
             return None
         return Prompt(frame.owner_seat, "Confidence Failure: discard one card from your hand.").one_of(
-            "Discard", sorted(hand))
+            DISCARD, sorted(hand))
 
     def advance(self, t: Play, frame: Frame) -> None:
         self._next(t, frame)
