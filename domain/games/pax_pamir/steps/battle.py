@@ -126,13 +126,6 @@ class Battle(ActionStep):
         return (Prompt(seat, f"Battle in {where}: remove up to {frame.left} more enemy piece(s), or stop.")
                 .one_of(REMOVE_ENEMY, targets).nothing(STOP_ACTION))
 
-    def advance(self, t: Play, frame: Frame) -> None:
-        self.finish(t, frame)
-
-    @handles(STOP_ACTION)
-    def stop(self, t: Play, frame: Frame, seat: int, _: None) -> None:
-        self.finish(t, frame)
-
     def finish(self, t: Play, frame: Frame) -> None:
         """R-BAT-3: Safe House choices, owed by the spies' owners in seat order from the
         active player."""

@@ -89,13 +89,6 @@ class Build(ActionStep):
         prompt.one_of(BUILD_ARMY, regions).one_of(BUILD_ROAD, borders)
         return prompt.nothing(STOP_ACTION) if frame.built else prompt
 
-    def advance(self, t: Play, frame: Frame) -> None:
-        self.finish(t, frame)
-
-    @handles(STOP_ACTION)
-    def stop(self, t: Play, frame: Frame, seat: int, _: None) -> None:
-        self.finish(t, frame)
-
     def finish(self, t: Play, frame: Frame) -> None:
         seat = seat_of(frame)
         if frame.built and q.has_ability(t.state, seat, Ability.INFRASTRUCTURE):

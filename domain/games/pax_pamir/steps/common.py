@@ -232,11 +232,15 @@ def pay_action_cost(t: Play, seat: int, amount: int, reason: str, offset: int = 
 
 
 class ActionStep(Step[PaxState]):
-    """A step of a card-based action: its ``ask`` returns None once it is over, and then it ends."""
+    """A step of a card-based action: its ``ask`` returns None once it is over, or its seat
+    stops it; either way it ``finish``-es (by default it ends)."""
 
     def advance(self, t: Play, frame: Frame) -> None:
-        t.end()
+        self.finish(t, frame)
 
     @handles(STOP_ACTION)
     def stop(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        self.finish(t, frame)
+
+    def finish(self, t: Play, frame: Frame) -> None:
         t.end()
