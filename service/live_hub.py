@@ -17,12 +17,21 @@ a spectator) and batch, and shared by the subscribers with that viewer.
 A subscriber first subscribes, then reads its backlog from its stream (``after`` its
 last event), then takes batches from its queue and skips any version it already sent, so
 an event appended between the two reads is neither lost nor sent twice.
+
+Every ``check_every`` seconds (1) the hub also checks its subscribers, all at once: the
+credential each came with (the hash of its token: one store call for every stream of the
+process, so a token rotated or revoked through any process ends its streams within that
+second), and the client's connection (one ``poll`` of every stream's socket, no write: a
+client that went away frees its stream, and the stream's slot, within that second even on
+a game where nothing happens). A subscriber that fails either is ended: its stream stops.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
+import select
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -57,10 +66,17 @@ class Batch:
 
 
 class Subscriber:
-    def __init__(self, hub: LiveHub, stream: str):
+    """One open stream: its queue of batches, the credential it was opened with (None: a
+    spectator) and its client's connection (a socket, or None when the server gives none)."""
+
+    def __init__(self, hub: LiveHub, stream: str, credential: str | None = None, connection: Any = None):
         self.hub = hub
         self.stream = stream
-        self.queue: queue.Queue[Batch] = queue.Queue()
+        self.credential = credential
+        self.connection = connection
+        #: why the hub ended this stream (``"credential"``, ``"gone"``), or None while it runs
+        self.ended: str | None = None
+        self.queue: queue.Queue[Batch | None] = queue.Queue()
 
     def get(self, timeout: float) -> Batch | None:
         try:
@@ -68,17 +84,27 @@ class Subscriber:
         except queue.Empty:
             return None
 
+    def end(self, reason: str) -> None:
+        if self.ended is None:
+            self.ended = reason
+            self.queue.put(None)  # wakes the stream, which sees ``ended``
+
     def close(self) -> None:
         self.hub.unsubscribe(self)
 
 
 class LiveHub:
-    def __init__(self, store: LogRecorder, load: Callable[[str], Any], poll: float = 0.2, batch: int = 1000):
-        """``load(stream)``: the game of a stream, loaded once per batch for all its subscribers."""
+    def __init__(self, store: LogRecorder, load: Callable[[str], Any], poll: float = 0.2, batch: int = 1000,
+                 still_current: Callable[[set[str]], set[str]] | None = None, check_every: float = 1.0):
+        """``load(stream)``: the game of a stream, loaded once per batch for all its subscribers;
+        ``still_current(credentials)``: those that still hold (``Players.still_current``)."""
         self.store = store
         self.load = load
         self.poll = poll
         self.batch = batch
+        self.still_current = still_current
+        self.check_every = check_every
+        self._checked = time.monotonic()
         self._subscribers: dict[str, set[Subscriber]] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -89,8 +115,8 @@ class LiveHub:
         with self._lock:
             return sum(len(s) for s in self._subscribers.values())
 
-    def subscribe(self, stream: str) -> Subscriber:
-        subscriber = Subscriber(self, stream)
+    def subscribe(self, stream: str, credential: str | None = None, connection: Any = None) -> Subscriber:
+        subscriber = Subscriber(self, stream, credential, connection)
         with self._lock:
             if self._positions is None:  # the first subscriber: follow the log from here on
                 self._positions = self.store.log_heads()
@@ -115,6 +141,25 @@ class LiveHub:
                 self.poll_once()
             except Exception:  # a store outage: streams wait, the next poll tries again
                 log.exception("the live hub could not poll the store")
+            if time.monotonic() - self._checked >= self.check_every:
+                self._checked = time.monotonic()
+                try:
+                    self.check_subscribers()
+                except Exception:  # a store outage: the next check tries again
+                    log.exception("the live hub could not check its streams' credentials")
+
+    def check_subscribers(self) -> None:
+        """End every subscriber whose credential no longer holds or whose client went away."""
+        with self._lock:
+            subscribers = [s for found in self._subscribers.values() for s in found if s.ended is None]
+        for subscriber in departed(subscribers):
+            subscriber.end("gone")
+        credentials = {s.credential for s in subscribers if s.credential is not None and s.ended is None}
+        if credentials and self.still_current is not None:
+            current = self.still_current(credentials)
+            for subscriber in subscribers:
+                if subscriber.credential is not None and subscriber.credential not in current:
+                    subscriber.end("credential")
 
     def poll_once(self) -> None:
         with self._lock:
@@ -153,3 +198,48 @@ class LiveHub:
                     # let the woken streams write, and the event loop look at its sockets, before
                     # waking more: a request that arrives meanwhile waits for one chunk, not for all
                     time.sleep(0.001)
+
+
+def _raw_poll() -> Callable[[], Any]:
+    """``select.poll`` as the OS has it: under gevent's monkey-patching the patched one would
+    wait in the event loop, while a raw ``poll(0)`` answers at once without blocking."""
+    try:
+        from gevent import monkey
+    except ImportError:  # pragma: no cover - gevent is a dependency
+        return select.poll
+    return monkey.get_original("select", "poll") if monkey.is_module_patched("select") else select.poll
+
+
+def departed(subscribers: list[Subscriber]) -> list[Subscriber]:
+    """The subscribers whose client closed its connection: one ``poll`` for all their
+    sockets; a readable socket is peeked at (never read), and only an end of file or an
+    error counts (a client may have sent bytes, which stay for the server)."""
+    by_fd: dict[int, list[Subscriber]] = {}
+    for subscriber in subscribers:
+        try:
+            fd = subscriber.connection.fileno() if subscriber.connection is not None else -1
+        except (OSError, ValueError):  # closed already
+            fd = -1
+        if fd >= 0:
+            by_fd.setdefault(fd, []).append(subscriber)
+    if not by_fd:
+        return []
+    poller = _raw_poll()()
+    for fd in by_fd:
+        poller.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
+    gone: list[Subscriber] = []
+    for fd, flags in poller.poll(0):
+        found = by_fd.get(fd, [])
+        if flags & (select.POLLERR | select.POLLHUP | select.POLLNVAL) or _at_end(found[0].connection):
+            gone.extend(found)
+    return gone
+
+
+def _at_end(connection: Any) -> bool:
+    """A readable socket at end of file (the peer closed it), without taking any byte."""
+    try:
+        return connection.recv(1, socket.MSG_PEEK) == b""
+    except ConnectionError:  # reset by the peer
+        return True
+    except (OSError, ValueError):  # nothing to read after all, or a socket that cannot peek (TLS)
+        return False

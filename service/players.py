@@ -3,7 +3,10 @@
 A token is 256 random bits; the store keeps only its SHA-256, so a copy of the store
 gives nobody a working token. Rotation and revocation replace the stored hash with a
 compare-and-set, and every process reads it from the store on each request: a revoked
-token stops working everywhere at once.
+token stops working everywhere at once. An open live stream keeps the hash of the token
+it was opened with (its credential) and the process's ``LiveHub`` re-checks every open
+stream's credential once a second (``still_current``): a stream whose token was rotated or
+revoked ends within that second, on every process.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
+from collections.abc import Collection
 from typing import Any
 
 from service.adapters.store import EventStore
@@ -40,6 +44,11 @@ class Players:
         if player is None:
             raise Unauthorized("the bearer token is not a known player's token")
         return player
+
+    def still_current(self, credentials: Collection[str]) -> set[str]:
+        """Those of ``credentials`` (``hash_token`` of the token a reader came with) whose
+        token was neither rotated nor revoked since: one store call for all of them."""
+        return self.store.current_tokens(credentials)
 
     def rotate_token(self, token: str) -> dict[str, Any]:
         """A new token for the caller; the one it came with stops working at once."""

@@ -70,7 +70,8 @@ class GameService:
         self.read_models = read_models or ReadModels(ProjectionRunner(store), catch_up_on_read=True)
         self.max_waiting_games = max_waiting_games
         #: one store poll serves every live stream of this process (``service.live_feed``)
-        self.live_hub = LiveHub(store, lambda stream: self.load(game_of(stream)), poll=stream_poll)
+        self.live_hub = LiveHub(store, lambda stream: self.load(game_of(stream)), poll=stream_poll,
+                                still_current=self.players.still_current)
 
     # -- game types ------------------------------------------------------------------
     def game_types(self) -> list[dict[str, Any]]:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -218,6 +218,11 @@ class PlayerRecorder(ABC):
         """Atomically swap the player's token hash ``old_hash`` for ``new_hash`` (None:
         revoke it, leaving the player with no valid token). False if ``old_hash`` is not
         the player's current token (revoked or rotated meanwhile)."""
+
+    def current_tokens(self, token_hashes: Collection[str]) -> set[str]:
+        """Those of ``token_hashes`` that are still some player's current token (open live
+        streams re-check theirs with one call for all). Backends answer in one round trip."""
+        return {h for h in token_hashes if self.player_by_token(h) is not None}
 
 
 class SharedStateRecorder(ABC):

@@ -8,6 +8,7 @@ single-slot script; secrets and sets are single keys.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from service.adapters.codec import dumps, loads
@@ -130,6 +131,12 @@ class RedisPlayerRecorder(RedisRecorder, PlayerRecorder):
     def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
         raw = self._redis.hget(self._tokens(), token_hash)
         return loads(raw) if raw is not None else None
+
+    def current_tokens(self, token_hashes: Collection[str]) -> set[str]:
+        hashes = list(token_hashes)
+        if not hashes:
+            return set()
+        return {h for h, record in zip(hashes, self._redis.hmget(self._tokens(), hashes), strict=True) if record}
 
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
         return bool(self._replace_token(keys=[self._player(player_id), self._tokens()],
