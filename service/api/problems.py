@@ -41,7 +41,8 @@ _ALL = [
     ProblemType("idempotency_key_reused", 422, "Idempotency-Key reused",
                 "This `Idempotency-Key` was already used for a different request; use a new key."),
     ProblemType("invalid_log", 422, "Invalid game log",
-                "The imported log is empty, truncated, altered or of an unknown game; nothing was imported."),
+                "The imported log is empty, truncated, altered or of an unknown game; `detail` names the "
+                "line and the field at fault. Nothing was imported."),
     ProblemType("unprocessable", 422, "Unprocessable request", "The request cannot be carried out as it is."),
     ProblemType("bad_request", 400, "Bad request", "The request is malformed."),
     # -- the rules ------------------------------------------------------------------------
