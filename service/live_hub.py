@@ -19,16 +19,20 @@ last event), then takes batches from its queue and skips any version it already 
 an event appended between the two reads is neither lost nor sent twice.
 
 Every ``check_every`` seconds (1) the hub also checks its subscribers, all at once: the
-credential each came with (the hash of its token: one store call for every stream of the
-process, so a token rotated or revoked through any process ends its streams within that
-second), and the client's connection (one ``poll`` of every stream's socket, no write: a
-client that went away frees its stream, and the stream's slot, within that second even on
-a game where nothing happens). A subscriber that fails either is ended: its stream stops.
+credential each came with (the hash of its token), and the client's connection. The store
+keeps a token generation that every rotation and revocation moves: the hub reads it (one
+small read) and only when it moved looks up every stream's credential (one store call for
+all), besides those of the streams opened since the last check; so a token rotated or
+revoked through any process ends its streams within that second. Every stream's socket
+stays registered in one ``poll`` object, polled without waiting (no write): a client that
+went away frees its stream, and the stream's slot, within that second even on a game
+where nothing happens. A subscriber that fails either is ended: its stream stops.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import select
 import socket
@@ -36,7 +40,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from service.adapters.store import LogRecorder, Recorded
 
@@ -74,6 +78,7 @@ class Subscriber:
         self.stream = stream
         self.credential = credential
         self.connection = connection
+        self.fd = _fileno(connection)
         #: why the hub ended this stream (``"credential"``, ``"gone"``), or None while it runs
         self.ended: str | None = None
         self.queue: queue.Queue[Batch | None] = queue.Queue()
@@ -93,18 +98,31 @@ class Subscriber:
         self.hub.unsubscribe(self)
 
 
+class Credentials(Protocol):
+    """What the hub asks of the players' records (``service.players.Players``)."""
+
+    def token_generation(self) -> int: ...
+
+    def still_current(self, credentials: set[str]) -> set[str]: ...
+
+
 class LiveHub:
     def __init__(self, store: LogRecorder, load: Callable[[str], Any], poll: float = 0.2, batch: int = 1000,
-                 still_current: Callable[[set[str]], set[str]] | None = None, check_every: float = 1.0):
+                 credentials: Credentials | None = None, check_every: float = 1.0):
         """``load(stream)``: the game of a stream, loaded once per batch for all its subscribers;
-        ``still_current(credentials)``: those that still hold (``Players.still_current``)."""
+        ``credentials``: whether the streams' tokens still hold."""
         self.store = store
         self.load = load
         self.poll = poll
         self.batch = batch
-        self.still_current = still_current
+        self.credentials = credentials
         self.check_every = check_every
         self._checked = time.monotonic()
+        self._generation: int | None = None  # the token generation of the last full check
+        self._fresh: list[Subscriber] = []  # subscribed since the last check
+        self._poller: Any = None  # every subscriber's socket, registered while it is open
+        self._poller_pid = 0  # made in the process that polls (a forked child makes its own)
+        self._by_fd: dict[int, Subscriber] = {}
         self._subscribers: dict[str, set[Subscriber]] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -118,6 +136,16 @@ class LiveHub:
     def subscribe(self, stream: str, credential: str | None = None, connection: Any = None) -> Subscriber:
         subscriber = Subscriber(self, stream, credential, connection)
         with self._lock:
+            if subscriber.fd >= 0:
+                if self._poller is None or self._poller_pid != os.getpid():
+                    self._poller, self._poller_pid, self._by_fd = _raw_poll()(), os.getpid(), {}
+                try:
+                    self._poller.register(subscriber.fd, WATCHED)
+                except FileExistsError:  # epoll: a descriptor left by a connection closed meanwhile
+                    self._poller.modify(subscriber.fd, WATCHED)
+                self._by_fd[subscriber.fd] = subscriber
+            if credential is not None:
+                self._fresh.append(subscriber)
             if self._positions is None:  # the first subscriber: follow the log from here on
                 self._positions = self.store.log_heads()
             self._subscribers.setdefault(stream, set()).add(subscriber)
@@ -128,6 +156,12 @@ class LiveHub:
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         with self._lock:
+            if self._by_fd.get(subscriber.fd) is subscriber:
+                del self._by_fd[subscriber.fd]
+                try:
+                    self._poller.unregister(subscriber.fd)
+                except (OSError, KeyError):  # closed already (epoll forgot it by itself)
+                    pass
             found = self._subscribers.get(subscriber.stream)
             if found is not None:
                 found.discard(subscriber)
@@ -149,17 +183,32 @@ class LiveHub:
                     log.exception("the live hub could not check its streams' credentials")
 
     def check_subscribers(self) -> None:
-        """End every subscriber whose credential no longer holds or whose client went away."""
+        """End every subscriber whose client went away or whose credential no longer holds."""
         with self._lock:
-            subscribers = [s for found in self._subscribers.values() for s in found if s.ended is None]
-        for subscriber in departed(subscribers):
+            ready = self._poller.poll(0) if self._poller is not None else []  # never waits
+            gone = [self._by_fd[fd] for fd, flags in ready if fd in self._by_fd and _closed(self._by_fd[fd], flags)]
+            fresh, self._fresh = self._fresh, []
+        for subscriber in gone:
             subscriber.end("gone")
-        credentials = {s.credential for s in subscribers if s.credential is not None and s.ended is None}
-        if credentials and self.still_current is not None:
-            current = self.still_current(credentials)
-            for subscriber in subscribers:
-                if subscriber.credential is not None and subscriber.credential not in current:
-                    subscriber.end("credential")
+        if self.credentials is None:
+            return
+        try:
+            generation = self.credentials.token_generation()
+            checked = fresh
+            if generation != self._generation:  # some token changed since: look at every stream's
+                with self._lock:
+                    checked = [s for found in self._subscribers.values() for s in found if s.credential is not None]
+            checked = [s for s in checked if s.ended is None]
+            if checked:
+                current = self.credentials.still_current({s.credential for s in checked if s.credential is not None})
+                for subscriber in checked:
+                    if subscriber.credential not in current:
+                        subscriber.end("credential")
+        except BaseException:  # the store failed: these are checked next time
+            with self._lock:
+                self._fresh.extend(fresh)
+            raise
+        self._generation = generation
 
     def poll_once(self) -> None:
         with self._lock:
@@ -200,45 +249,45 @@ class LiveHub:
                     time.sleep(0.001)
 
 
+#: what the hub watches on a client's socket (the same bits for poll and epoll)
+WATCHED = select.POLLIN | select.POLLERR | select.POLLHUP
+
+
 def _raw_poll() -> Callable[[], Any]:
-    """``select.poll`` as the OS has it: under gevent's monkey-patching the patched one would
-    wait in the event loop, while a raw ``poll(0)`` answers at once without blocking."""
+    """``select.epoll`` (Linux: a check costs what the sockets with something to tell cost,
+    not one per socket) or ``select.poll``, as the OS has them: under gevent's
+    monkey-patching the patched ones would wait in the event loop (or are removed), while a
+    raw ``poll(0)`` answers at once without blocking."""
+    original: Callable[[str], Any] = lambda name: getattr(select, name, None)  # noqa: E731
     try:
         from gevent import monkey
+
+        if monkey.is_module_patched("select"):
+            def original(name: str) -> Any:
+                try:
+                    return monkey.get_original("select", name)
+                except AttributeError:
+                    return None
     except ImportError:  # pragma: no cover - gevent is a dependency
-        return select.poll
-    return monkey.get_original("select", "poll") if monkey.is_module_patched("select") else select.poll
+        pass
+    return original("epoll") or original("poll")
 
 
-def departed(subscribers: list[Subscriber]) -> list[Subscriber]:
-    """The subscribers whose client closed its connection: one ``poll`` for all their
-    sockets; a readable socket is peeked at (never read), and only an end of file or an
-    error counts (a client may have sent bytes, which stay for the server)."""
-    by_fd: dict[int, list[Subscriber]] = {}
-    for subscriber in subscribers:
-        try:
-            fd = subscriber.connection.fileno() if subscriber.connection is not None else -1
-        except (OSError, ValueError):  # closed already
-            fd = -1
-        if fd >= 0:
-            by_fd.setdefault(fd, []).append(subscriber)
-    if not by_fd:
-        return []
-    poller = _raw_poll()()
-    for fd in by_fd:
-        poller.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
-    gone: list[Subscriber] = []
-    for fd, flags in poller.poll(0):
-        found = by_fd.get(fd, [])
-        if flags & (select.POLLERR | select.POLLHUP | select.POLLNVAL) or _at_end(found[0].connection):
-            gone.extend(found)
-    return gone
-
-
-def _at_end(connection: Any) -> bool:
-    """A readable socket at end of file (the peer closed it), without taking any byte."""
+def _fileno(connection: Any) -> int:
     try:
-        return connection.recv(1, socket.MSG_PEEK) == b""
+        return connection.fileno() if connection is not None else -1
+    except (OSError, ValueError):  # closed already
+        return -1
+
+
+def _closed(subscriber: Subscriber, flags: int) -> bool:
+    """Did the client close the connection? An error or hang-up says so; a readable socket
+    is peeked at (never read), and only an end of file counts (a client may have sent
+    bytes, which stay for the server)."""
+    if flags & (select.POLLERR | select.POLLHUP | select.POLLNVAL):
+        return True
+    try:
+        return subscriber.connection.recv(1, socket.MSG_PEEK) == b""
     except ConnectionError:  # reset by the peer
         return True
     except (OSError, ValueError):  # nothing to read after all, or a socket that cannot peek (TLS)

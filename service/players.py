@@ -4,9 +4,10 @@ A token is 256 random bits; the store keeps only its SHA-256, so a copy of the s
 gives nobody a working token. Rotation and revocation replace the stored hash with a
 compare-and-set, and every process reads it from the store on each request: a revoked
 token stops working everywhere at once. An open live stream keeps the hash of the token
-it was opened with (its credential) and the process's ``LiveHub`` re-checks every open
-stream's credential once a second (``still_current``): a stream whose token was rotated or
-revoked ends within that second, on every process.
+it was opened with (its credential); once a second the process's ``LiveHub`` reads the
+store's token generation (a counter every rotation and revocation moves) and, when it
+moved, re-checks every open stream's credential with one call (``still_current``): a
+stream whose token was rotated or revoked ends within that second, on every process.
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ class Players:
         if player is None:
             raise Unauthorized("the bearer token is not a known player's token")
         return player
+
+    def token_generation(self) -> int:
+        """Changes whenever any token is rotated or revoked (one cheap read)."""
+        return self.store.token_generation()
 
     def still_current(self, credentials: Collection[str]) -> set[str]:
         """Those of ``credentials`` (``hash_token`` of the token a reader came with) whose

@@ -71,7 +71,7 @@ class GameService:
         self.max_waiting_games = max_waiting_games
         #: one store poll serves every live stream of this process (``service.live_feed``)
         self.live_hub = LiveHub(store, lambda stream: self.load(game_of(stream)), poll=stream_poll,
-                                still_current=self.players.still_current)
+                                credentials=self.players)
 
     # -- game types ------------------------------------------------------------------
     def game_types(self) -> list[dict[str, Any]]:

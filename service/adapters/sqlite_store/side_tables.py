@@ -61,7 +61,14 @@ class SqlitePlayerRecorder(SqliteRecorder, PlayerRecorder):
         with self._db.write() as db:
             changed = db.execute("UPDATE players SET token_hash = ? WHERE id = ? AND token_hash = ?",
                                  (new_hash or f"revoked:{player_id}", player_id, old_hash)).rowcount
+            if changed == 1:
+                db.execute("INSERT INTO counters (name, value) VALUES ('token_generation', 1) "
+                           "ON CONFLICT (name) DO UPDATE SET value = value + 1")
             return changed == 1
+
+    def token_generation(self) -> int:
+        row = self._db.row("SELECT value FROM counters WHERE name = 'token_generation'")
+        return int(row[0]) if row else 0
 
 
 class SqliteSharedStateRecorder(SqliteRecorder, SharedStateRecorder):
