@@ -30,7 +30,8 @@ class End:
 
 
 def follow(service: GameService, game_id: str, player: Mapping[str, Any] | None, after: int = 0, *,
-           heartbeat: float = 15.0, max_seconds: float | None = None) -> Iterator[Any]:
+           heartbeat: float = 15.0, max_seconds: float | None = None, credential: str | None = None,
+           connection: Any = None) -> Iterator[Any]:
     """A game's events after version ``after`` as ``player`` may see them, as they happen.
 
     Raises ``NotFound`` at once for an unknown game. The iterator yields each event
@@ -41,15 +42,21 @@ def follow(service: GameService, game_id: str, player: Mapping[str, Any] | None,
     ``LiveHub`` (one poll of the store for every stream of the process), so it sees
     appends made by any process; it stops after ``max_seconds`` (the client reconnects
     from the last version it received).
+
+    ``credential`` is what ``player`` came with (``hash_token`` of its token) and
+    ``connection`` the client's socket: the hub re-checks both every second and the
+    iterator stops within that second once the token was rotated or revoked (on any
+    process) or the client went away.
     """
     game = service.load(game_id)
-    return _feed(service, game, player, after, heartbeat, max_seconds)
+    return _feed(service, game, player, after, heartbeat, max_seconds, credential, connection)
 
 
 def _feed(service: GameService, game: Game, player: Mapping[str, Any] | None, after: int,
-          heartbeat: float, max_seconds: float | None) -> Iterator[Any]:
+          heartbeat: float, max_seconds: float | None, credential: str | None, connection: Any) -> Iterator[Any]:
     stream = stream_of(game.id)
-    subscriber = service.live_hub.subscribe(stream)  # before the backlog: nothing falls between
+    # before the backlog: nothing falls between
+    subscriber = service.live_hub.subscribe(stream, credential if player else None, connection)
     try:
         started = last_sent = time.monotonic()
         backlog = service.store.read(stream, after)
@@ -72,6 +79,8 @@ def _feed(service: GameService, game: Game, player: Mapping[str, Any] | None, af
                     return
                 wait = min(wait, left)
             batch = subscriber.get(wait)
+            if subscriber.ended is not None:  # the token was rotated or revoked, or the client left
+                return
             if batch is None:
                 if time.monotonic() - last_sent >= heartbeat:
                     yield Heartbeat()

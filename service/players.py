@@ -3,7 +3,11 @@
 A token is 256 random bits; the store keeps only its SHA-256, so a copy of the store
 gives nobody a working token. Rotation and revocation replace the stored hash with a
 compare-and-set, and every process reads it from the store on each request: a revoked
-token stops working everywhere at once.
+token stops working everywhere at once. An open live stream keeps the hash of the token
+it was opened with (its credential); once a second the process's ``LiveHub`` reads the
+store's token generation (a counter every rotation and revocation moves) and, when it
+moved, re-checks every open stream's credential with one call (``still_current``): a
+stream whose token was rotated or revoked ends within that second, on every process.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
+from collections.abc import Collection
 from typing import Any
 
 from service.adapters.store import EventStore
@@ -41,6 +46,15 @@ class Players:
             raise Unauthorized("the bearer token is not a known player's token")
         return player
 
+    def token_generation(self) -> int:
+        """Changes whenever any token is rotated or revoked (one cheap read)."""
+        return self.store.token_generation()
+
+    def still_current(self, credentials: Collection[str]) -> set[str]:
+        """Those of ``credentials`` (``hash_token`` of the token a reader came with) whose
+        token was neither rotated nor revoked since: one store call for all of them."""
+        return self.store.current_tokens(credentials)
+
     def rotate_token(self, token: str) -> dict[str, Any]:
         """A new token for the caller; the one it came with stops working at once."""
         player = self._known(token)
@@ -59,6 +73,18 @@ class Players:
         player = self.authenticate(token)
         assert player is not None
         return player
+
+    def restore(self, player_id: str, name: str) -> None:
+        """A player of a game restored from this server's own signed log, recorded here if
+        missing (a restore onto another store), so that the game's listings lead somewhere.
+        It has no valid token: nobody can act as it here."""
+        if self.store.player(player_id) is not None:
+            return
+        try:
+            self.store.add_player(player_id, name, f"revoked:{player_id}")  # no token hashes to this
+        except Exception:
+            if self.store.player(player_id) is None:  # not a concurrent restore of the same player
+                raise
 
     def get(self, player_id: str) -> dict[str, Any]:
         player = self.store.player(player_id)

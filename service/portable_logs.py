@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from domain.kernel import DomainError
@@ -25,6 +27,7 @@ from service.envelopes import Viewer, redacted_envelope, stream_of
 from service.errors import ServiceError, Unprocessable
 from service.game import Game
 from service.loading import GameLoader
+from service.players import Players
 from service.signing import VALID, Signer, signer_for
 
 LOG_FORMAT = "game-log"
@@ -44,8 +47,10 @@ def _invalid(detail: str) -> Unprocessable:
 
 
 class PortableLogs:
-    def __init__(self, loader: GameLoader, appender: Appender, clock: Clock, signing_keys: tuple[str, ...] = ()):
+    def __init__(self, loader: GameLoader, appender: Appender, clock: Clock, signing_keys: tuple[str, ...] = (),
+                 players: Players | None = None):
         self.loader = loader
+        self.players = players
         self.appender = appender
         self.clock = clock
         self.signing_keys = signing_keys
@@ -76,25 +81,18 @@ class PortableLogs:
 
     def import_log(self, text: str) -> Game:
         """A game from an exported log; refused whole if anything is off."""
-        header, bodies = self._parse(text)
+        header, bodies, line_numbers = self._parse(text)
         verdict = self.signer.verify(header, bodies)
         # envelope facts the server derives itself are never taken from a file
         envelopes = [{k: v for k, v in body.items() if k not in ("version", "after", "imported")}
                      for body in bodies]
         probe_id = uuid.uuid4().hex[:16]
-        try:
-            game, afters = self._refold(probe_id, envelopes)
-        except ServiceError:
-            raise
-        except DomainError as exc:
-            raise _invalid(f"the log breaks the game's rules: {exc}") from None
-        except Exception as exc:  # a tampered log may break the fold in any way
-            raise _invalid(f"the events do not fold into a game: {exc!r}") from None
+        game, afters = self._refold(probe_id, envelopes, line_numbers)
         if not game.table.may_export():
             raise _invalid("the log is of a game that was neither finished nor consented to export")
         if digest(game, [{k: v for k, v in b.items() if k != "version"} for b in bodies]) != header.get("digest"):
-            raise _invalid("the events or the final state they fold to differ from the header's digest: "
-                           "the log was altered")
+            raise _invalid("line 1, field digest: the events or the final state they fold to differ from the "
+                           "header's digest: the log was altered")
         for envelope, after in zip(envelopes, afters, strict=True):
             if after is not None:
                 envelope["after"] = after
@@ -102,6 +100,9 @@ class PortableLogs:
         signed = verdict == VALID
         if signed and header.get("ranked", True) and origin and _GAME_ID.fullmatch(origin):
             envelopes[0]["imported"] = {"ranked": True, "from": origin, "signature": verdict}
+            if self.players is not None:  # its players are listed with it (scoreboards, histories)
+                for player_id in game.table.players.values():
+                    self.players.restore(player_id, game.table.names.get(player_id, player_id))
             try:
                 self.appender.append_stored_log(origin, envelopes)
                 return self.loader.load(origin)
@@ -113,55 +114,131 @@ class PortableLogs:
         self.appender.append_stored_log(probe_id, envelopes)
         return self.loader.load(probe_id)
 
-    def _parse(self, text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """The header and the event lines, checked for shape only."""
-        lines = [line for line in text.splitlines() if line.strip()]
-        if not lines:
+    def _parse(self, text: str) -> tuple[dict[str, Any], list[dict[str, Any]], list[int]]:
+        """The header, the event lines and the line number of each, checked for shape only."""
+        numbered = [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+        if not numbered:
             raise _invalid("the log is empty")
-        try:
-            parsed = [loads(line) for line in lines]
-        except ValueError as exc:
-            raise _invalid(f"the log is not JSON Lines: {exc}") from None
-        header, bodies = parsed[0], parsed[1:]
+        parsed = []
+        for number, line in numbered:
+            try:
+                parsed.append(loads(line))
+            except ValueError as exc:
+                column = getattr(exc, "colno", None)
+                raise _invalid(f"line {number} is not JSON" + (f" (column {column})" if column else "")
+                               + ": a log is JSON Lines, one JSON object per line") from None
+        header, bodies, line_numbers = parsed[0], parsed[1:], [number for number, _ in numbered[1:]]
         if not bodies:
             raise _invalid("the log has a header but no events")
         if not isinstance(header, dict) or header.get("format") != LOG_FORMAT:
-            raise _invalid(f"the first line must be a {LOG_FORMAT!r} header")
+            raise _invalid(f"line {numbered[0][0]}, field format: the first line must be a {LOG_FORMAT!r} header")
         if header.get("events") != len(bodies):
-            raise _invalid(f"the header announces {header.get('events')} events but the log has "
-                           f"{len(bodies)}: it is truncated or padded")
-        for number, body in enumerate(bodies, start=1):
-            if not isinstance(body, dict) or body.get("version") != number or not isinstance(body.get("type"), str):
-                raise _invalid(f"line {number + 1} is not event version {number}")
+            raise _invalid(f"line {numbered[0][0]}, field events: the header announces "
+                           f"{_shown(header.get('events'))} events but the log has {len(bodies)}: "
+                           "it is truncated or padded")
+        for version, (body, number) in enumerate(zip(bodies, line_numbers, strict=True), start=1):
+            if not isinstance(body, dict):
+                raise _invalid(f"line {number} is not a JSON object (event version {version})")
+            if body.get("version") != version:
+                raise _invalid(f"line {number}, field version: {_shown(body.get('version'))} where event "
+                               f"version {version} comes")
+            if not isinstance(body.get("type"), str):
+                raise _invalid(f"line {number}, field type: an event's type must be a string")
+            for part in ("data", "secret"):
+                if body.get(part) is not None and not isinstance(body[part], dict):
+                    raise _invalid(f"line {number}, field {part}: must be a JSON object")
         if header.get("redacted_for") is not None:
-            raise _invalid("this copy was exported during play and hides what its seat could not see; "
-                           "import the game's export once it is over")
+            raise _invalid(f"line {numbered[0][0]}, field redacted_for: this copy was exported during play and "
+                           "hides what its seat could not see; import the game's export once it is over")
         if header.get("game_type") not in self.loader.registry:
-            raise _invalid(f"unknown game type {header.get('game_type')!r}")
-        return header, bodies
+            raise _invalid(f"line {numbered[0][0]}, field game_type: unknown game type "
+                           f"{_shown(header.get('game_type'))}")
+        return header, bodies, line_numbers
 
-    def _refold(self, game_id: str, envelopes: list[dict[str, Any]]) -> tuple[Game, list[dict[str, Any] | None]]:
+    def _refold(self, game_id: str, envelopes: list[dict[str, Any]],
+                line_numbers: list[int]) -> tuple[Game, list[dict[str, Any] | None]]:
         """The game the events fold to, and the public facts after each append (batch), as
-        this server computes them. Options are checked against the game's bounds."""
+        this server computes them. Options are checked against the game's bounds. A line
+        that does not fold is refused with its number and what is wrong in it."""
         records = [Recorded(stream_of(game_id), i + 1, body) for i, body in enumerate(envelopes)]
-        first = read_event(records[0].event)
+        first_line = line_numbers[0]
+        try:
+            first = read_event(records[0].event)
+        except Exception:
+            raise _invalid(f"line {first_line}: the first event must be the platform's GameCreated") from None
         if records[0].event.get("source") != PLATFORM or first.type != GAME_CREATED:
-            raise _invalid("the events do not fold into a game: the first event must be the platform's GameCreated")
+            raise _invalid(f"line {first_line}, field type: the first event must be the platform's GameCreated")
+        if first.data.get("game_type") not in self.loader.registry:
+            raise _invalid(f"line {first_line}, field data.game_type: unknown game type "
+                           f"{_shown(first.data.get('game_type'))}")
         rules = self.loader.rules(str(first.data.get("game_type")))
         seats = first.data.get("seats")
         if isinstance(seats, bool) or not isinstance(seats, int) or not rules.min_seats <= seats <= rules.max_seats:
-            raise _invalid(f"{rules.title} is for {rules.min_seats} to {rules.max_seats} seats")
+            raise _invalid(f"line {first_line}, field data.seats: {rules.title} is for {rules.min_seats} to "
+                           f"{rules.max_seats} seats")
         if not isinstance(first.data.get("options"), dict):
-            raise _invalid("the log's GameCreated has no options")
-        game = self.loader.fold(game_id, records[:1])
-        # every option (secret ones included) within this server's bounds, else InvalidOptions
-        split_options(dict(game.table.options))
-        rules.check_setup(seats, game.table.game_options())
+            raise _invalid(f"line {first_line}, field data.options: the log's GameCreated has no options")
+        with _refusing_at(first_line, records[0].event):
+            game = self.loader.fold(game_id, records[:1])
+            # every option (secret ones included) within this server's bounds, else InvalidOptions
+            split_options(dict(game.table.options))
+            rules.check_setup(seats, game.table.game_options())
         afters: list[dict[str, Any] | None] = []
         for index, record in enumerate(records):
-            if index:
-                game = self.loader.extend(game, [record]) or self.loader.fold(game_id, records[:index + 1])
-            last_of_batch = index + 1 == len(records) or \
-                records[index + 1].event.get("batch") != record.event.get("batch")
-            afters.append(game.public_facts() if last_of_batch else None)
+            with _refusing_at(line_numbers[index], record.event):
+                if index:
+                    game = self.loader.extend(game, [record]) or self.loader.fold(game_id, records[:index + 1])
+                last_of_batch = index + 1 == len(records) or \
+                    records[index + 1].event.get("batch") != record.event.get("batch")
+                afters.append(game.public_facts() if last_of_batch else None)
         return game, afters
+
+
+@contextmanager
+def _refusing_at(line: int, event: dict[str, Any]) -> Iterator[None]:
+    """Folding the event of ``line``: anything that goes wrong is refused as ``invalid_log``
+    naming the line, the event and the field at fault where it can be told (a tampered log
+    may break the fold in any way; the Python error itself is never shown)."""
+    try:
+        yield
+    except ServiceError:
+        raise
+    except DomainError as exc:
+        raise _invalid(f"line {line} ({_shown(event.get('type'))} event): the log breaks the game's rules: "
+                       f"{exc}") from None
+    except Exception as exc:
+        raise _invalid(f"line {line} ({_shown(event.get('type'))} event): {_fault(event, exc)}") from None
+
+
+def _fault(event: dict[str, Any], exc: Exception) -> str:
+    """What is wrong in an event that broke the fold, as a person can act on it."""
+    fields = {f"{part}.{name}": value for part in ("data", "secret")
+              for name, value in (event.get(part) or {}).items()}
+    if isinstance(exc, KeyError) and exc.args:
+        key = exc.args[0]
+        if isinstance(key, str) and not any(name.endswith(f".{key}") for name in fields):
+            return f"field data.{key} is missing"
+        named = [name for name, value in fields.items() if _same(value, key)]
+        if named:
+            return f"field {named[0]} ({_shown(key)}) names nothing the game has at this point"
+    nulls = [name for name, value in fields.items() if value is None]
+    if nulls:
+        return f"field {nulls[0]} is null"
+    listed = ", ".join(sorted(fields)) or "none"
+    return f"the event does not fit the game as the lines before it leave it (its fields: {listed})"
+
+
+def _same(value: Any, key: Any) -> bool:
+    try:
+        return bool(value == key) and type(value) is type(key)
+    except Exception:
+        return False
+
+
+def _shown(value: Any) -> str:
+    """A value from the file, short, as JSON."""
+    try:
+        text = dumps(value).decode()
+    except Exception:
+        text = "?"
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -65,12 +65,13 @@ class GameService:
         self.players = Players(store)
         self.loader = GameLoader(store, self.registry, cache_size=cache_size, snapshot_every=snapshot_every)
         self.appender = Appender(store, self.loader, clock or Clock(), after_append or (lambda stream: None))
-        self.logs = PortableLogs(self.loader, self.appender, self.appender.clock, tuple(signing_keys))
+        self.logs = PortableLogs(self.loader, self.appender, self.appender.clock, tuple(signing_keys), self.players)
         #: without a worker or a catch-up after appends, a read catches the models up itself
         self.read_models = read_models or ReadModels(ProjectionRunner(store), catch_up_on_read=True)
         self.max_waiting_games = max_waiting_games
         #: one store poll serves every live stream of this process (``service.live_feed``)
-        self.live_hub = LiveHub(store, lambda stream: self.load(game_of(stream)), poll=stream_poll)
+        self.live_hub = LiveHub(store, lambda stream: self.load(game_of(stream)), poll=stream_poll,
+                                credentials=self.players)
 
     # -- game types ------------------------------------------------------------------
     def game_types(self) -> list[dict[str, Any]]:

@@ -40,6 +40,7 @@ class MemoryDatastore:
     log: list[Recorded] = field(default_factory=list)
     idempotency: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     players: dict[str, dict[str, Any]] = field(default_factory=dict)
+    token_generation: int = 0
     snapshots: dict[tuple[str, str], dict[int, bytes]] = field(default_factory=dict)
     checkpoints: dict[str, dict[int, int]] = field(default_factory=dict)
     rows: dict[tuple[str, str], dict[str, bytes]] = field(default_factory=dict)
@@ -204,7 +205,11 @@ class MemoryPlayerRecorder(MemoryRecorder, PlayerRecorder):
             if found is None or found["token_hash"] != old_hash:
                 return False
             found["token_hash"] = new_hash or f"revoked:{player_id}"
+            self._data.token_generation += 1
             return True
+
+    def token_generation(self) -> int:
+        return self._data.token_generation
 
 
 class MemorySharedStateRecorder(MemoryRecorder, SharedStateRecorder):

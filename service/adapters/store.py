@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -218,6 +218,17 @@ class PlayerRecorder(ABC):
         """Atomically swap the player's token hash ``old_hash`` for ``new_hash`` (None:
         revoke it, leaving the player with no valid token). False if ``old_hash`` is not
         the player's current token (revoked or rotated meanwhile)."""
+
+    @abstractmethod
+    def token_generation(self) -> int:
+        """A number that changes whenever a token is rotated or revoked (``replace_token``),
+        on every process of a deployment: open live streams re-check their credentials only
+        when it moved (one cheap read a second instead of a lookup per stream)."""
+
+    def current_tokens(self, token_hashes: Collection[str]) -> set[str]:
+        """Those of ``token_hashes`` that are still some player's current token (open live
+        streams re-check theirs with one call for all). Backends answer in one round trip."""
+        return {h for h in token_hashes if self.player_by_token(h) is not None}
 
 
 class SharedStateRecorder(ABC):

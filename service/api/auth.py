@@ -28,12 +28,24 @@ def current_player(required: bool = False) -> dict[str, Any] | None:
 
 
 def idempotency_key() -> str | None:
+    """The request's ``Idempotency-Key`` (None without one); ``input_guard`` refused a bad one."""
     key = request.headers.get("Idempotency-Key")
     if key is None:
         return None
-    key = key.strip()
-    if not key or len(key) > 200 or not key.isascii() or not key.isprintable():
+    problem = idempotency_key_problem(key)
+    if problem is not None:
         from service.errors import Unprocessable
 
-        raise Unprocessable("Idempotency-Key must be 1 to 200 printable ASCII characters", code="invalid_input")
-    return key
+        raise Unprocessable(problem, code="invalid_input")
+    return key.strip()
+
+
+def idempotency_key_problem(key: str) -> str | None:
+    """What is wrong with an ``Idempotency-Key`` value, or None: 1 to 200 printable ASCII
+    characters, not blank (a blank key would silently give no retry protection)."""
+    key = key.strip()
+    if not key:
+        return "the Idempotency-Key header is blank: send 1 to 200 printable ASCII characters, or no such header"
+    if len(key) > 200 or not key.isascii() or not key.isprintable():
+        return "Idempotency-Key must be 1 to 200 printable ASCII characters"
+    return None

@@ -5,6 +5,10 @@ Every refusal is application/problem+json with a 4xx status:
 * a URL longer than ``MAX_URL`` characters: 414;
 * more than ``MAX_HEADERS`` header fields, or more than ``MAX_HEADER_BYTES`` of them: 431;
 * a query parameter the operation does not declare: 422 (``unknown_query_parameter``);
+* an ``Idempotency-Key`` that is blank or out of bounds, or sent to an operation that does
+  not take one (it would protect no retry): 422 (``invalid_input``);
+* a body whose ``Content-Type`` declares a charset other than UTF-8 (or its subset
+  US-ASCII): 415 (``unsupported_media_type``): every body is read as UTF-8;
 * a JSON body that is not strict JSON (invalid UTF-8, a lone surrogate ``\\ud800``, NaN),
   nests deeper than ``MAX_JSON_DEPTH``, or holds an integer too large for 64 bits (a
   4,300-digit number included): 422 (``invalid_json``, like any other invalid body), before
@@ -24,6 +28,7 @@ from typing import Any
 import orjson
 from flask import Flask, request
 
+from service.api.auth import idempotency_key_problem
 from service.api.errors import problem
 
 MAX_URL = 4000
@@ -32,8 +37,14 @@ MAX_HEADER_BYTES = 16 * 1024
 MAX_JSON_DEPTH = 32
 
 
+#: the charsets a body may declare (every body is read as UTF-8; ASCII is a subset of it)
+BODY_CHARSETS = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
+IDEMPOTENCY_KEY = "Idempotency-Key"
+
+
 def install(app: Flask) -> None:
     allowed = _declared_query_parameters(app)
+    takes_key = _declaring_header(app, IDEMPOTENCY_KEY)
 
     @app.before_request
     def guard():
@@ -54,6 +65,21 @@ def install(app: Flask) -> None:
                                f"unknown query parameter(s): {', '.join(unknown)[:200]}; this operation takes "
                                f"{', '.join(known) if known else 'none'}",
                                errors={name[:100]: ["Unknown field."] for name in unknown[:20]})
+        key = request.headers.get(IDEMPOTENCY_KEY)
+        if key is not None and request.endpoint is not None:
+            if request.endpoint not in takes_key:
+                return problem(422, "invalid_input", "Invalid input",
+                               f"{request.method} {request.path[:200]} does not take an Idempotency-Key "
+                               "(a retry would not be recognised): send it only to the operations that "
+                               "declare it", errors={IDEMPOTENCY_KEY: ["Unknown field."]})
+            wrong = idempotency_key_problem(key)
+            if wrong is not None:
+                return problem(422, "invalid_input", "Invalid input", wrong, errors={IDEMPOTENCY_KEY: [wrong]})
+        charset = request.mimetype_params.get("charset")
+        if charset is not None and charset.strip().lower() not in BODY_CHARSETS:
+            return problem(415, "unsupported_media_type", "Unsupported Media Type",
+                           f"the body is declared as charset={charset[:40]}; this server reads bodies as UTF-8 "
+                           "only: send UTF-8 and declare charset=utf-8 (or no charset)")
         if request.is_json and request.content_length != 0:
             body = request.get_data(cache=True)
             if body:
@@ -83,6 +109,14 @@ def _declared_query_parameters(app: Flask) -> dict[str, frozenset[str]]:
                 names.update(field.data_key or name for name, field in schema.fields.items())
         found[endpoint] = frozenset(names)
     return found
+
+
+def _declaring_header(app: Flask, header: str) -> frozenset[str]:
+    """The endpoints whose documentation declares the request header ``header``."""
+    return frozenset(
+        endpoint for endpoint, view in app.view_functions.items()
+        if any(isinstance(p, dict) and p.get("in") == "header" and p.get("name") == header
+               for p in getattr(view, "_apidoc", {}).get("manual_doc", {}).get("parameters", [])))
 
 
 def _too_deep(value: Any, limit: int) -> bool:

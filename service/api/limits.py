@@ -11,8 +11,9 @@ per limit per request.
 Open streams are counted in memory per process, and also in Redis when the limits storage
 is Redis. A request over a rate answers ``429`` problem+json with ``Retry-After`` (seconds);
 a stream over the per-process cap answers ``503`` with ``Retry-After``. If the limits
-storage itself fails, requests are let through (and logged): limits never take the service
-down.
+storage itself fails (or takes over ``STORAGE_TIMEOUT``), requests are let through (and
+logged) and the storage is left alone for ``STORAGE_PAUSE`` seconds: limits never take the
+service down, nor add more than ``STORAGE_TIMEOUT`` to one request of an outage.
 
 Every setting is in ``service.config.Config`` (``GAMES_LIMIT_*``) and docs/operations.md
 lists them with their defaults. ``GAMES_LIMITS=off`` turns rates and stream caps off (the
@@ -58,15 +59,41 @@ class Refusal:
         return answer
 
 
+#: seconds a call to a Redis limits storage may take (a counter's increment: well under a
+#: millisecond when Redis is well); past it the request goes on unlimited
+STORAGE_TIMEOUT = 0.5
+#: seconds the limits storage is left alone after it failed (requests go on unlimited), so an
+#: outage costs one request ``STORAGE_TIMEOUT``, not every request
+STORAGE_PAUSE = 5.0
+
+
+class StorageOutage:
+    """Shared by the rate counters and the stream leases of a Redis limits storage: after
+    a failure both skip the storage for ``STORAGE_PAUSE`` seconds (the per-process stream
+    counts still hold), then try it again."""
+
+    def __init__(self, pause: float = STORAGE_PAUSE):
+        self.pause = pause
+        self._until = 0.0
+
+    @property
+    def ongoing(self) -> bool:
+        return time.monotonic() < self._until
+
+    def began(self) -> None:
+        self._until = time.monotonic() + self.pause
+
+
 class RateLimits:
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, outage: StorageOutage | None = None):
         self.storage_uri = config.limits_storage or "memory://"
+        self.outage = outage or StorageOutage()
         self.local: LocalWindows | None = None
         self.storage = self.limiter = None
         if self.storage_uri.startswith("memory://"):
             self.local = LocalWindows()
         else:
-            options = {"socket_timeout": 1.0, "socket_connect_timeout": 1.0} \
+            options = {"socket_timeout": STORAGE_TIMEOUT, "socket_connect_timeout": STORAGE_TIMEOUT} \
                 if self.storage_uri.startswith("redis") else {}
             self.storage = storage.storage_from_string(self.storage_uri, **options)
             strategy = getattr(strategies, "SlidingWindowCounterRateLimiter", strategies.FixedWindowRateLimiter)
@@ -92,10 +119,14 @@ class RateLimits:
                                        local.retry_after(item, scope, key))
                     continue
                 assert self.limiter is not None  # a shared storage, when there is no local counter
+                if self.outage.ongoing:
+                    return None
                 try:
                     allowed = self.limiter.hit(item, scope, key)
                 except Exception:  # the limits storage is down: let the request through
-                    log.warning("rate limit storage unavailable; not limiting", exc_info=True)
+                    log.warning("rate limit storage unavailable; not limiting for %g s", self.outage.pause,
+                                exc_info=True)
+                    self.outage.began()
                     return None
                 if not allowed:
                     return Refusal(429, "rate_limited", f"too many {what}: at most {item}",
@@ -117,7 +148,7 @@ class StreamSlots:
     expire after ``lease_seconds``, the longest a stream may stay open), so the per-token
     and per-IP caps hold across processes."""
 
-    def __init__(self, config: Config, redis_url: str | None):
+    def __init__(self, config: Config, redis_url: str | None, outage: StorageOutage | None = None):
         self.per_token = config.limit_streams_per_token
         self.per_ip = config.limit_streams_per_ip
         self.per_process = config.limit_streams_per_process
@@ -126,10 +157,12 @@ class StreamSlots:
         self._lock = threading.Lock()
         self._open: dict[str, int] = {}
         self._redis = None
+        self.outage = outage or StorageOutage()
         if redis_url:
             import redis
 
-            self._redis = redis.Redis.from_url(redis_url, socket_timeout=1.0, socket_connect_timeout=1.0)
+            self._redis = redis.Redis.from_url(redis_url, socket_timeout=STORAGE_TIMEOUT,
+                                               socket_connect_timeout=STORAGE_TIMEOUT)
 
     def acquire(self, ip: str, token: str | None) -> tuple[Callable[[], None] | None, Refusal | None]:
         keys = [("process", "all", self.per_process), ("ip", ip, self.per_ip)]
@@ -147,7 +180,8 @@ class StreamSlots:
                 taken.append(name)
         shared = [name for name in taken if not name.startswith("process:")]
         limits = {f"{scope}:{key}": limit for scope, key, limit in keys}
-        full = self._take_shared(shared, limits, lease) if self._redis is not None else None
+        shared_counts = self._redis is not None and not self.outage.ongoing
+        full = self._take_shared(shared, limits, lease) if shared_counts else None
         if full is not None:
             with self._lock:
                 self._release_local(taken)
@@ -161,7 +195,7 @@ class StreamSlots:
             released.set()
             with self._lock:
                 self._release_local(taken)
-            if self._redis is not None:
+            if shared_counts and self._redis is not None:
                 try:
                     with self._redis.pipeline(transaction=False) as pipe:
                         for name in shared:
@@ -196,6 +230,7 @@ class StreamSlots:
                     return name
         except Exception:  # Redis is down: the per-process counts still hold
             log.warning("stream leases unavailable in Redis; counting in this process only", exc_info=True)
+            self.outage.began()
         return None
 
     def _release_local(self, names: list[str]) -> None:
@@ -233,7 +268,8 @@ def bearer(header: str | None) -> str | None:
 def install(app: Flask, config: Config) -> None:
     """Rate limits before every request, and the stream slots the live stream takes."""
     redis_url = config.limits_storage if config.limits_storage.startswith(("redis://", "rediss://")) else None
-    app.extensions["stream_slots"] = StreamSlots(config, redis_url) if config.limits_enabled else None
+    outage = StorageOutage()
+    app.extensions["stream_slots"] = StreamSlots(config, redis_url, outage) if config.limits_enabled else None
     if config.proxy_hops:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -241,7 +277,7 @@ def install(app: Flask, config: Config) -> None:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config.proxy_hops, x_proto=config.proxy_hops)  # type: ignore[method-assign]
     if not config.limits_enabled:
         return
-    rates = RateLimits(config)
+    rates = RateLimits(config, outage)
     app.extensions["rate_limits"] = rates
 
     @app.before_request

@@ -8,7 +8,9 @@ this by itself) and the stream resumes after it; ``?after=`` does the same for a
 connection. A comment line (``: keep-alive``) goes out every ``stream_heartbeat``
 seconds of silence, so proxies keep the connection and a gone client is noticed. When a
 finished game has sent everything, an ``end`` event closes the stream; the server also
-ends a stream after ``stream_max_seconds`` (the client reconnects and loses nothing).
+ends a stream after ``stream_max_seconds`` (the client reconnects and loses nothing), and
+within a second of its token being rotated or revoked (a reconnection with that token is
+refused, 401) or of its client going away (its slot is free again at once).
 
 New events come from the process's ``LiveHub`` (service/live_hub.py): one poll of the
 store every ``stream_poll`` seconds serves every open stream of the process, so it sees
@@ -26,14 +28,15 @@ from __future__ import annotations
 
 import json
 
-from flask import Response, current_app
+from flask import Response, current_app, request
 from flask_smorest import Blueprint
 
-from service.api.auth import current_player
+from service.api.auth import bearer_token, current_player
 from service.api.errors import problem_responses
 from service.api.limits import stream_slot
 from service.api.read_model_schemas import StreamHeadersSchema, StreamQuerySchema
 from service.live_feed import End, Heartbeat, follow
+from service.players import hash_token
 
 blp = Blueprint("live", __name__, url_prefix="/games", description="Live updates (Server-Sent Events)")
 
@@ -70,13 +73,18 @@ def stream_game(query, headers, game_id):
     service = current_app.extensions["games"]
     config = current_app.extensions["config"]
     after = headers.get("last_event_id", query["after"])
+    token = bearer_token()
     player = current_player()
     release, refused = stream_slot(current_app)  # open streams per token, per IP, per process
     if refused is not None:
         return refused
     try:
+        # the hub ends the stream within a second of its token's rotation or revocation, or of
+        # its client going away (service/live_hub.py)
         events = follow(service, game_id, player, after, heartbeat=config.stream_heartbeat,
-                        max_seconds=config.stream_max_seconds)
+                        max_seconds=config.stream_max_seconds,
+                        credential=hash_token(token) if token is not None else None,
+                        connection=request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket"))
     except BaseException:
         release()
         raise

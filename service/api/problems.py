@@ -41,7 +41,8 @@ _ALL = [
     ProblemType("idempotency_key_reused", 422, "Idempotency-Key reused",
                 "This `Idempotency-Key` was already used for a different request; use a new key."),
     ProblemType("invalid_log", 422, "Invalid game log",
-                "The imported log is empty, truncated, altered or of an unknown game; nothing was imported."),
+                "The imported log is empty, truncated, altered or of an unknown game; `detail` names the "
+                "line and the field at fault. Nothing was imported."),
     ProblemType("unprocessable", 422, "Unprocessable request", "The request cannot be carried out as it is."),
     ProblemType("bad_request", 400, "Bad request", "The request is malformed."),
     # -- the rules ------------------------------------------------------------------------
@@ -97,6 +98,9 @@ _ALL = [
     ProblemType("uri_too_long", 414, "URI Too Long", "The request's URL is longer than 4,000 characters."),
     ProblemType("request_header_fields_too_large", 431, "Request Header Fields Too Large",
                 "More than 100 header fields, or more than 16 KiB of them (gunicorn: one over 8,190 bytes)."),
+    ProblemType("unsupported_media_type", 415, "Unsupported Media Type",
+                "The body's `Content-Type` is not one the operation takes, or declares a charset other "
+                "than UTF-8 (bodies are read as UTF-8 only)."),
     ProblemType("expectation_failed", 417, "Expectation Failed", "The `Expect` header cannot be met."),
     ProblemType("not_implemented", 501, "Not Implemented", "The request uses a transfer coding this server lacks."),
     # -- the server ---------------------------------------------------------------------

@@ -40,12 +40,12 @@ def test_a_finished_game_exports_and_imports_to_the_same_game(live_server, finis
 
 @pytest.mark.parametrize("body, reason", [
     (b"", "empty"),
-    (b"\x00\xff not json", "not JSON Lines"),
+    (b"\x00\xff not json", "line 1 is not JSON"),
     (b'{"format": "game-log", "events": 0}', "no events"),
     (b'{"format": "chess-pgn"}\n{"version": 1, "type": "GameCreated"}', "header"),
     (b'{"format": "game-log", "events": 1, "game_type": "dynasties"}\n{"version": 2, "type": "X"}', "version 1"),
     (b'{"format": "game-log", "events": 1, "game_type": "dynasties"}\n{"version": 1, "type": "X", "data": 5}',
-     "do not fold"),
+     "line 2, field data: must be a JSON object"),
 ])
 def test_a_broken_log_is_refused_with_a_reason_and_nothing_is_written(live_server, body, reason):
     _, client = live_server.new_player("archivist")

@@ -41,6 +41,30 @@ class PlayerRecorderContract(StoreContract):
         assert store.replace_token("p-1", "hash-1", "hash-new") is False  # nothing to rotate from
         assert store.player_by_token("hash-new") is None
 
+    def test_the_token_generation_moves_with_every_rotation_and_revocation_only(self, store):
+        store.add_player("p-1", "Ada", "hash-1")
+        start = store.token_generation()
+        store.add_player("p-2", "Bob", "hash-2")
+        assert store.replace_token("p-1", "hash-9", "hash-x") is False  # refused: nothing changed
+        assert store.token_generation() == start
+        store.replace_token("p-1", "hash-1", "hash-1b")
+        rotated = store.token_generation()
+        assert rotated != start
+        store.replace_token("p-2", "hash-2", None)
+        assert store.token_generation() not in (start, rotated)
+
+    def test_current_tokens_are_those_neither_rotated_nor_revoked(self, store):
+        store.add_player("p-1", "Ada", "hash-1")
+        store.add_player("p-2", "Bob", "hash-2")
+        store.add_player("p-3", "Cy", "hash-3")
+        store.replace_token("p-1", "hash-1", "hash-1b")
+        store.replace_token("p-2", "hash-2", None)
+        asked = {"hash-1", "hash-1b", "hash-2", "hash-3", "hash-unknown"}
+        assert store.current_tokens(asked) == {"hash-1b", "hash-3"}
+        assert store.current_tokens(set()) == set()
+        many = {f"h-{i}" for i in range(1200)} | {"hash-3"}  # more than one SQL statement binds
+        assert store.current_tokens(many) == {"hash-3"}
+
     def test_players_outlive_the_store_object(self, store, reopen):
         store.add_player("p-1", "Ada", "hash-1")
         store.add_player("p-2", "Bob", "hash-2")

@@ -3,6 +3,7 @@ application/problem+json answer, never a 500, and nothing is stored."""
 
 from __future__ import annotations
 
+import json
 import random
 import socket
 
@@ -179,3 +180,76 @@ def test_random_bytes_as_bodies_never_give_a_500(make_server):
             statuses.add(answer.status_code)
             assert answer.status_code < 500, (path, body, answer.text)
     assert statuses <= {401, 409, 422}
+
+
+def _raw_post(port: int, path: str, headers: dict[str, str], body: bytes) -> tuple[int, dict]:
+    """A POST sent byte for byte (requests refuses a header value of spaces)."""
+    lines = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    status, _, answer = raw_request(port, (f"POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n{lines}"
+                                           f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
+    return status, json.loads(answer)
+
+
+def test_a_blank_idempotency_key_is_refused_with_the_reason_and_nothing_is_made(make_server):
+    """Audit (issue 18): a whitespace-only key was taken as no key (201, no retry protection)."""
+    server = make_server()
+    port = int(server.url.rsplit(":", 1)[1])
+    service = server.games
+    game_id, players = start_game(service, "dynasties", 2)
+    token = players[0]["token"]
+    auth = {"Authorization": f"Bearer {token}", **JSON}
+    version = service.load(game_id).version
+    waiting = service.read_models.lobby(status="waiting")["total"]
+    command = requests.get(f"{server.url}/games/{game_id}/legal-commands", headers=auth, timeout=5).json()
+    sends = [
+        ("/games", b'{"type": "dynasties", "seats": 2}'),
+        (f"/games/{game_id}/commands", json_bytes(command["commands"][0]) if command["commands"] else b"{}"),
+        (f"/games/{game_id}/undo", b"{}"),
+    ]
+    for blank in ["   ", "", "\t \t"]:
+        for path, body in sends:
+            status, answer = _raw_post(port, path, {**auth, "Idempotency-Key": blank}, body)
+            assert status == 422, (path, blank, answer)
+            assert answer["code"] == "invalid_input" and "Idempotency-Key header is blank" in answer["detail"]
+            assert "Idempotency-Key" in answer["errors"]
+    assert service.load(game_id).version == version
+    assert service.read_models.lobby(status="waiting")["total"] == waiting
+    # an operation that does not take a key says so instead of ignoring it
+    status, answer = _raw_post(port, "/players", {**JSON, "Idempotency-Key": "retry-1"}, b'{"name": "Cy"}')
+    assert status == 422 and "does not take an Idempotency-Key" in answer["detail"], answer
+    # a good key still works, and its retry gets the first answer
+    first = requests.post(f"{server.url}/games", json={"type": "dynasties", "seats": 2},
+                          headers={**auth, "Idempotency-Key": "make-1"}, timeout=5)
+    again = requests.post(f"{server.url}/games", json={"type": "dynasties", "seats": 2},
+                          headers={**auth, "Idempotency-Key": "make-1"}, timeout=5)
+    assert first.status_code == again.status_code == 201 and first.json()["id"] == again.json()["id"]
+
+
+def json_bytes(value) -> bytes:
+    return json.dumps(value).encode()
+
+
+def test_a_body_declared_in_a_charset_other_than_utf8_is_refused(make_server):
+    """Audit (issue 18): a UTF-8 body sent as charset=utf-16 was accepted."""
+    server = make_server()
+    body = '{"name": "Zoë"}'
+    for charset in ["utf-16", "UTF-16LE", "latin-1", "iso-8859-1", "koi8-r", "x-unknown"]:
+        for encoded in (body.encode(), body.encode("utf-16") if charset.lower().startswith("utf-16") else b""):
+            if not encoded:
+                continue
+            answer = requests.post(f"{server.url}/players", data=encoded, timeout=5,
+                                   headers={"Content-Type": f"application/json; charset={charset}"})
+            assert answer.status_code == 415, (charset, answer.text)
+            assert answer.headers["Content-Type"] == "application/problem+json"
+            problem = answer.json()
+            assert problem["code"] == "unsupported_media_type" and f"charset={charset}" in problem["detail"]
+            assert "UTF-8" in problem["detail"]
+    _, client = server.new_player("host")
+    log = requests.post(f"{server.url}/games/import", data=b"{}\n", timeout=5,
+                        headers={"Content-Type": "application/x-ndjson; charset=utf-16",
+                                 "Authorization": client.headers["Authorization"]})
+    assert log.status_code == 415
+    for charset in ["utf-8", "UTF-8", "utf8"]:
+        made = requests.post(f"{server.url}/players", data=body.encode(), timeout=5,
+                             headers={"Content-Type": f"application/json; charset={charset}"})
+        assert made.status_code == 201 and made.json()["name"] == "Zoë"

@@ -8,6 +8,7 @@ single-slot script; secrets and sets are single keys.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from service.adapters.codec import dumps, loads
@@ -45,7 +46,7 @@ redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
 return 1
 """
 
-# KEYS: 1 player hash, 2 token index; ARGV: 1 old token hash, 2 new token hash ('' to revoke)
+# KEYS: 1 player hash, 2 token index, 3 token generation; ARGV: 1 old token hash, 2 new token hash ('' to revoke)
 REPLACE_TOKEN = """
 local current = redis.call('HGET', KEYS[1], 'token_hash')
 if (not current) or current ~= ARGV[1] then return 0 end
@@ -53,6 +54,7 @@ local record = redis.call('HGET', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[1], 'token_hash', ARGV[2])
 if ARGV[2] ~= '' and record then redis.call('HSET', KEYS[2], ARGV[2], record) end
+redis.call('INCR', KEYS[3])
 return 1
 """
 
@@ -131,8 +133,20 @@ class RedisPlayerRecorder(RedisRecorder, PlayerRecorder):
         raw = self._redis.hget(self._tokens(), token_hash)
         return loads(raw) if raw is not None else None
 
+    def current_tokens(self, token_hashes: Collection[str]) -> set[str]:
+        hashes = list(token_hashes)
+        if not hashes:
+            return set()
+        return {h for h, record in zip(hashes, self._redis.hmget(self._tokens(), hashes), strict=True) if record}
+
+    def _generation(self) -> str:
+        return f"{self.prefix}:{{players}}:token-generation"
+
+    def token_generation(self) -> int:
+        return int(self._redis.get(self._generation()) or 0)
+
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
-        return bool(self._replace_token(keys=[self._player(player_id), self._tokens()],
+        return bool(self._replace_token(keys=[self._player(player_id), self._tokens(), self._generation()],
                                         args=[old_hash, new_hash or ""]))
 
 

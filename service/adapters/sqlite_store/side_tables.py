@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from service.adapters.codec import dumps, loads
@@ -46,11 +47,28 @@ class SqlitePlayerRecorder(SqliteRecorder, PlayerRecorder):
         row = self._db.row("SELECT id, name FROM players WHERE token_hash = ?", (token_hash,))
         return {"id": row[0], "name": row[1]} if row else None
 
+    def current_tokens(self, token_hashes: Collection[str]) -> set[str]:
+        hashes = list(token_hashes)
+        found: set[str] = set()
+        for start in range(0, len(hashes), 500):  # SQLite binds at most 999 parameters by default
+            chunk = hashes[start:start + 500]
+            rows = self._db.rows(f"SELECT token_hash FROM players WHERE token_hash IN ({','.join('?' * len(chunk))})",
+                                 tuple(chunk))
+            found.update(row[0] for row in rows)
+        return found
+
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
         with self._db.write() as db:
             changed = db.execute("UPDATE players SET token_hash = ? WHERE id = ? AND token_hash = ?",
                                  (new_hash or f"revoked:{player_id}", player_id, old_hash)).rowcount
+            if changed == 1:
+                db.execute("INSERT INTO counters (name, value) VALUES ('token_generation', 1) "
+                           "ON CONFLICT (name) DO UPDATE SET value = value + 1")
             return changed == 1
+
+    def token_generation(self) -> int:
+        row = self._db.row("SELECT value FROM counters WHERE name = 'token_generation'")
+        return int(row[0]) if row else 0
 
 
 class SqliteSharedStateRecorder(SqliteRecorder, SharedStateRecorder):
