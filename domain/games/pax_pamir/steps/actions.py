@@ -32,7 +32,7 @@ from domain.games.pax_pamir.data.cards import (
     CardAction,
     EventEffect,
 )
-from domain.games.pax_pamir.state import SUPPLY, PaxState
+from domain.games.pax_pamir.state import SUPPLY, PaxState, is_wakhan
 from domain.games.pax_pamir.steps.bribes import HOSTAGE, hostage_bribe
 from domain.games.pax_pamir.steps.common import (
     CARD,
@@ -150,8 +150,9 @@ def block_is_paid(s: PaxState, seat: int, built: int) -> bool:
 # Move (R-MOV)
 
 def _crossable(s: PaxState, seat: int, here: Region, there: Region) -> bool:
-    """R-MOV-2: the border carries a road of the seat's coalition, or Indian Supplies."""
-    if q.has_ability(s, seat, Ability.INDIAN_SUPPLIES):
+    """R-MOV-2: the border carries a road of the seat's coalition, or Indian Supplies; Wakhan
+    needs no roads (section 20)."""
+    if q.has_ability(s, seat, Ability.INDIAN_SUPPLIES) or is_wakhan(s, seat):
         return True
     border = border_between(here, there)
     return border is not None and s.roads[border][_loyalty(s, seat)] > 0
@@ -623,7 +624,7 @@ class Prize(ActionStep):
     def keep(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         t.update(kept=True)
         prize = prize_of(frame.card)
-        if prize != t.state.players[seat].loyalty:
+        if prize != t.state.players[seat].loyalty and not is_wakhan(t.state, seat):  # she never changes loyalty
             t.call("loyalty_change", seat, coalition=prize.value)
 
     @handles("RefusePrize")

@@ -1,0 +1,238 @@
+"""Wakhan's default card-based actions (rules.md section 20): when each is worth taking, with
+which court card, and how she answers the action's own questions.
+
+* Tax: players before the market; the player with the most rupees first (the row arrow breaks
+  ties); then the leftmost market cards.
+* Gift: the cheapest space she can afford.
+* Build: armies in the first region she rules in her AI card's region order, as many as she
+  can pay for (roads, by the same order, only where no army can go).
+* Move: armies only, with no roads needed, towards an adjacent region holding other players'
+  tribes, until her armies there match those tribes; never a move that loses her a region.
+* Betray: of the cards with her spy that bear a prize, the top-priority one; she keeps it.
+* Battle: the first region in region order where she has an army and another player has
+  tribes, loyal armies or roads; tribes go first, then armies, then roads. Without such a
+  region, the top-priority card holding her spy and another player's spy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.board import ADJACENT, BORDERS_OF, Region
+from domain.games.pax_pamir.data.cards import COURT_CARDS, CardAction
+from domain.games.pax_pamir.state import PaxState, copy_state
+from domain.games.pax_pamir.steps.actions import (
+    battle_cards,
+    betrayable_cards,
+    minimum_cost,
+    region_enemies,
+    strength,
+    usable_cards,
+)
+from domain.games.pax_pamir.steps.bribes import hostage_bribe
+from domain.games.pax_pamir.wakhan.card import region_order, row_arrow_pick
+from domain.games.pax_pamir.wakhan.priority import top_priority
+
+# -- with which card ---------------------------------------------------------------------------
+
+
+def affordable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:
+    """Court cards she can take ``action`` with: usable now, and any hostage bribe paid in full
+    leaving the action's minimum cost (she never negotiates)."""
+    found = []
+    for number in usable_cards(s, seat, action):
+        owed = hostage_bribe(s, seat, number)
+        if owed is None or owed[1] <= s.players[seat].rupees - minimum_cost(s, seat, action):
+            found.append(number)
+    return found
+
+
+def card_for(s: PaxState, seat: int, action: CardAction) -> int | None:
+    """The card she takes ``action`` with: a favored one (a bonus action) first, then the
+    highest rank (Tax, Move and Battle scale with it), then the leftmost."""
+    cards = affordable_cards(s, seat, action)
+    if not cards:
+        return None
+    court = s.players[seat].court
+    return min(cards, key=lambda n: (not q.counts_as_favored(s, seat, n), -COURT_CARDS[n].rank, court.index(n)))
+
+
+# -- Move ----------------------------------------------------------------------------------------
+
+def other_tribes(s: PaxState, seat: int, region: Region) -> int:
+    return sum(count for owner, count in s.tribes[region].items() if owner != seat)
+
+
+def keeps_rule(s: PaxState, seat: int, region: Region) -> bool:
+    """Moving one of her armies out of ``region`` leaves her rule there as it is."""
+    if q.ruler_of(s, region) != seat:
+        return True
+    after = copy_state(s)
+    loyalty = s.players[seat].loyalty
+    assert loyalty is not None
+    after.armies[region][loyalty] -= 1
+    return q.ruler_of(after, region) == seat
+
+
+def army_moves(s: PaxState, seat: int) -> list[tuple[Region, Region]]:
+    """(from, to): her armies towards adjacent regions where other players' tribes outnumber
+    her armies, in her region order of the destination."""
+    loyalty = s.players[seat].loyalty
+    if loyalty is None:
+        return []
+    moves = []
+    for there in region_order(s):
+        if s.armies[there][loyalty] >= other_tribes(s, seat, there):
+            continue
+        for here in region_order(s):
+            if here in ADJACENT[there] and s.armies[here][loyalty] > 0 and keeps_rule(s, seat, here):
+                moves.append((here, there))
+    return moves
+
+
+# -- Battle and Betray ---------------------------------------------------------------------------
+
+def other_players_pieces(s: PaxState, seat: int, region: Region) -> list[str]:
+    """Enemy pieces there that are another player's: their tribes, and armies and roads of a
+    coalition another player is loyal to."""
+    held = {p.loyalty.value for other, p in enumerate(s.players) if other != seat and p.loyalty is not None}
+    found = []
+    for piece in region_enemies(s, seat, region):
+        kind, _, owner = piece.split(":")
+        if kind == "tribe" or owner in held:
+            found.append(piece)
+    return found
+
+
+def battle_region(s: PaxState, seat: int) -> Region | None:
+    for region in region_order(s):
+        if strength(s, seat, region) > 0 and other_players_pieces(s, seat, region):
+            return region
+    return None
+
+
+def battle_site(s: PaxState, seat: int) -> str | int | None:
+    region = battle_region(s, seat)
+    if region is not None:
+        return region.value
+    cards = battle_cards(s, seat)
+    return top_priority(s, seat, cards) if cards else None
+
+
+def spy_battle_site(s: PaxState, seat: int) -> int | None:
+    """``battle_spies_on_priority_card``: the card with her spy and an enemy spy holding the
+    most spies, ties by her card priority."""
+    cards = battle_cards(s, seat)
+    if not cards:
+        return None
+    most = max(sum(s.spies[n].values()) for n in cards)
+    return top_priority(s, seat, [n for n in cards if sum(s.spies[n].values()) == most])
+
+
+def betray_target(s: PaxState, seat: int) -> int | None:
+    cards = [n for n in betrayable_cards(s, seat) if COURT_CARDS[n].prize is not None]
+    return top_priority(s, seat, cards) if cards else None
+
+
+# -- is it worth it ------------------------------------------------------------------------------
+
+def plan(s: PaxState, seat: int, action: CardAction, spy_battle: bool = False) -> dict[str, Any] | None:
+    """What the action would do, or None when her default behaviour has nothing to do."""
+    if action == CardAction.MOVE:
+        moves = army_moves(s, seat)
+        return {"to": moves[0][1].value} if moves else None
+    if action == CardAction.BETRAY:
+        target = betray_target(s, seat)
+        return {"target": target} if target is not None else None
+    if action == CardAction.BATTLE:
+        site = spy_battle_site(s, seat) if spy_battle else battle_site(s, seat)
+        return {"site": site} if site is not None else None
+    return {}  # Tax, Gift, Build: the menu's own preconditions say it can have an effect (R-ACT-4)
+
+
+# -- answering the action's questions ------------------------------------------------------------
+
+Answer = tuple[str, Any, str]
+
+
+def _order_index(s: PaxState, region: str) -> int:
+    return [r.value for r in region_order(s)].index(region)
+
+
+def answer_tax(s: PaxState, seat: int, choices: dict[str, list[Any]]) -> Answer:
+    if "TaxPlayer" in choices:
+        seats = choices["TaxPlayer"]
+        most = max(s.players[other].rupees for other in seats)
+        richest = [other for other in seats if s.players[other].rupees == most]
+        return "TaxPlayer", row_arrow_pick(s, richest), "tax: players first, the one with the most rupees"
+    if "TaxMarket" in choices:
+        column_of = {n: c for _, c, n in q.market_slots(s)}
+        row_of = {n: r for r, _, n in q.market_slots(s)}
+        number = min(choices["TaxMarket"], key=lambda n: (column_of[n], row_of[n]))
+        return "TaxMarket", number, "tax: then the market, leftmost cards first"
+    return "StopAction", None, "tax: nothing left to take"
+
+
+def answer_build(s: PaxState, seat: int, choices: dict[str, list[Any]]) -> Answer:
+    if "BuildArmy" in choices:
+        region = min(choices["BuildArmy"], key=lambda r: _order_index(s, r))
+        return "BuildArmy", region, "build: armies in the first ruled region in region order, as many as she can"
+    if "BuildRoad" in choices:
+        order = [r.value for r in region_order(s)]
+
+        def rank(border: str) -> tuple[int, int]:
+            ends = sorted(order.index(r.value) for r in Region if any(b.value == border for b in BORDERS_OF[r]))
+            return ends[0], ends[-1]
+        return "BuildRoad", min(choices["BuildRoad"], key=rank), "build: no army can be placed: a road, by region order"
+    return "StopAction", None, "build: nothing more to place"
+
+
+def answer_move(s: PaxState, seat: int, frame_piece: str | None, choices: dict[str, list[Any]]) -> Answer:
+    if frame_piece is not None and "MoveTo" in choices:
+        here = Region(frame_piece.partition(":")[2])
+        target = next((there for start, there in army_moves(s, seat) if start == here), None)
+        if target is not None and target.value in choices["MoveTo"]:
+            return "MoveTo", target.value, f"move: towards {target.value}, where other players' tribes outnumber her armies"
+        return "MoveTo", choices["MoveTo"][0], "move: the piece chosen has no better place"
+    for here, there in army_moves(s, seat):
+        if f"army:{here.value}" in choices.get("MovePiece", []):
+            return "MovePiece", f"army:{here.value}", f"move: an army from {here.value} towards {there.value}"
+    return "StopAction", None, "move: no army move she makes is left"
+
+
+def answer_battle(s: PaxState, seat: int, planned: Any, choices: dict[str, list[Any]]) -> Answer:
+    if "BattleRegion" in choices or "BattleCard" in choices:
+        site = planned if planned is not None else battle_site(s, seat)
+        if isinstance(site, str) and site in choices.get("BattleRegion", []):
+            return "BattleRegion", site, f"battle: {site}, the first region in region order with her army and " \
+                                         "another player's pieces"
+        if isinstance(site, int) and site in choices.get("BattleCard", []):
+            return "BattleCard", site, "battle: the top-priority card with her spy and another player's spy"
+        verb = "BattleRegion" if "BattleRegion" in choices else "BattleCard"
+        return verb, choices[verb][0], "battle: the first site offered"
+    targets = choices.get("RemoveEnemy", [])
+    if not targets:
+        return "StopAction", None, "battle: nothing left to remove"
+    kinds = ("tribe", "army", "road", "spy")
+    held = {p.loyalty.value for other, p in enumerate(s.players) if other != seat and p.loyalty is not None}
+
+    def owner_seat(piece: str) -> int:
+        return int(piece.split(":")[2])
+
+    best_kind = min(kinds.index(t.split(":")[0]) for t in targets)
+    same = [t for t in targets if kinds.index(t.split(":")[0]) == best_kind]
+    kind = kinds[best_kind]
+    if kind in ("tribe", "spy"):
+        victim = row_arrow_pick(s, sorted({owner_seat(t) for t in same}))
+        piece = next(t for t in same if owner_seat(t) == victim)
+    else:
+        piece = min(same, key=lambda t: (t.split(":")[2] not in held, t))
+    return "RemoveEnemy", piece, "battle: tribes first, then armies, then roads; the row arrow picks the player"
+
+
+def answer_betray(s: PaxState, seat: int, choices: dict[str, list[Any]]) -> Answer:
+    cards = choices["BetrayCard"]
+    with_prize = [n for n in cards if COURT_CARDS[n].prize is not None]
+    return "BetrayCard", top_priority(s, seat, with_prize or cards), "betray: the top-priority card bearing a prize"
+
