@@ -26,8 +26,9 @@ from domain.kernel.errors import InvalidOptions
 from domain.kernel.rules import GameOptions, option
 
 DEAL = "deal"
-#: Section 20: Wakhan plays with 1 or 2 humans.
+#: Section 20: Wakhan plays with 1 or 2 humans; the published variants of her rules.
 WAKHAN_HUMAN_SEATS = (1, 2)
+WAKHAN_VARIANTS = ("wakhan_steadfast_loyalty", "wakhan_savvy_purchasing", "wakhan_spy_movement")
 
 
 def wakhan_loyalty_order(table: int) -> list[int]:
@@ -118,6 +119,9 @@ class PaxOptions(GameOptions):
     wakhan_savvy_purchasing: bool = option(
         False, "Wakhan variant Savvy Purchasing: of the cards she would Radicalize, she prefers the one that nets "
         "her the most rupees (the rupees on it less its cost).")
+    wakhan_spy_movement: bool = option(
+        False, "Wakhan variant Spy Movement: a Move with no army to move moves an idle spy of hers (one not tied "
+        "up by enemy spies) to the top-priority card it can reach where she does not have the most spies.")
     deal: dict[str, Any] | None = option(
         None,
         "A given deal instead of a shuffled one (tournaments, replays of a physical game, tests): an object "
@@ -131,9 +135,9 @@ class PaxOptions(GameOptions):
         kind="object", secret=True)
 
     def validate(self) -> None:
-        if not self.wakhan and (self.wakhan_steadfast_loyalty or self.wakhan_savvy_purchasing):
-            variant = "wakhan_steadfast_loyalty" if self.wakhan_steadfast_loyalty else "wakhan_savvy_purchasing"
-            raise InvalidOptions(variant, "is a variant of Wakhan: it needs the option wakhan")
+        variants = [name for name in WAKHAN_VARIANTS if getattr(self, name)]
+        if variants and not self.wakhan:
+            raise InvalidOptions(variants[0], "is a variant of Wakhan: it needs the option wakhan")
         if self.deal is None:
             return
         check_deal(self.deal)

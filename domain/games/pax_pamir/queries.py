@@ -90,13 +90,13 @@ def ruler_of(s: PaxState, region: Region) -> int | None:
     every coalition's army count; None otherwise."""
     armies = s.armies[region]
     tribes_here = s.tribes[region]
-    top = max(armies.values(), default=0)  # a seat must beat every coalition's armies
+    most_armies = top = max(armies.values(), default=0)  # a seat must beat every coalition's armies
     wakhan = s.wakhan.seat if s.wakhan is not None else None
     ruler: int | None = None
     for seat, player in enumerate(s.players):
         loyalty = player.loyalty
         if seat == wakhan:  # section 6.1: her tribes plus the most numerous coalition's armies
-            count = tribes_here.get(seat, 0) + top
+            count = tribes_here.get(seat, 0) + most_armies
         else:
             count = tribes_here.get(seat, 0) + (armies.get(loyalty, 0) if loyalty else 0)
         if count > top:

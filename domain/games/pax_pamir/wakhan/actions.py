@@ -6,8 +6,12 @@ which court card, and how she answers the action's own questions.
 * Gift: the cheapest space she can afford.
 * Build: armies in the first region she rules in her AI card's region order, as many as she
   can pay for (roads, by the same order, only where no army can go).
-* Move: armies only, with no roads needed, towards an adjacent region holding other players'
-  tribes, until her armies there match those tribes; never a move that loses her a region.
+* Move: armies only, with no roads needed, from the first region in her region order where
+  moving one keeps her rule, towards the first adjacent region (same order) holding other
+  players' tribes where her armies are fewer than the tribes; with the variant Spy Movement,
+  when no army move is left, an idle spy (her spies outnumber the others' on its card) from
+  the lowest-priority card to the top-priority card it can reach where she does not already
+  have the most spies.
 * Betray: of the cards with her spy that bear a prize, the top-priority one; she keeps it.
 * Battle: the first region in region order where she has an army and another player has
   tribes, loyal armies or roads; tribes go first, then armies, then roads. Without such a
@@ -16,6 +20,7 @@ which court card, and how she answers the action's own questions.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from domain.games.pax_pamir import queries as q
@@ -27,12 +32,13 @@ from domain.games.pax_pamir.steps.actions import (
     betrayable_cards,
     minimum_cost,
     region_enemies,
+    spy_destinations,
     strength,
     usable_cards,
 )
 from domain.games.pax_pamir.steps.bribes import hostage_bribe
 from domain.games.pax_pamir.wakhan.card import region_order, row_arrow_pick
-from domain.games.pax_pamir.wakhan.priority import top_priority
+from domain.games.pax_pamir.wakhan.priority import card_priority, dominant, top_priority
 
 # -- with which card ---------------------------------------------------------------------------
 
@@ -76,19 +82,53 @@ def keeps_rule(s: PaxState, seat: int, region: Region) -> bool:
 
 
 def army_moves(s: PaxState, seat: int) -> list[tuple[Region, Region]]:
-    """(from, to): her armies towards adjacent regions where other players' tribes outnumber
-    her armies, in her region order of the destination."""
+    """(from, to), in her region order of the origin, then of the destination: one of her
+    armies from a region where moving it keeps her rule, to an adjacent region holding other
+    players' tribes where her armies are fewer than the tribes there (hers counted too)."""
     loyalty = s.players[seat].loyalty
     if loyalty is None:
         return []
     moves = []
-    for there in region_order(s):
-        if s.armies[there][loyalty] >= other_tribes(s, seat, there):
+    for here in region_order(s):
+        if s.armies[here][loyalty] <= 0 or not keeps_rule(s, seat, here):
             continue
-        for here in region_order(s):
-            if here in ADJACENT[there] and s.armies[here][loyalty] > 0 and keeps_rule(s, seat, here):
+        for there in region_order(s):
+            if (there in ADJACENT[here] and other_tribes(s, seat, there) > 0
+                    and sum(s.tribes[there].values()) > s.armies[there][loyalty]):
                 moves.append((here, there))
     return moves
+
+
+def idle_spies(s: PaxState, seat: int) -> list[int]:
+    """Spy Movement variant: cards where her spies outnumber the other players' (an enemy spy
+    ties up one of hers), lowest priority first."""
+    leader = dominant(s)
+    cards = []
+    for _, number in q.court_cards(s):
+        spies: Mapping[int, int] = s.spies.get(number) or {}
+        mine = spies.get(seat, 0)
+        if mine > sum(count for owner, count in spies.items() if owner != seat):
+            cards.append(number)
+    return sorted(cards, key=lambda n: card_priority(s, seat, n, leader))
+
+
+def spy_moves(s: PaxState, seat: int) -> list[tuple[int, int]]:
+    """Spy Movement variant (only when no army move is left): an idle spy from the
+    lowest-priority card to the top-priority card it can reach where she does not already
+    have the most spies."""
+    if not s.options.wakhan_spy_movement:
+        return []
+    for origin in idle_spies(s, seat):
+        targets = [n for n in spy_destinations(s, seat, origin) if not has_most_spies(s, seat, n)]
+        if targets:
+            return [(origin, top_priority(s, seat, targets))]
+    return []
+
+
+def has_most_spies(s: PaxState, seat: int, number: int) -> bool:
+    spies: Mapping[int, int] = s.spies.get(number) or {}
+    mine = spies.get(seat, 0)
+    return mine > 0 and all(mine > count for owner, count in spies.items() if owner != seat)
 
 
 # -- Battle and Betray ---------------------------------------------------------------------------
@@ -141,7 +181,10 @@ def plan(s: PaxState, seat: int, action: CardAction, spy_battle: bool = False) -
     """What the action would do, or None when her default behaviour has nothing to do."""
     if action == CardAction.MOVE:
         moves = army_moves(s, seat)
-        return {"to": moves[0][1].value} if moves else None
+        if moves:
+            return {"to": moves[0][1].value}
+        spies = spy_moves(s, seat)
+        return {"to": spies[0][1]} if spies else None
     if action == CardAction.BETRAY:
         target = betray_target(s, seat)
         return {"target": target} if target is not None else None
@@ -189,16 +232,28 @@ def answer_build(s: PaxState, seat: int, choices: dict[str, list[Any]]) -> Answe
 
 
 def answer_move(s: PaxState, seat: int, frame_piece: str | None, choices: dict[str, list[Any]]) -> Answer:
-    if frame_piece is not None and "MoveTo" in choices:
-        here = Region(frame_piece.partition(":")[2])
-        target = next((there for start, there in army_moves(s, seat) if start == here), None)
-        if target is not None and target.value in choices["MoveTo"]:
-            return "MoveTo", target.value, f"move: towards {target.value}, where other players' tribes outnumber her armies"
-        return "MoveTo", choices["MoveTo"][0], "move: the piece chosen has no better place"
+    if frame_piece is not None:
+        kind, _, place = frame_piece.partition(":")
+        if kind == "spy" and "MoveSpyTo" in choices:
+            target = next((to for start, to in spy_moves(s, seat) if start == int(place)), None)
+            if target is not None and target in choices["MoveSpyTo"]:
+                return "MoveSpyTo", target, "move (Spy Movement): to the top-priority card where she does not " \
+                                            "have the most spies"
+            return "MoveSpyTo", choices["MoveSpyTo"][0], "move: the spy chosen has no better place"
+        if "MoveTo" in choices:
+            here = Region(place)
+            there = next((to for start, to in army_moves(s, seat) if start == here), None)
+            if there is not None and there.value in choices["MoveTo"]:
+                return "MoveTo", there.value, f"move: towards {there.value}, where the tribes outnumber her armies"
+            return "MoveTo", choices["MoveTo"][0], "move: the piece chosen has no better place"
+    movable = choices.get("MovePiece", [])
     for here, there in army_moves(s, seat):
-        if f"army:{here.value}" in choices.get("MovePiece", []):
+        if f"army:{here.value}" in movable:
             return "MovePiece", f"army:{here.value}", f"move: an army from {here.value} towards {there.value}"
-    return "StopAction", None, "move: no army move she makes is left"
+    for origin, target in spy_moves(s, seat):
+        if f"spy:{origin}" in movable:
+            return "MovePiece", f"spy:{origin}", f"move (Spy Movement): an idle spy from card {origin} to card {target}"
+    return "StopAction", None, "move: no move of hers is left"
 
 
 def answer_battle(s: PaxState, seat: int, planned: Any, choices: dict[str, list[Any]]) -> Answer:

@@ -9,7 +9,6 @@ court card to choose is her top-priority one; a card to discard follows her clea
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from domain.games.pax_pamir import queries as q
@@ -40,11 +39,7 @@ def planned(s: PaxState, key: str) -> Any:
 def spy_target(s: PaxState, seat: int, cards: list[int]) -> int:
     """A spy goes to the top-priority card of the region where she does not already have the
     most spies (any card offered, if she has the most everywhere)."""
-    def has_most(number: int) -> bool:
-        spies: Mapping[int, int] = s.spies.get(number) or {}
-        mine = spies.get(seat, 0)
-        return mine > 0 and all(mine > count for owner, count in spies.items() if owner != seat)
-    return top_priority(s, seat, [n for n in cards if not has_most(n)] or cards)
+    return top_priority(s, seat, [n for n in cards if not actions.has_most_spies(s, seat, n)] or cards)
 
 
 def road_border(s: PaxState, borders: list[str], region: Region) -> str:

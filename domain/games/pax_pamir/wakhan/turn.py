@@ -144,10 +144,8 @@ class WakhanTurn(Step[PaxState]):
             return
         keys = drawn(s).actions
         key = keys[frame.tried % len(keys)]
-        t.update(tried=frame.tried + 1)
-        if attempt(t, seat, key):
-            t.update(skips=0)
-        else:
+        t.update(tried=frame.tried + 1, skips=0)  # before the action's steps go on top of this one
+        if not attempt(t, seat, key):  # a skip emits nothing else: this frame is still on top
             t.update(skips=frame.skips + 1)
 
     def bonus(self, t: Play, seat: int) -> None:
