@@ -140,13 +140,13 @@ def game_ended(winners: list[int], vp: list[int], reason: str) -> Event:
 def wakhan_deck_shuffled(deck: list[int]) -> Event:
     """AI cards shuffled (top first) under what is left of her AI deck: all 24 at setup, her
     discarded ones when one card is left; the order is nobody's."""
-    return Event("WakhanDeckShuffled", {"count": len(deck)}, secret={"deck": list(deck)}, secret_to=NOBODY,
+    return Event("WakhanDeckShuffled", {"count": len(deck)}, secret={"ai_deck": list(deck)}, secret_to=NOBODY,
                  barrier=True)
 
 
 def wakhan_card_drawn(card: int, next_back: dict[str, Any]) -> Event:
     """She flips the top AI card onto her discard; ``next_back`` is the back of the new top card."""
-    return Event("WakhanCardDrawn", {"card": card, "next_back": next_back}, barrier=True)
+    return Event("WakhanCardDrawn", {"ai_card": card, "next_back": next_back}, barrier=True)
 
 
 def wakhan_loyalty_set(seat: int, coalition: str, reason: str) -> Event:

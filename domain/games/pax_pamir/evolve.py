@@ -200,15 +200,15 @@ def _game_ended(s: PaxState, e: Event) -> None:
 
 def _wakhan_deck_shuffled(s: PaxState, e: Event) -> None:
     assert s.wakhan is not None
-    shuffled = list(e.hidden()["deck"])  # under what is left of the deck
+    shuffled = list(e.hidden()["ai_deck"])  # under what is left of the deck
     s.wakhan.deck = s.wakhan.deck + shuffled
     s.wakhan.discard = [card for card in s.wakhan.discard if card not in shuffled]
 
 
 def _wakhan_card_drawn(s: PaxState, e: Event) -> None:
     assert s.wakhan is not None
-    s.wakhan.deck.remove(e.data["card"])
-    s.wakhan.discard.append(e.data["card"])
+    s.wakhan.deck.remove(e.data["ai_card"])
+    s.wakhan.discard.append(e.data["ai_card"])
     s.wakhan.next_back = e.data["next_back"]
 
 

@@ -32,7 +32,7 @@ def test_steadfast_pragmatic_loyalty_takes_the_free_coalition_with_the_most_bloc
 
 def test_her_turn_sets_her_pragmatic_loyalty_from_the_card_she_draws():
     g = resolve(wakhan_table(turn=True, ai_deck=(AI_CARD_1,), loyalties=["russian", "british"]))
-    assert events_of(g, "WakhanCardDrawn")[0]["card"] == AI_CARD_1
+    assert events_of(g, "WakhanCardDrawn")[0]["ai_card"] == AI_CARD_1
     assert events_of(g, "WakhanLoyaltySet")[0]["coalition"] == "afghan"
     assert "AI card 1" in events_of(g, "WakhanLoyaltySet")[0]["reason"]
 

@@ -20,7 +20,7 @@ def test_her_turn_draws_the_top_ai_card_and_shows_the_back_of_the_next():
     g = wakhan_table(turn=True, ai_deck=(1, 9), rupees=[4, 0])
     after = resolve(g)
     drawn = events_of(after, "WakhanCardDrawn", len(g.history))
-    assert drawn == [{"card": 1, "next_back": AI_CARDS[9].back()}]
+    assert drawn == [{"ai_card": 1, "next_back": AI_CARDS[9].back()}]
     assert after.state.wakhan.discard == [1] and after.state.wakhan.deck[0] == 9
     assert after.view(HUMAN)["wakhan"]["ai_card"] == 1 and after.view(HUMAN)["wakhan"]["ai_discard"] == [1]
     assert after.to_move() == [HUMAN], "her whole turn ran; the human is asked next"
@@ -36,9 +36,9 @@ def test_with_one_ai_card_left_her_discards_are_shuffled_in_under_it_before_she_
     g = given(RULES, *history)
     after = resolve(g)
     shuffled = [e for e in after.history[len(g.history):] if e.type == "WakhanDeckShuffled"]
-    assert len(shuffled) == 1 and sorted(shuffled[0].hidden()["deck"]) == list(range(1, 24))
-    assert "deck" not in shuffled[0].data, "the new order is nobody's"
-    assert events_of(after, "WakhanCardDrawn", len(g.history))[0]["card"] == 24
+    assert len(shuffled) == 1 and sorted(shuffled[0].hidden()["ai_deck"]) == list(range(1, 24))
+    assert "ai_deck" not in shuffled[0].data and shuffled[0].secret_to == frozenset(), "the new order is nobody's"
+    assert events_of(after, "WakhanCardDrawn", len(g.history))[0]["ai_card"] == 24
     assert after.state.wakhan.discard == [24] and len(after.state.wakhan.deck) == 23
 
 
