@@ -157,4 +157,4 @@ def wakhan_loyalty_set(seat: int, coalition: str, reason: str) -> Event:
 def wakhan_decided(seat: int, step: str, command: dict[str, Any], ai_card: int | None, rule: str) -> Event:
     """A decision she took (the command she answers ``step`` with) and why: the AI card and the rule."""
     return Event("WakhanDecided", {"seat": seat, "step": step, "command": command, "ai_card": ai_card,
-                                   "rule": rule})
+                                   "rule": rule}, barrier=True)  # another seat acted: no undo past it

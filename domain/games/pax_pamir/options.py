@@ -117,8 +117,8 @@ class PaxOptions(GameOptions):
         False, "Wakhan variant Steadfast Pragmatic Loyalty: of the coalitions no human holds, she takes the one "
         "with the most blocks in play (ties: her AI card's order).")
     wakhan_savvy_purchasing: bool = option(
-        False, "Wakhan variant Savvy Purchasing: of the cards she would Radicalize, she prefers the one that nets "
-        "her the most rupees (the rupees on it less its cost).")
+        False, "Wakhan variant Savvy Purchasing: a court card she would Radicalize gives way to a cheaper one of the "
+        "same suit and at least its rank (the cheapest, then the leftmost).")
     wakhan_spy_movement: bool = option(
         False, "Wakhan variant Spy Movement: a Move with no army to move moves an idle spy of hers (one not tied "
         "up by enemy spies) to the top-priority card it can reach where she does not have the most spies.")

@@ -37,7 +37,7 @@ from domain.games.pax_pamir.steps.actions import (
     usable_cards,
 )
 from domain.games.pax_pamir.steps.bribes import hostage_bribe
-from domain.games.pax_pamir.wakhan.card import region_order, row_arrow_pick
+from domain.games.pax_pamir.wakhan.card import arrow_market_row, region_order, row_arrow_pick
 from domain.games.pax_pamir.wakhan.priority import card_priority, dominant, top_priority
 
 # -- with which card ---------------------------------------------------------------------------
@@ -212,8 +212,9 @@ def answer_tax(s: PaxState, seat: int, choices: dict[str, list[Any]]) -> Answer:
     if "TaxMarket" in choices:
         column_of = {n: c for _, c, n in q.market_slots(s)}
         row_of = {n: r for r, _, n in q.market_slots(s)}
-        number = min(choices["TaxMarket"], key=lambda n: (column_of[n], row_of[n]))
-        return "TaxMarket", number, "tax: then the market, leftmost cards first"
+        first_row = arrow_market_row(s)
+        number = min(choices["TaxMarket"], key=lambda n: (column_of[n], row_of[n] != first_row))
+        return "TaxMarket", number, "tax: then the market, leftmost cards first (the row arrow's row first)"
     return "StopAction", None, "tax: nothing left to take"
 
 
@@ -269,21 +270,23 @@ def answer_battle(s: PaxState, seat: int, planned: Any, choices: dict[str, list[
     targets = choices.get("RemoveEnemy", [])
     if not targets:
         return "StopAction", None, "battle: nothing left to remove"
-    kinds = ("tribe", "army", "road", "spy")
-    held = {p.loyalty.value for other, p in enumerate(s.players) if other != seat and p.loyalty is not None}
+    return "RemoveEnemy", battle_target(s, seat, targets), \
+        "battle: tribes first, then armies, then roads; the row arrow's player first"
 
-    def owner_seat(piece: str) -> int:
-        return int(piece.split(":")[2])
 
-    best_kind = min(kinds.index(t.split(":")[0]) for t in targets)
-    same = [t for t in targets if kinds.index(t.split(":")[0]) == best_kind]
-    kind = kinds[best_kind]
-    if kind in ("tribe", "spy"):
-        victim = row_arrow_pick(s, sorted({owner_seat(t) for t in same}))
-        piece = next(t for t in same if owner_seat(t) == victim)
-    else:
-        piece = min(same, key=lambda t: (t.split(":")[2] not in held, t))
-    return "RemoveEnemy", piece, "battle: tribes first, then armies, then roads; the row arrow picks the player"
+def battle_target(s: PaxState, seat: int, targets: list[str]) -> str:
+    """Tribes (or spies, on a card) first, then armies, then roads; among each, those of the
+    player the row arrow picks (their cylinders, their coalition's blocks) first."""
+    others = [other for other in range(s.seats) if other != seat]
+    target = row_arrow_pick(s, others)
+    loyalty = s.players[target].loyalty
+    kinds = ("tribe", "spy", "army", "road")
+
+    def order(piece: str) -> tuple[int, int, str]:
+        kind, _, owner = piece.split(":")
+        theirs = owner == str(target) if kind in ("tribe", "spy") else loyalty is not None and owner == loyalty.value
+        return kinds.index(kind), int(not theirs), piece
+    return min(targets, key=order)
 
 
 def answer_betray(s: PaxState, seat: int, choices: dict[str, list[Any]]) -> Answer:

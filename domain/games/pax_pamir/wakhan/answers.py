@@ -65,19 +65,6 @@ def piece_to_take(s: PaxState, seat: int, pieces: list[str]) -> str:
     return min(pieces, key=cost)
 
 
-def rebuke_region(s: PaxState, seat: int, regions: list[str]) -> str:
-    """Rebuke: the region where the other players stand strongest against her."""
-    loyalty = s.players[seat].loyalty
-
-    def weight(region: str) -> tuple[int, int]:
-        r = Region(region)
-        theirs = sum(c for owner, c in s.tribes[r].items() if owner != seat) + sum(
-            c for coalition, c in s.armies[r].items() if coalition != loyalty)
-        mine = s.tribes[r].get(seat, 0) + (s.armies[r].get(loyalty, 0) if loyalty else 0)
-        return theirs - mine, -[g.value for g in region_order(s)].index(region)
-    return max(regions, key=weight)
-
-
 def answer(s: PaxState, frame: Frame, prompt: Prompt) -> Answer:
     """Her answer to ``prompt`` (asked of her by step ``frame``): the verb, its value, why."""
     seat = prompt.seat
@@ -131,13 +118,11 @@ def answer(s: PaxState, frame: Frame, prompt: Prompt) -> Answer:
     if "ChooseSuit" in choices:
         return "ChooseSuit", s.favored, "a suit to choose: the favored suit"
     if "ChoosePlayer" in choices:
-        players = choices["ChoosePlayer"]
-        most = max(s.players[other].vp for other in players)
-        return "ChoosePlayer", row_arrow_pick(s, [o for o in players if s.players[o].vp == most]), \
-            "a player to choose: the one with the most victory points (the row arrow breaks ties)"
+        return "ChoosePlayer", row_arrow_pick(s, choices["ChoosePlayer"]), "a player to choose: the row arrow's"
     if "ChooseRegion" in choices:
-        return "ChooseRegion", rebuke_region(s, seat, choices["ChooseRegion"]), \
-            "a region to choose: where the other players stand strongest against her"
+        order = [r.value for r in region_order(s)]
+        return "ChooseRegion", min(choices["ChooseRegion"], key=order.index), \
+            "a region to choose: the first of the AI card's region order"
     verb = next(iter(choices))  # no rule of section 20 covers it: the first choice offered
     return verb, choices[verb][0], "no rule of hers covers this question: the first choice offered"
 

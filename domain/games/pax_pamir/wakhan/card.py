@@ -45,9 +45,13 @@ def region_order(s: PaxState) -> tuple[Region, ...]:
 
 
 def row_arrow_pick(s: PaxState, seats: list[int]) -> int:
-    """Section 20: the row arrow breaks ties between players: top the lowest seat, bottom the
-    highest (a decision of this project, docs/rules/pax_pamir.md)."""
-    return min(seats) if arrow_row(s) == TOP else max(seats)
+    """Section 20: the row arrow picks between players: top the player to her left (who plays
+    just before her, then on backwards round the table), bottom the one to her right (who
+    plays just after her, then on forwards), as BGA reads it."""
+    me, table = her(s).seat, s.seats
+    if arrow_row(s) == TOP:
+        return min(seats, key=lambda seat: (me - seat) % table)
+    return min(seats, key=lambda seat: (seat - me) % table)
 
 
 def why(s: PaxState, rule: str) -> str:

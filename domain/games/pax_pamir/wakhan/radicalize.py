@@ -67,15 +67,28 @@ def icons(number: int, *kinds: ImpactIcon) -> int:
 
 
 def best(s: PaxState, seat: int, cards: dict[int, int], score: Callable[[int], int]) -> int | None:
-    """The highest ``score``, then (Savvy Purchasing) the most net rupees, then the cheapest,
-    then the highest number."""
+    """The highest ``score``, then the cheapest, then the highest number."""
     if not cards:
         return None
-    savvy = s.options.wakhan_savvy_purchasing
+    return max(cards, key=lambda number: (score(number), -cards[number], number))
 
-    def key(number: int) -> tuple[int, int, int, int]:
-        return (score(number), net_rupees(s, seat, number, cards[number]) if savvy else 0, -cards[number], number)
-    return max(cards, key=key)
+
+def savvy(s: PaxState, seat: int, chosen: Pick) -> Pick:
+    """Savvy Purchasing (the variant as BGA plays it): a court card she has chosen gives way to a
+    cheaper one of the same suit and at least its rank: the cheapest, then the leftmost,
+    then the one in the row her arrow points at."""
+    if not s.options.wakhan_savvy_purchasing or not is_court_card(chosen.card):
+        return chosen
+    cards = buyable(s, seat)
+    card = COURT_CARDS[chosen.card]
+    slot = {n: (r, c) for r, c, n in q.market_slots(s)}
+    cheaper = [n for n, cost in cards.items() if is_court_card(n) and cost < cards[chosen.card]
+               and COURT_CARDS[n].suit == card.suit and COURT_CARDS[n].rank >= card.rank]
+    if not cheaper:
+        return chosen
+    row = arrow_market_row(s)
+    number = min(cheaper, key=lambda n: (cards[n], slot[n][1], slot[n][0] != row))
+    return Pick(number, f"{chosen.rule}; Savvy Purchasing: card {number} is cheaper, of the same suit and rank")
 
 
 def gains_rule(s: PaxState, seat: int, number: int) -> bool:
@@ -242,6 +255,5 @@ def by_arrows(s: PaxState, seat: int, cards: dict[int, int]) -> Pick | None:
 
 
 def pick(s: PaxState, seat: int, key: str) -> Pick | None:
-    if key in INSTRUCTIONS:
-        return by_instruction(s, seat, key)
-    return by_default(s, seat)
+    chosen = by_instruction(s, seat, key) if key in INSTRUCTIONS else by_default(s, seat)
+    return savvy(s, seat, chosen) if chosen is not None else None

@@ -25,6 +25,16 @@ def test_tax_takes_from_players_before_the_market_the_richest_first():
     assert after.state.players[1].rupees == 3 and after.state.players[0].rupees == 3
 
 
+def test_the_row_arrow_picks_between_tied_players_top_the_one_before_her_bottom_the_one_after():
+    spec = dict(courts={0: [55], 1: [57], WAKHAN_OF_TWO: [61]}, tribes={"herat": {WAKHAN_OF_TWO: 1}},
+                rupees=[4, 4, 0])
+    # AI card 3's row arrow reads the next card's second row: card 9's is bottom, card 2's top
+    for next_card, first in ((9, 0), (2, 1)):
+        g = wakhan_table(2, turn=True, ai_deck=(3, next_card), **spec)
+        after = resolve(g)
+        assert commands(g, after, "tax")[0] == {"type": "TaxPlayer", "args": {"seat": first}}, next_card
+
+
 def test_tax_goes_to_the_leftmost_market_cards_when_no_player_can_be_taxed():
     g = wakhan_table(turn=True, ai_deck=(3, 9), courts={1: [61]}, rupees=[4, 0],
                      market={(0, 1): 9, (1, 0): 29, (0, 3): 12}, market_rupees={(0, 1): 1, (1, 0): 1, (0, 3): 1})

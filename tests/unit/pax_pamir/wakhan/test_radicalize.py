@@ -79,7 +79,10 @@ def test_her_turn_buys_the_check_first_when_ambition_says_so():
     assert first["command"] == {"type": "Radicalize", "args": {"card": DC}} and "ambition" in first["rule"]
 
 
-def test_savvy_purchasing_prefers_the_card_that_nets_her_the_most_rupees():
-    spec = dict(market={(0, 1): 5, (1, 0): 57}, market_rupees={(0, 1): 3})
-    assert pick("radicalize_top_political", **spec) == 57
-    assert pick("radicalize_top_political", **spec, options={"wakhan_savvy_purchasing": True}) == 5
+def test_savvy_purchasing_takes_a_cheaper_card_of_the_same_suit_and_at_least_the_rank():
+    # the arrows point at 61 (economic 2, cost 2); 29 (economic 2) costs 0, 9 (economic 1) 1, 38 is military
+    spec = dict(market={(1, 2): 61, (0, 0): 29, (0, 1): 9, (1, 0): 38})
+    assert pick(**spec) == 61
+    assert pick(**spec, options={"wakhan_savvy_purchasing": True}) == 29
+    no_match = dict(market={(1, 2): 61, (0, 1): 9, (1, 0): 38})
+    assert pick(**no_match, options={"wakhan_savvy_purchasing": True}) == 61

@@ -98,6 +98,8 @@ def test_she_asks_the_full_bribe_she_is_owed_and_never_less():
     after = given(RULES, *g.history, *offered.events)
     low = given(RULES, *after.history, *after.when(HUMAN, cmd("OfferBribe", amount=0)).events)
     said = decisions(low, len(after.history))
+    assert all(e.barrier for e in low.history[len(after.history):] if e.type == "WakhanDecided"), \
+        "she acted: the human's offer can no longer be undone"
     assert [(d["step"], d["command"]) for d in said] == [
         ("bribe_offer", {"type": "CounterBribeOffer", "args": {"amount": 2}})]
     assert low.to_move() == [HUMAN] and ("AcceptBribeCounter", None) in {
