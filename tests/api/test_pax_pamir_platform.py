@@ -35,7 +35,7 @@ def test_pax_pamir_is_a_game_type_with_its_options_commands_and_argument_kinds(c
     types = {t["type"]: t for t in client.get("/game-types").get_json()}
     assert {"dynasties", "pax_pamir"} <= set(types)
     pax = types["pax_pamir"]
-    assert (pax["title"], pax["min_seats"], pax["max_seats"]) == ("Pax Pamir (2nd edition)", 2, 5)
+    assert (pax["title"], pax["min_seats"], pax["max_seats"]) == ("Pax Pamir (2nd edition)", 1, 5)  # 1: Wakhan
     options = {o["name"]: o for o in pax["options"]}
     assert {"seating", "open_information", "open_hands", "first_chooser"} <= set(options)
     assert options["open_hands"]["type"] == "bool" and options["open_hands"]["default"] is False
@@ -79,11 +79,12 @@ def test_a_pax_pamir_game_is_created_with_checked_options_and_seats(client):
     assert made.status_code == 201, made.get_json()
     assert made.get_json()["options"]["open_hands"] is True
     assert made.get_json()["options"]["first_chooser"] == "random"
-    for seats in (1, 6):
+    for seats, said in ((1, "1 with the option wakhan"), (6, "1 to 5 seats")):
         refused = client.post("/games", headers=ann, json={"type": "pax_pamir", "seats": seats})
-        assert refused.status_code == 422 and "2 to 5 seats" in refused.get_json()["detail"]
+        assert refused.status_code == 422 and said in refused.get_json()["detail"], refused.get_json()
     for options, named in (({"open_hands": "yes"}, "open_hands"), ({"first_chooser": "seat_9"}, "first_chooser"),
-                           ({"wakhan": True}, "wakhan")):
+                           ({"wakhan": True, "stray": 1}, "stray"), ({"wakhan": "yes"}, "wakhan"),
+                           ({"wakhan_savvy_purchasing": True}, "wakhan_savvy_purchasing")):
         refused = client.post("/games", headers=ann, json={"type": "pax_pamir", "seats": 2, "options": options})
         assert refused.status_code == 422 and named in refused.get_json()["detail"], refused.get_json()
 

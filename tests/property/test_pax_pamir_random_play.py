@@ -151,6 +151,8 @@ def play_game(seed: int, seats: int, given_options: dict[str, Any], thorough: bo
             stream.append(event)
 
     apply(RULES.setup(seats, options, Rng(seed, 0)))
+    assert state is not None
+    table = state.seats  # the seats plus Wakhan's, when she plays (nobody is asked for her)
     for _ in range(MAX_COMMANDS):
         assert state is not None
         if RULES.is_over(state):
@@ -178,7 +180,7 @@ def play_game(seed: int, seats: int, given_options: dict[str, Any], thorough: bo
                 if (who, candidate) not in listed:
                     assert refused(state, who, candidate, rng), f"accepted unlisted {candidate} from seat {who}"
         snapshot = RULES.copy(state)
-        events = RULES.decide(state, seat, command, rng)
+        events = RULES.decide(state, seat, command, Rng(seed, version))  # fresh: the trials above drew from rng
         assert state == snapshot, "decide changed the state it was given"
         assert events, f"{command} by seat {seat} was accepted but changed nothing"
         script.append((seat, command))
@@ -192,16 +194,16 @@ def play_game(seed: int, seats: int, given_options: dict[str, Any], thorough: bo
     assert state is not None
     # the end: nothing is asked or accepted any more, and the outcome is the GameEnded one
     assert stream[-1].type == "GameEnded", stream[-1]
-    assert RULES.to_move(state) == [] and all(RULES.legal_commands(state, s) == [] for s in range(seats))
-    for seat in range(seats):
+    assert RULES.to_move(state) == [] and all(RULES.legal_commands(state, s) == [] for s in range(table))
+    for seat in range(table):
         assert refused(state, seat, Command("EndTurn", {}), Rng(seed))
     outcome = RULES.outcome(state)
     assert outcome is not None and list(outcome.winners) == stream[-1].data["winners"]
-    assert [outcome.scores[s] for s in range(seats)] == stream[-1].data["vp"]
+    assert [outcome.scores[s] for s in range(table)] == stream[-1].data["vp"]
 
     assert_the_log_replays(RULES, seats, options, seed, script, stream, state, thorough)
     return {"events": len(stream), "commands": len(script), "reason": stream[-1].data["reason"],
-            "checks": state.checks_resolved}
+            "checks": state.checks_resolved, "stream": stream, "state": state}
 
 
 def game_plan(seats: int) -> list[tuple[int, dict[str, Any], bool]]:

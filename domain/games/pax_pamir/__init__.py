@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.games.pax_pamir.data.board import MAX_SEATS, MIN_SEATS, Suit
+from domain.games.pax_pamir.data.board import MAX_SEATS, Suit
 from domain.games.pax_pamir.events import UPCASTERS
 from domain.games.pax_pamir.evolve import EVENT_TYPES, evolve
-from domain.games.pax_pamir.options import PaxOptions
+from domain.games.pax_pamir.options import WAKHAN_HUMAN_SEATS, PaxOptions
 from domain.games.pax_pamir.queries import stars
 from domain.games.pax_pamir.state import PaxState, copy_state
 from domain.games.pax_pamir.steps import (
@@ -35,11 +35,16 @@ from domain.games.pax_pamir.steps import (
     turn,
 )
 from domain.games.pax_pamir.view import view as _view
+from domain.games.pax_pamir.wakhan import STEPS as WAKHAN_STEPS
+from domain.games.pax_pamir.wakhan import take_her_decision
 from domain.kernel.engine import StepRules
 from domain.kernel.events import Event, Viewer
 from domain.kernel.rng import Rng
 from domain.kernel.rules import Outcome
-from domain.kernel.steps import Frame, step_table
+from domain.kernel.steps import RUNAWAY_LIMIT, Flow, Frame, RunawayGame, step_table
+
+#: one human plays against Wakhan (section 20)
+MIN_HUMAN_SEATS = min(WAKHAN_HUMAN_SEATS)
 
 #: The rulebook's table of contents; the verbs are listed in this order (``legal_commands`` too).
 MODULES = (common, setup, turn, actions, tax, gift, build, move, betray, battle, bribes, court, cleanup, dominance,
@@ -50,14 +55,14 @@ class PaxPamirRules(StepRules[PaxState]):
     kind = "pax_pamir"
     title = "Pax Pamir (2nd edition)"
     rules_version = "1"
-    min_seats = MIN_SEATS
+    min_seats = MIN_HUMAN_SEATS
     max_seats = MAX_SEATS
     options_type = PaxOptions
     options = PaxOptions.specs()
     event_types = EVENT_TYPES
     upcasters = UPCASTERS
     verbs = tuple(verb for module in MODULES for verb in getattr(module, "VERBS", ()))
-    steps = step_table(*(step for module in MODULES for step in getattr(module, "STEPS", ())))
+    steps = step_table(*(step for module in MODULES for step in getattr(module, "STEPS", ())), *WAKHAN_STEPS)
     #: Section 23 item 9: undo stops where the seat owing the next decision changes.
     barrier_on_handover = True
 
@@ -65,10 +70,20 @@ class PaxPamirRules(StepRules[PaxState]):
         return PaxOptions.check(given)
 
     def setup(self, seats: int, options: PaxOptions, rng: Rng) -> list[Event]:
+        """``seats`` are the human seats; Wakhan (an option) sits in one more (section 20)."""
         flow = self.begin_setup(rng)
-        setup.setup(flow, seats, options)
+        setup.setup(flow, options.table_seats(seats), options)
         self.run_until_input(flow)
         return flow.events
+
+    def run_until_input(self, flow: Flow[PaxState]) -> None:
+        """Automatic steps until a seat must answer; a question for Wakhan is answered by
+        her rules at once, so only humans are ever waited for (section 20)."""
+        for _ in range(RUNAWAY_LIMIT):
+            super().run_until_input(flow)
+            if not take_her_decision(self, flow):
+                return
+        raise RunawayGame(f"more than {RUNAWAY_LIMIT} decisions of Wakhan in one command")
 
     def apply(self, state: PaxState | None, event: Event) -> PaxState:
         return evolve(state, event)

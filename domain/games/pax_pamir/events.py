@@ -134,3 +134,28 @@ def victory_points_scored(seat: int, points: int) -> Event:
 
 def game_ended(winners: list[int], vp: list[int], reason: str) -> Event:
     return Event("GameEnded", {"winners": list(winners), "vp": list(vp), "reason": reason}, barrier=True)
+
+
+# -- Wakhan (rules.md section 20) ----------------------------------------------------------------
+
+def wakhan_deck_shuffled(deck: list[int]) -> Event:
+    """AI cards shuffled (top first) under what is left of her AI deck: all 24 at setup, her
+    discarded ones when one card is left; the order is nobody's."""
+    return Event("WakhanDeckShuffled", {"count": len(deck)}, secret={"ai_deck": list(deck)}, secret_to=NOBODY,
+                 barrier=True)
+
+
+def wakhan_card_drawn(card: int, next_back: dict[str, Any]) -> Event:
+    """She flips the top AI card onto her discard; ``next_back`` is the back of the new top card."""
+    return Event("WakhanCardDrawn", {"ai_card": card, "next_back": next_back}, barrier=True)
+
+
+def wakhan_loyalty_set(seat: int, coalition: str, reason: str) -> Event:
+    """Her pragmatic loyalty: the colour of the blocks she places, moves and fights with."""
+    return Event("WakhanLoyaltySet", {"seat": seat, "coalition": coalition, "reason": reason})
+
+
+def wakhan_decided(seat: int, step: str, command: dict[str, Any], ai_card: int | None, rule: str) -> Event:
+    """A decision she took (the command she answers ``step`` with) and why: the AI card and the rule."""
+    return Event("WakhanDecided", {"seat": seat, "step": step, "command": command, "ai_card": ai_card,
+                                   "rule": rule}, barrier=True)  # another seat acted: no undo past it

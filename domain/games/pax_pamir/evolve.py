@@ -10,14 +10,15 @@ from typing import Any
 from domain.games.pax_pamir.data.board import Border, Coalition, Region
 from domain.games.pax_pamir.events import SETUP_STARTED
 from domain.games.pax_pamir.options import PaxOptions
-from domain.games.pax_pamir.state import SUPPLY, PaxState, Player
+from domain.games.pax_pamir.state import SUPPLY, PaxState, Player, Wakhan
 from domain.kernel.events import Event
 
 
 def _setup_started(_: PaxState | None, e: Event) -> PaxState:
     seats = e.data["seats"]
-    return PaxState(seats=seats, options=PaxOptions.from_json(e.data["options"]),
-                    players=[Player() for _ in range(seats)])
+    options = PaxOptions.from_json(e.data["options"])
+    return PaxState(seats=seats, options=options, players=[Player() for _ in range(seats)],
+                    wakhan=Wakhan(seat=seats - 1) if options.wakhan else None)
 
 
 def _deck_built(s: PaxState, e: Event) -> None:
@@ -197,6 +198,24 @@ def _game_ended(s: PaxState, e: Event) -> None:
     s.outcome = dict(e.data)
 
 
+def _wakhan_deck_shuffled(s: PaxState, e: Event) -> None:
+    assert s.wakhan is not None
+    shuffled = list(e.hidden()["ai_deck"])  # under what is left of the deck
+    s.wakhan.deck = s.wakhan.deck + shuffled
+    s.wakhan.discard = [card for card in s.wakhan.discard if card not in shuffled]
+
+
+def _wakhan_card_drawn(s: PaxState, e: Event) -> None:
+    assert s.wakhan is not None
+    s.wakhan.deck.remove(e.data["ai_card"])
+    s.wakhan.discard.append(e.data["ai_card"])
+    s.wakhan.next_back = e.data["next_back"]
+
+
+def _wakhan_loyalty_set(s: PaxState, e: Event) -> None:
+    s.players[e.data["seat"]].loyalty = Coalition(e.data["coalition"])
+
+
 def _nothing(s: PaxState, e: Event) -> None:
     return None
 
@@ -222,6 +241,10 @@ APPLY: dict[str, Callable[[PaxState, Event], None]] = {
     "DominanceCheckResolved": _dominance_check_resolved,
     "VictoryPointsScored": _victory_points_scored,
     "GameEnded": _game_ended,
+    "WakhanDeckShuffled": _wakhan_deck_shuffled,
+    "WakhanCardDrawn": _wakhan_card_drawn,
+    "WakhanLoyaltySet": _wakhan_loyalty_set,
+    "WakhanDecided": _nothing,
 }
 
 EVENT_TYPES = (SETUP_STARTED, *APPLY)

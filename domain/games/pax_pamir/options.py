@@ -26,6 +26,16 @@ from domain.kernel.errors import InvalidOptions
 from domain.kernel.rules import GameOptions, option
 
 DEAL = "deal"
+#: Section 20: Wakhan plays with 1 or 2 humans; the published variants of her rules.
+WAKHAN_HUMAN_SEATS = (1, 2)
+WAKHAN_VARIANTS = ("wakhan_steadfast_loyalty", "wakhan_savvy_purchasing", "wakhan_spy_movement")
+
+
+def wakhan_loyalty_order(table: int) -> list[int]:
+    """R-SET-5 with Wakhan (BGA's seating): she sits in the last seat, immediately before the
+    last chooser, seat 0, and takes the first turn; so the choices run clockwise from seat 1
+    (her place in the order passes: she takes no loyalty)."""
+    return [(1 + step) % table for step in range(table)]
 DEAL_KEYS = ("deck", "loyalty_order")
 
 #: R-SET table: the seat count each legal deck size is for.
@@ -100,6 +110,18 @@ class PaxOptions(GameOptions):
     first_chooser: str = option(
         "random", "Who chooses loyalty first: a random seat (R-SET-5), or seat 0 as in tournament play.",
         choices=("random", "seat_0"))
+    wakhan: bool = option(
+        False, "Wakhan, the automated opponent (rules.md section 20), takes one more seat: for 1 or 2 human "
+        "seats. She counts as a seat for the deck size, takes the first turn, and no client plays for her.")
+    wakhan_steadfast_loyalty: bool = option(
+        False, "Wakhan variant Steadfast Pragmatic Loyalty: of the coalitions no human holds, she takes the one "
+        "with the most blocks in play (ties: her AI card's order).")
+    wakhan_savvy_purchasing: bool = option(
+        False, "Wakhan variant Savvy Purchasing: a court card she would Radicalize gives way to a cheaper one of the "
+        "same suit and at least its rank (the cheapest, then the leftmost).")
+    wakhan_spy_movement: bool = option(
+        False, "Wakhan variant Spy Movement: a Move with no army to move moves an idle spy of hers (one not tied "
+        "up by enemy spies) to the top-priority card it can reach where she does not have the most spies.")
     deal: dict[str, Any] | None = option(
         None,
         "A given deal instead of a shuffled one (tournaments, replays of a physical game, tests): an object "
@@ -113,16 +135,32 @@ class PaxOptions(GameOptions):
         kind="object", secret=True)
 
     def validate(self) -> None:
+        variants = [name for name in WAKHAN_VARIANTS if getattr(self, name)]
+        if variants and not self.wakhan:
+            raise InvalidOptions(variants[0], "is a variant of Wakhan: it needs the option wakhan")
         if self.deal is None:
             return
         check_deal(self.deal)
-        if self.first_chooser == "seat_0" and self.deal["loyalty_order"][0] != 0:
+        if not self.wakhan and self.first_chooser == "seat_0" and self.deal["loyalty_order"][0] != 0:
             raise _refuse("first_chooser is seat_0 but the deal's loyalty_order starts with seat "
                           f"{self.deal['loyalty_order'][0]}")
 
+    def table_seats(self, seats: int) -> int:
+        """The seats at the table for ``seats`` human seats: Wakhan takes one more (R-SET)."""
+        return seats + 1 if self.wakhan else seats
+
     def validate_seats(self, seats: int) -> None:
-        """A deal is made for one seat count (its deck size says which)."""
-        made_for = check_deal(self.deal) if self.deal is not None else seats
-        if made_for != seats:
-            assert self.deal is not None
-            raise _refuse(f"the deal's deck of {len(self.deal['deck'])} cards is for {made_for} seats, not {seats}")
+        """Wakhan plays with 1 or 2 humans, and one human needs her (R-SET); a deal is made for
+        one seat count (its deck size says which), Wakhan's seat included."""
+        if self.wakhan and seats not in WAKHAN_HUMAN_SEATS:
+            raise InvalidOptions("wakhan", f"Wakhan plays with 1 or 2 human seats, not {seats}")
+        if not self.wakhan and seats < MIN_SEATS:
+            raise InvalidOptions("seats", f"Pax Pamir needs {MIN_SEATS} seats, or 1 with the option wakhan")
+        table = self.table_seats(seats)
+        if self.deal is not None and check_deal(self.deal) != table:
+            raise _refuse(f"the deal's deck of {len(self.deal['deck'])} cards is for {check_deal(self.deal)} "
+                          f"seats, not {table}" + (" (Wakhan's seat included)" if self.wakhan else ""))
+        if self.deal is not None and self.wakhan and self.deal["loyalty_order"] != wakhan_loyalty_order(table):
+            raise _refuse(f"with Wakhan the loyalty order is {wakhan_loyalty_order(table)} (seat 1 first, seat 0 "
+                          "last; Wakhan, the last seat, chooses nothing), not "
+                          f"{self.deal['loyalty_order']}")

@@ -39,6 +39,7 @@ _REGIONS: tuple[Region, ...] = tuple(Region)
 _RANK: dict[int, int] = {n: c.rank for n, c in COURT_CARDS.items()}
 _SUIT: dict[int, Suit] = {n: c.suit for n, c in COURT_CARDS.items()}
 _PATRIOT: dict[int, Coalition | None] = {n: c.patriot for n, c in COURT_CARDS.items()}
+_PRIZE: dict[int, Coalition | None] = {n: c.prize for n, c in COURT_CARDS.items()}
 _CARDS_WITH: dict[str, tuple[int, ...]] = {ability.value: cards_with_ability(ability) for ability in Ability}
 
 
@@ -89,11 +90,15 @@ def ruler_of(s: PaxState, region: Region) -> int | None:
     every coalition's army count; None otherwise."""
     armies = s.armies[region]
     tribes_here = s.tribes[region]
-    top = max(armies.values(), default=0)  # a seat must beat every coalition's armies
+    most_armies = top = max(armies.values(), default=0)  # a seat must beat every coalition's armies
+    wakhan = s.wakhan.seat if s.wakhan is not None else None
     ruler: int | None = None
     for seat, player in enumerate(s.players):
         loyalty = player.loyalty
-        count = tribes_here.get(seat, 0) + (armies.get(loyalty, 0) if loyalty else 0)
+        if seat == wakhan:  # section 6.1: her tribes plus the most numerous coalition's armies
+            count = tribes_here.get(seat, 0) + most_armies
+        else:
+            count = tribes_here.get(seat, 0) + (armies.get(loyalty, 0) if loyalty else 0)
         if count > top:
             top, ruler = count, seat
         elif count == top:
@@ -137,7 +142,20 @@ def influence(s: PaxState, seat: int) -> int:
     Embarrassment of Riches)."""
     player = s.players[seat]
     loyalty = player.loyalty
-    patriots = sum(1 for n in player.court if _PATRIOT[n] == loyalty)
+    return _influence(s, seat, sum(1 for n in player.court if _PATRIOT[n] == loyalty), len(player.prizes))
+
+
+def influence_with(s: PaxState, seat: int, coalition: Coalition) -> int:
+    """R-INF as if ``seat`` were loyal to ``coalition``: only its patriots and prizes count.
+    Wakhan's influence at a check is this with the dominant coalition (section 20); for a
+    human loyal to ``coalition`` it is ``influence`` (every patriot and prize they hold is
+    of their coalition, R-LOY)."""
+    player = s.players[seat]
+    return _influence(s, seat, sum(1 for n in player.court if _PATRIOT[n] == coalition),
+                      sum(1 for n in player.prizes if _PRIZE[n] == coalition))
+
+
+def _influence(s: PaxState, seat: int, patriots: int, prizes: int) -> int:
     if s.effects.get(EventEffect.RUMOR, -1) == seat:  # Rumor targets one player
         patriots = 0
     gift_value = 1
@@ -145,7 +163,7 @@ def influence(s: PaxState, seat: int) -> int:
         gift_value = 0
     elif s.effects.get(EventEffect.KOH_I_NOOR_RECOVERED, -1) == seat:
         gift_value = 2
-    return 1 + patriots + len(player.prizes) + gift_value * len(player.gifts)
+    return 1 + patriots + prizes + gift_value * len(s.players[seat].gifts)
 
 
 def hostage_holder(s: PaxState, number: int) -> int | None:

@@ -51,6 +51,25 @@ class Player:
 
 
 @dataclass
+class Wakhan:
+    """Wakhan, the automated opponent (rules.md section 20): her seat (the last one) and her
+    AI deck. The deck's order is nobody's to see; the discard pile is public, its last card
+    face up (the card she plays by), and so is the back of the deck's top card."""
+
+    seat: int
+    deck: list[int] = field(default_factory=list)  # index 0 is the top
+    discard: list[int] = field(default_factory=list)
+    next_back: dict[str, Any] | None = None
+
+    @property
+    def card(self) -> int | None:
+        return self.discard[-1] if self.discard else None
+
+    def copy(self) -> Wakhan:
+        return Wakhan(self.seat, self.deck[:], self.discard[:], self.next_back)
+
+
+@dataclass
 class PaxState:
     seats: int
     options: PaxOptions
@@ -82,11 +101,18 @@ class PaxState:
     #: rupees that entered (+) or left (-) the players' and market's hands from the bank
     bank_flow: int = 0
     checks_resolved: int = 0
+    #: section 20: None without Wakhan
+    wakhan: Wakhan | None = None
     outcome: dict[str, Any] | None = None
 
     @property
     def over(self) -> bool:
         return self.outcome is not None
+
+
+def is_wakhan(s: PaxState, seat: int | None) -> bool:
+    """Is ``seat`` Wakhan's (section 20)?"""
+    return s.wakhan is not None and seat == s.wakhan.seat
 
 
 def _counter(counts: Counter[Any]) -> Counter[Any]:
@@ -114,8 +140,10 @@ def copy_state(s: PaxState) -> PaxState:
     d["marked"] = set(s.marked)
     d["placed"] = _counter(s.placed)
     d["frames"] = s.frames[:]
+    if s.wakhan is not None:
+        d["wakhan"] = s.wakhan.copy()
     new.__dict__.update(d)
     return new
 
 
-__all__ = ["PaxState", "Player", "SUPPLY", "copy_state"]
+__all__ = ["PaxState", "Player", "SUPPLY", "Wakhan", "copy_state", "is_wakhan"]

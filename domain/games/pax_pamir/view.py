@@ -66,7 +66,12 @@ def view(s: PaxState, viewer: Viewer, to_move: list[int]) -> dict[str, Any]:
         "decision": s.frames[-1].to_json() if s.frames and not s.over else None,
         "players": players,
         "outcome": dict(s.outcome) if s.outcome else None,
+        "wakhan": None if s.wakhan is None else {
+            "seat": s.wakhan.seat, "ai_card": s.wakhan.card, "ai_discard": list(s.wakhan.discard),
+            "ai_deck_count": len(s.wakhan.deck), "next_back": s.wakhan.next_back},
     }
     if everything:
         out["revealed"] = {"deck": list(s.deck), "out_of_game": sorted(s.out_of_game)}
+        if s.wakhan is not None:
+            out["revealed"]["ai_deck"] = list(s.wakhan.deck)
     return out

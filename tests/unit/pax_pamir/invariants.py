@@ -20,7 +20,10 @@ What is checked, with the rules.md ids:
   every prize matches its owner's loyalty (R-LOY, R-INF); rupees never rest on Public
   Withdrawal at a decision point (section 16.2, section 23 item 4);
 * the end (R-DOM-8, R-END-2): nothing happens after ``GameEnded``; its winners hold the
-  most VP, then the most military stars, then the most rupees.
+  most VP, then the most military stars, then the most rupees;
+* Wakhan (section 20): her 24 AI cards each in exactly one place (her AI deck or discard),
+  the face-up one's back read off the deck's top; at a decision point her pragmatic loyalty
+  is a coalition no human holds (she is exempt from the loyalty checks above).
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ from domain.games.pax_pamir.data.board import (
     Suit,
 )
 from domain.games.pax_pamir.data.cards import ALL_CARDS, COURT_CARDS, PUBLIC_WITHDRAWAL
-from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.state import PaxState, is_wakhan
+from domain.games.pax_pamir.wakhan.ai_cards import AI_CARDS
 from domain.kernel.events import Event
 
 EVERY_CARD = frozenset(ALL_CARDS)
@@ -203,6 +207,17 @@ class PaxInvariants:
         for seat, player in enumerate(s.players):
             if player.vp < 0:
                 self.fail("R-DOM", f"seat {seat} has {player.vp} VP")
+        if s.wakhan is not None:
+            self._wakhan(s)
+
+    def _wakhan(self, s: PaxState) -> None:
+        her = s.wakhan
+        assert her is not None
+        placed = Counter(her.deck + her.discard)
+        if placed and (set(placed) != set(AI_CARDS) or max(placed.values()) > 1):
+            self.fail("section 20", f"AI cards in the deck {her.deck} and the discard {her.discard}")
+        if her.card is not None and her.deck and her.next_back != AI_CARDS[her.deck[0]].back():
+            self.fail("section 20", f"the back shown {her.next_back} is not the deck's top card's")
 
     def _pieces(self, s: PaxState) -> None:
         for coalition in Coalition:
@@ -267,9 +282,15 @@ class PaxInvariants:
             for column in range(MARKET_COLUMNS):
                 if s.market[row][column] == PUBLIC_WITHDRAWAL and s.market_rupees[row][column]:
                     self.fail("R-EVT 16.2", f"{s.market_rupees[row][column]} rupees rest on Public Withdrawal")
+        if s.wakhan is not None and not s.over and s.players[s.wakhan.seat].loyalty is not None:
+            held = {p.loyalty for seat, p in enumerate(s.players) if not is_wakhan(s, seat)}
+            if s.players[s.wakhan.seat].loyalty in held:
+                self.fail("section 20", f"her pragmatic loyalty {s.players[s.wakhan.seat].loyalty} is a human's")
         if s.over or not s.frames or s.frames[-1].step != MENU_STEP:
             return
         for seat, player in enumerate(s.players):
+            if is_wakhan(s, seat):  # she holds patriots and prizes of any coalition (section 20)
+                continue
             for number in player.court:
                 patriot = COURT_CARDS[number].patriot
                 if patriot is not None and patriot != player.loyalty:

@@ -13,7 +13,7 @@ from domain.games.pax_pamir.data.cards import (
     COURT_CARDS,
     Ability,
 )
-from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.state import PaxState, is_wakhan
 from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import (
     CARD,
@@ -104,7 +104,7 @@ class Prize(ActionStep):
     def keep(self, t: Play, frame: Frame, seat: int, _: None) -> None:
         t.update(kept=True)
         prize = prize_of(frame.card)
-        if prize != t.state.players[seat].loyalty:
+        if prize != t.state.players[seat].loyalty and not is_wakhan(t.state, seat):  # she never changes loyalty
             t.call(names.LOYALTY_CHANGE, seat, coalition=prize.value)
 
     @handles(REFUSE_PRIZE)

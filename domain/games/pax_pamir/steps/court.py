@@ -7,7 +7,7 @@ from __future__ import annotations
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir.data.board import Region, Suit
 from domain.games.pax_pamir.data.cards import COURT_CARDS, ImpactIcon
-from domain.games.pax_pamir.state import SUPPLY, PaxState
+from domain.games.pax_pamir.state import SUPPLY, PaxState, is_wakhan
 from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import CARD, Play, Procedure
 from domain.kernel.prompt import Arg, Prompt, Verb
@@ -61,7 +61,7 @@ class DiscardCourtCard(Procedure):
         paid = min(LEVERAGE_DEBT, t.state.players[owner].rupees)
         if paid:
             t.emit(ev.rupees_moved(paid, f"seat:{owner}", "bank", "leverage"))
-        if paid < LEVERAGE_DEBT:
+        if paid < LEVERAGE_DEBT and not is_wakhan(t.state, owner):  # section 20: she discards nothing
             t.call(names.LEVERAGE_DISCARD, owner, missing=LEVERAGE_DEBT - paid, card=frame.card)
 
     def check_overthrow(self, t: Play, frame: Frame) -> None:
@@ -153,6 +153,8 @@ class LoyaltyChange(Procedure):
 
     def change(self, t: Play, frame: Frame) -> None:
         t.emit(ev.loyalty_changed(frame.owner_seat, frame.coalition))
+        if t.state.wakhan is not None:  # section 20: her pragmatic loyalty follows the humans'
+            t.call(names.WAKHAN_LOYALTY, t.state.wakhan.seat)
 
 
 VERBS = (

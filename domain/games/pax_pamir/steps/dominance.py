@@ -6,7 +6,7 @@ from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import Coalition, Region, Suit
 from domain.games.pax_pamir.data.cards import EventEffect
-from domain.games.pax_pamir.state import SUPPLY, PaxState
+from domain.games.pax_pamir.state import SUPPLY, PaxState, is_wakhan
 from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import Play, Procedure
 from domain.kernel.steps import Frame
@@ -48,6 +48,22 @@ def split_points(ranking: list[tuple[int, int]], points: tuple[int, ...]) -> dic
     return out
 
 
+def check_scores(s: PaxState, final: bool) -> tuple[Coalition | None, dict[str, int], dict[int, int]]:
+    """R-DOM-1 to R-DOM-5: the dominant coalition (if any), the blocks counted, and the points
+    each scoring seat gets. Wakhan always scores at a successful check, with her influence
+    with the dominant coalition (section 20)."""
+    dominant, blocks = dominant_coalition(s)
+    multiplier = FINAL_MULTIPLIER if final else 1
+    if dominant is not None:
+        ranking = [(seat, q.influence_with(s, seat, dominant) if is_wakhan(s, seat) else q.influence(s, seat))
+                   for seat in range(s.seats) if s.players[seat].loyalty == dominant or is_wakhan(s, seat)]
+        points = tuple(p * multiplier for p in SUCCESS_POINTS)
+    else:
+        ranking = [(seat, q.cylinders_in_play(s, seat)) for seat in range(s.seats)]
+        points = tuple(p * multiplier for p in FAILURE_POINTS)
+    return dominant, blocks, split_points(ranking, points) if ranking else {}
+
+
 def winners(s: PaxState) -> list[int]:
     """R-END-2: most VP, then most military stars, then most rupees; else shared."""
     def key(seat: int) -> tuple[int, int, int]:
@@ -66,15 +82,7 @@ class DominanceCheck(Procedure):
     def score(self, t: Play, frame: Frame) -> None:
         s = t.state
         final = q.dominance_checks_left(s) == 0  # R-DOM-6: the triggering card(s) are gone already
-        dominant, blocks = dominant_coalition(s)
-        multiplier = FINAL_MULTIPLIER if final else 1
-        if dominant is not None:
-            ranking = [(seat, q.influence(s, seat)) for seat in range(s.seats) if s.players[seat].loyalty == dominant]
-            points = tuple(p * multiplier for p in SUCCESS_POINTS)
-        else:
-            ranking = [(seat, q.cylinders_in_play(s, seat)) for seat in range(s.seats)]
-            points = tuple(p * multiplier for p in FAILURE_POINTS)
-        scored = split_points(ranking, points) if ranking else {}
+        dominant, blocks, scored = check_scores(s, final)
         t.emit(ev.dominance_check_resolved(dominant.value if dominant else None,
                                            [{"seat": seat, "points": scored[seat]} for seat in sorted(scored)],
                                            final, blocks))

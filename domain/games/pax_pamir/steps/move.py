@@ -11,7 +11,7 @@ from domain.games.pax_pamir.data.cards import (
     Ability,
     EventEffect,
 )
-from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.state import PaxState, is_wakhan
 from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import (
     CARD,
@@ -30,8 +30,8 @@ from domain.kernel.steps import Frame, handles
 
 def region_destinations(s: PaxState, seat: int, here: Region) -> list[str]:
     """R-MOV-2: the regions across a border with a road of the seat's coalition (any border
-    with Indian Supplies), by name."""
-    if q.has_ability(s, seat, Ability.INDIAN_SUPPLIES):
+    with Indian Supplies; Wakhan needs no roads, section 20), by name."""
+    if q.has_ability(s, seat, Ability.INDIAN_SUPPLIES) or is_wakhan(s, seat):
         return [there.value for there, _ in CROSSINGS[here]]
     loyalty = block_owner(s, seat)
     roads = s.roads

@@ -14,8 +14,8 @@ from domain.games.pax_pamir.data.board import (
     pile_size,
 )
 from domain.games.pax_pamir.data.cards import ALL_CARDS, COURT_CARDS, DOMINANCE_CHECKS, EVENT_CARDS
-from domain.games.pax_pamir.options import PaxOptions
-from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.options import PaxOptions, wakhan_loyalty_order
+from domain.games.pax_pamir.state import PaxState, is_wakhan
 from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import Play
 from domain.kernel.prompt import COALITION, Arg, Prompt, Verb
@@ -57,15 +57,24 @@ def setup(t: Play, seats: int, options: PaxOptions) -> None:
         deck, out, order = dealt(options.deal, seats)
     else:
         deck, out = build_deck(rng, seats)
-        first = 0 if options.first_chooser == "seat_0" else rng.randint(0, seats - 1)
-        order = [(first + step) % seats for step in range(seats)]
+        if options.wakhan:  # section 20, R-SET-5: her seating fixes the order
+            order = wakhan_loyalty_order(seats)
+        else:
+            first = 0 if options.first_chooser == "seat_0" else rng.randint(0, seats - 1)
+            order = [(first + step) % seats for step in range(seats)]
     t.emit(ev.deck_built(deck, out))
+    first_turn = order[-1]
+    if options.wakhan:
+        wakhan = t.state.wakhan
+        assert wakhan is not None  # her AI deck is shuffled at her first draw
+        order = [seat for seat in order if seat != wakhan.seat]  # she takes no loyalty
+        first_turn = wakhan.seat  # and she takes the first turn
     for row, column in market_fill_order():
         t.emit(ev.card_dealt(t.state.deck[0], row, column))
     for seat in range(seats):
         t.emit(ev.rupees_moved(STARTING_RUPEES, "bank", f"seat:{seat}", "setup"))
     t.emit(ev.loyalty_order_chosen(order))
-    t.call(names.TURNS, None, next=order[-1])
+    t.call(names.TURNS, None, next=first_turn)
     t.call(names.LOYALTY, order[0], order=order, index=0)
 
 
@@ -112,6 +121,9 @@ class Turns(Step[PaxState]):
         seat = frame.next
         t.update(next=(seat + 1) % t.state.seats)
         t.emit(ev.turn_started(seat, q.ACTIONS_PER_TURN))
+        if is_wakhan(t.state, seat):  # section 20: her turn runs by itself
+            t.call(names.WAKHAN_TURN, seat)
+            return
         t.call(names.TURN, seat)
         t.call(names.START_OF_TURN, seat)
 

@@ -19,7 +19,7 @@ from domain.games.pax_pamir.data.cards import (
     is_court_card,
     is_dominance_check,
 )
-from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.state import PaxState, is_wakhan
 from domain.games.pax_pamir.steps import actions, names
 from domain.games.pax_pamir.steps.common import CARD, Play, Procedure, pay_rupee_to_market, place_piece
 from domain.kernel.prompt import BORDER, CHOICE, Arg, Prompt, Verb
@@ -203,10 +203,11 @@ class PlayCard(Procedure):
             t.end()
             return
         seat = frame.owner_seat
-        t.emit(ev.action_spent(seat, "play"))
+        if not frame.locals.get("radicalize"):  # Wakhan's Radicalize is one action, paid by its purchase
+            t.emit(ev.action_spent(seat, "play"))
         t.emit(ev.card_moved(frame.card, f"hand:{seat}", f"court:{seat}", side=frame.locals.get("side", "right")))
         patriot = COURT_CARDS[frame.card].patriot
-        if patriot is not None and patriot != t.state.players[seat].loyalty:
+        if patriot is not None and patriot != t.state.players[seat].loyalty and not is_wakhan(t.state, seat):
             t.call(names.LOYALTY_CHANGE, seat, coalition=patriot.value, keep=frame.card)
 
     def resolve_icons(self, t: Play, frame: Frame) -> None:
