@@ -23,7 +23,7 @@ export function tablePage(ctx, id) {
   const promptBox = h("section.prompt", { id: "prompt", "aria-labelledby": "prompt-title" });
   const board = h("section.board", { "aria-label": "The table" });
   const players = h("section.players", { "aria-labelledby": "players-title" });
-  const logList = h("ol.log", { id: "log" });
+  const logList = h("ol.log", { id: "log", tabindex: 0, "aria-labelledby": "log-title" });
   const logBox = h("section.logbox", { "aria-labelledby": "log-title" }, h("h2", { id: "log-title" }, "Log"), logList);
   const tools = h("div.tools");
   fill(ctx.main, h("div.tablehead", null, title, status, live, tools),
@@ -39,6 +39,8 @@ export function tablePage(ctx, id) {
   let again = false;
   let lastPrompt = "";
   let wasMyTurn = false;
+  let drawn = "";
+  let confirming = false;
   const seen = new Set();
 
   const layout = () => layouts[game?.type ?? ""] ?? layouts.generic;
@@ -106,7 +108,9 @@ export function tablePage(ctx, id) {
         api.state(id),
         mySeat !== null && game.status === "active" ? api.legal(id) : Promise.resolve(null),
       ]);
-      draw();
+      // draw only what changed: a redraw would move the focus and drop a half-made choice
+      const now = `${game.version}/${game.status}/${state?.version}/${legal?.version ?? "-"}`;
+      if (now !== drawn) { draw(); drawn = now; }
     } catch (error) {
       fill(status, h("span.error", { role: "alert" }, ctx.reason(error)));
     }
@@ -171,11 +175,13 @@ export function tablePage(ctx, id) {
   }
 
   function drawPrompt(/** @type {number | null} */ mySeat) {
+    if (confirming) return; // the player is answering a confirm: it stays until answered
     const heading = h("h2", { id: "prompt-title" }, mySeat === null ? "Watching" : legal?.prompt ? "Your move" : "Waiting");
     if (!legal?.prompt) {
       const text = game?.status === "finished" ? "The game is over." : mySeat === null ? "You are watching this game."
         : game?.status === "waiting" ? "Waiting for players." : `Waiting for ${game?.to_move.map(nameOf).join(", ")}.`;
       fill(promptBox, heading, h("p", null, text));
+      promptBox.setAttribute("data-version", String(state?.version ?? 0));
       lastPrompt = "";
       return;
     }
@@ -183,6 +189,7 @@ export function tablePage(ctx, id) {
     const error = h("p.error", { role: "alert", id: "command-error" });
     const groups = Object.entries(prompt.choices).map(([type, choice]) => choiceGroup(type, choice, error));
     fill(promptBox, heading, h("p.question", { id: "prompt-text" }, prompt.text), ...groups, error);
+    promptBox.setAttribute("data-version", String(legal.version));
     const said = `${prompt.text}`;
     if (said !== lastPrompt) { announce(`Your move: ${said}`); lastPrompt = said; }
   }
@@ -298,6 +305,7 @@ export function tablePage(ctx, id) {
       await refresh();
     } catch (failure) {
       error.textContent = ctx.reason(failure);
+      drawn = ""; // draw the prompt again (its buttons were disabled while sending)
       await refresh();
       const shown = document.getElementById("command-error");
       if (shown) shown.textContent = ctx.reason(failure);
@@ -308,7 +316,11 @@ export function tablePage(ctx, id) {
   function confirmHandOver(command) {
     return new Promise((resolve) => {
       const box = h("div.confirm", { role: "alertdialog", "aria-labelledby": "confirm-text" });
-      const done = (/** @type {boolean} */ answer) => { box.remove(); resolve(answer); };
+      confirming = true;
+      const done = (/** @type {boolean} */ answer) => {
+        confirming = false; box.remove(); resolve(answer);
+        if (!answer) { drawn = ""; scheduleRefresh(); }
+      };
       const yes = h("button", { type: "button", id: "confirm-yes", onclick: () => done(true) }, `Yes: ${words(command.type)}`);
       fill(box, h("p", { id: "confirm-text" }, `${words(command.type)} hands the turn over. Send it?`),
         yes, h("button", { type: "button", id: "confirm-no", onclick: () => done(false) }, "Not yet"));

@@ -62,7 +62,7 @@ export const dynasties = {
           h("h3", null, `${ctx.nameOf(p.seat)}'s Family`),
           p.family?.length ? h("div.cards", null, ...p.family.map((/** @type {any} */ n) => cardEl(nobleOf(n), `, in ${ctx.nameOf(p.seat)}'s Family`)))
                            : h("p", null, "no Nobles")))),
-      view.outcome ? h("section", null, h("h2", null, "Result"), h("pre.raw", null, JSON.stringify(view.outcome.details ?? view.outcome, null, 1))) : null);
+      view.outcome ? h("section", null, h("h2", null, "Result"), h("pre.raw", { tabindex: 0 }, JSON.stringify(view.outcome.details ?? view.outcome, null, 1))) : null);
   },
   seatFacts(view, seat) {
     const p = (view.players ?? []).find((/** @type {any} */ x) => x.seat === seat);

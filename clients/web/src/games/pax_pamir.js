@@ -91,7 +91,7 @@ function cardEl(card, view, where = "", extra = null) {
 export const paxPamir = {
   title: "Pax Pamir",
   render(view, ctx) {
-    const mapBox = h("div.mapbox");
+    const mapBox = h("div.mapbox", { tabindex: 0, role: "region", "aria-label": "Map (scrolls when zoomed)" });
     const redraw = () => fill(mapBox, mapSvg(view, ctx));
     redraw();
     const zoomBy = (/** @type {number} */ f) => { zoom = Math.min(3, Math.max(1, f === 0 ? 1 : zoom * f)); redraw(); };
@@ -115,7 +115,7 @@ export const paxPamir = {
           h("ul", null, ...Object.keys(REGIONS).map((r) => h("li", null, regionText(view, r, ctx))),
             ...BORDERS.map((b) => h("li", null, `${borderName(b)} border: ${coalitionCounts(view.roads?.[b] ?? {}, "road")}`))))),
       h("section", { "aria-labelledby": "pax-market" }, h("h2", { id: "pax-market" }, "Market"),
-        h("table.market", null,
+        h("table.market", { tabindex: 0, "aria-labelledby": "pax-market" },
           h("thead", null, h("tr", null, h("th", { scope: "col" }, "Row"), ...[0, 1, 2, 3, 4, 5].map((c) => h("th", { scope: "col" }, `Cost ${c}`)))),
           h("tbody", null, ...(view.market ?? []).map((/** @type {any[]} */ row, /** @type {number} */ r) => h("tr", null,
             h("th", { scope: "row" }, r === 0 ? "Top" : "Bottom"),
@@ -130,7 +130,7 @@ export const paxPamir = {
           h("h3", null, seatMark(p.seat), ` ${ctx.nameOf(p.seat)}'s court`),
           p.court?.length ? h("div.cards", null, ...p.court.map((/** @type {unknown} */ c) => cardEl(c, view, `, in ${ctx.nameOf(p.seat)}'s court`)))
                           : h("p", null, "empty")))),
-      view.outcome ? h("section", null, h("h2", null, "Result"), h("pre.raw", null, JSON.stringify(view.outcome.details ?? view.outcome, null, 1))) : null);
+      view.outcome ? h("section", null, h("h2", null, "Result"), h("pre.raw", { tabindex: 0 }, JSON.stringify(view.outcome.details ?? view.outcome, null, 1))) : null);
   },
   seatFacts(view, seat) {
     const p = (view.players ?? []).find((/** @type {any} */ x) => x.seat === seat);
