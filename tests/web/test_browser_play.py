@@ -56,7 +56,7 @@ class Seat:
 
 
 def _shot(seat: Seat, artifacts, name: str):
-    for size, viewport in SIZES.items():
+    for viewport in SIZES.values():
         seat.page.set_viewport_size(viewport)
         seat.page.wait_for_timeout(150)
         seat.page.screenshot(path=str(artifacts / f"{name}-{viewport['width']}x{viewport['height']}.png"), full_page=True)
@@ -73,6 +73,15 @@ def _axe(seat: Seat, where: str) -> int:
            for v in result["violations"] if v["impact"] in ("serious", "critical")]
     assert not bad, f"axe on {where}: {bad}"
     return len(result["passes"]) + len(result["violations"]) + len(result["inapplicable"])
+
+
+def _all_events(http, url, game_id, after=0) -> list[dict]:
+    events = []
+    while after is not None:
+        page = http.get(f"{url}/games/{game_id}/events?after={after}&limit=1000", timeout=10).json()
+        events += page["events"]
+        after = page["next_after"]
+    return events
 
 
 def _game(url, game_id) -> dict:
@@ -148,27 +157,31 @@ class LeakCheck:
 
     Hidden at a moment: for Dynasties, the cards in B's hand and B's face-down Tribute (B's own
     view) that no spectator has seen so far; for Pax Pamir (where a hand holds cards bought in
-    public), the cards still in the deck or out of the game: each must not reach A before it is
-    dealt. Also, no view A receives holds B's hand."""
+    public), every card no spectator has seen so far and A's own view does not show (the deck,
+    the cards out of the game, a hand seen only by its owner). Also, no view A receives holds
+    B's hand."""
 
     def __init__(self, url, game_type, game_id, seat_a: Seat, seat_b: Seat, b_seat: int):
         self.url, self.type, self.id = url, game_type, game_id
         self.a, self.b, self.b_seat = seat_a, seat_b, b_seat
         self.public: set[str] = set()
+        self.after = 0
         self.checked = 0
         self.hidden_seen = 0
         self.payloads_checked = 0
 
-    def check(self, version: int, future_cards: set[str] | None = None):
-        spectator = requests.get(f"{self.url}/games/{self.id}/state", timeout=10).text
-        spectator += requests.get(f"{self.url}/games/{self.id}/events?after=0&limit=1000", timeout=10).text
-        self.public |= _cards_in(spectator, self.type)
+    def check(self, version: int):
+        self.public |= _cards_in(requests.get(f"{self.url}/games/{self.id}/state", timeout=10).text, self.type)
+        for event in _all_events(requests, self.url, self.id, self.after):
+            self.public |= _cards_in(json.dumps(event), self.type)
+            self.after = event["version"]
         if self.type == "dynasties":
             view = self.b.http.get(f"{self.url}/games/{self.id}/state", timeout=10).json()["view"] or {}
             hidden = set(view.get("hand") or []) | ({view["my_tribute"]} if view.get("my_tribute") else set())
             hidden -= self.public
         else:
-            hidden = set(future_cards or ())
+            own = self.a.http.get(f"{self.url}/games/{self.id}/state", timeout=10).text
+            hidden = {str(card) for card in range(1, 117)} - self.public - _cards_in(own, self.type)
         fresh = self.a.take_payloads()
         seen_by_a: set[str] = set()
         for payload in self.a.payloads:
@@ -217,7 +230,6 @@ def _play(url, browser, artifacts, game_type, options, seed):
         by_seat = {s["seat"]: seats[s["player_id"]] for s in game["seats"]}
         a_seat = next(s["seat"] for s in game["seats"] if s["player_id"] == ann.player["id"])
         check = LeakCheck(url, game_type, game_id, ann, bob, 1 - a_seat)
-        future = _future_cards_of(url, game_type, game_id) if game_type == "pax_pamir" else None
         moves = bribes = 0
         shot_mid = False
         while game["status"] != "finished":
@@ -235,9 +247,9 @@ def _play(url, browser, artifacts, game_type, options, seed):
                 time.sleep(0.05)
             moves += 1
             game = _game(url, game_id)
-            if in_bribe or moves % 10 == 0:
+            if in_bribe or moves % 25 == 0:
                 bribes += in_bribe
-                check.check(game["version"], None if future is None else future(game["version"]))
+                check.check(game["version"])
             if moves == 12:  # a cut on A's side: offline for a moment, then the log must resume
                 ann.context.set_offline(True)
                 ann.page.wait_for_timeout(1500)
@@ -247,7 +259,7 @@ def _play(url, browser, artifacts, game_type, options, seed):
                 for who, name in ((ann, "a"), (bob, "b")):
                     _shot(who, artifacts, f"{game_type}-table-seat-{name}")
                 rules_checked += _axe(ann, f"the {game_type} table")
-        check.check(game["version"], None if future is None else future(game["version"]))
+        check.check(game["version"])
         for who in (ann, bob):
             who.page.wait_for_function("() => document.getElementById('live-status')?.textContent === 'game over'",
                                        timeout=15000)
@@ -268,27 +280,11 @@ def _play(url, browser, artifacts, game_type, options, seed):
         bob.close()
 
 
-def _future_cards_of(url, game_type, game_id):
-    """For Pax Pamir: cards not dealt by a version (the deck's order is hidden from everyone). Known
-    only once the game is over, so checked against after it: returns a callable the checks call
-    later, which records versions and is verified at the end."""
-    dealt_at: dict[str, int] = {}
-
-    def future(version: int) -> set[str]:
-        events = requests.get(f"{url}/games/{game_id}/events?after=0&limit=1000", timeout=10).json()["events"]
-        for event in events:
-            if event["type"] == "CardDealt":
-                dealt_at.setdefault(str(event["data"]["card"]), event["version"])
-        # a card is public once dealt to the market; the ones never dealt so far are hidden
-        return {str(card) for card in range(1, 117)} - set(dealt_at)
-    return future
-
-
 def _log_has_every_line_once(url, seat: Seat, game_id, game_type):
     shown = [int(v) for v in seat.page.eval_on_selector_all("#log li[data-version]",
                                                             "items => items.map(i => i.dataset.version)")]
     assert len(shown) == len(set(shown)), "a log line is shown twice"
-    events = seat.http.get(f"{url}/games/{game_id}/events?after=0&limit=1000", timeout=10).json()["events"]
+    events = _all_events(seat.http, url, game_id)
     expected = [e["version"] for e in events if e["type"] not in QUIET[game_type]]
     assert shown == expected, f"missing log lines: {sorted(set(expected) - set(shown))[:10]}"
 
