@@ -140,6 +140,8 @@ def _cards_in(text: str, game_type: str) -> set[str]:
 
     def walk(node, key=None):
         if isinstance(node, dict):
+            if key == "cards":  # the printed faces, by card number
+                found.update(k for k in node if k.isdigit())
             for k, v in node.items():
                 walk(v, k)
         elif isinstance(node, list):
@@ -321,3 +323,89 @@ def test_pax_pamir_played_to_the_end_in_the_browser(web_server, browser, artifac
     record_property("figures", figures)
     print("pax_pamir", figures)
     assert figures["checks_with_hidden_cards"] > 0
+
+
+def _legal_deal(seats: int) -> dict:
+    """A fixed deal the R-SET-1 piles could give (court cards in order, then events and checks), so the
+    game below is the same every run: with it, a random player meets a bribe within a few moves."""
+    from domain.games.pax_pamir.data.board import pile_size
+    from domain.games.pax_pamir.data.cards import COURT_CARDS, DOMINANCE_CHECKS, EVENT_CARDS
+
+    court, events, checks = sorted(COURT_CARDS), sorted(EVENT_CARDS), sorted(DOMINANCE_CHECKS)
+    size, deck = pile_size(seats), []
+    for pile, (n_events, n_checks) in enumerate(((0, 0), (2, 0), (1, 1), (1, 1), (1, 1), (1, 1))):
+        deck += court[pile * size:(pile + 1) * size] + events[:n_events] + checks[:n_checks]
+        events, checks = events[n_events:], checks[n_checks:]
+    return {"deck": deck, "loyalty_order": list(range(seats))}
+
+
+def test_a_pax_pamir_bribe_negotiated_in_the_browser_shows_no_hidden_card(web_server, browser, artifacts):
+    """Seat 1 must pay seat 0 (Ann, seat A) a bribe: both negotiate by clicking (an offer as a bounded
+    amount, a counter-offer), and at every step Ann's page holds none of Bob's hidden cards."""
+    url = web_server
+    ann, bob = Seat(browser, url, "Ann"), Seat(browser, url, "Bob")
+    try:
+        game = ann.http.post(f"{url}/games", json={"type": "pax_pamir", "seats": 2,
+                                                    "options": {"deal": _legal_deal(2)}}, timeout=10).json()
+        for seat in (ann, bob):
+            assert seat.http.post(f"{url}/games/{game['id']}/join", json={}, timeout=10).status_code == 200
+        rng = random.Random(7)
+        by_seat = {0: ann, 1: bob}
+        while True:  # random legal moves through the API until a bribe is asked (12 moves with this deal)
+            current = _game(url, game["id"])
+            seat = rng.choice(current["to_move"])
+            legal = by_seat[seat].http.get(f"{url}/games/{game['id']}/legal-commands", timeout=10).json()
+            if "OfferBribe" in legal["prompt"]["choices"]:
+                break
+            by_seat[seat].http.post(f"{url}/games/{game['id']}/commands", json=rng.choice(legal["commands"]),
+                                    timeout=10)
+        assert seat == 1, "with this deal and seed, Bob is asked for the bribe"
+        for who in (ann, bob):
+            who.page.goto(f"{url}/#/game/{game['id']}")
+        check = LeakCheck(url, "pax_pamir", game["id"], ann, bob, 1)
+        page = bob.page
+        version = _game(url, game["id"])["version"]
+        page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v",
+                               arg=version, timeout=15000)
+        assert "bribe" in page.inner_text("#prompt-text")
+        check.check(version)
+        _shot(bob, artifacts, "pax_pamir-bribe-asked")
+        page.fill("#amount-OfferBribe", "0")
+        page.click("#prompt button.cmd[data-command=OfferBribe]")
+        steps = 0
+        while True:
+            version = _wait_for_a_new_version(url, game["id"], version)
+            check.check(version)
+            current = _game(url, game["id"])
+            seat = current["to_move"][0]
+            legal = by_seat[seat].http.get(f"{url}/games/{game['id']}/legal-commands", timeout=10).json()
+            choices = legal["prompt"]["choices"] if legal["prompt"] else {}
+            if not any(t in BRIBES for t in choices) or steps > 6:
+                break
+            who = by_seat[seat]
+            who.page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v",
+                                       arg=version, timeout=15000)
+            if "CounterBribeOffer" in choices:
+                _shot(ann, artifacts, "pax_pamir-bribe-offered")
+                amount = who.page.locator("#amount-CounterBribeOffer")
+                amount.fill(amount.get_attribute("max"))
+                who.page.click("#prompt button.cmd[data-command=CounterBribeOffer]")
+            elif "AcceptBribeCounter" in choices:
+                who.page.click("#prompt button.cmd[data-command=AcceptBribeCounter]")
+            else:
+                who.page.locator("#prompt fieldset.choice button.cmd").first.click()
+            steps += 1
+        assert steps >= 1 and check.checked >= 3 and check.hidden_seen == check.checked
+        assert not ann.errors and not bob.errors, ann.errors + bob.errors
+    finally:
+        ann.close()
+        bob.close()
+
+
+def _wait_for_a_new_version(url, game_id, version) -> int:
+    deadline = time.monotonic() + 15
+    while _game(url, game_id)["version"] == version:
+        assert time.monotonic() < deadline, f"nothing happened after version {version}"
+        time.sleep(0.05)
+    time.sleep(0.3)  # let the command's follow-up events land
+    return _game(url, game_id)["version"]

@@ -201,7 +201,7 @@ export function tablePage(ctx, id) {
     const kind = layout();
     const argName = Object.keys(commands[0]?.args ?? {})[0] ?? "value";
     // a seat is named by its player; anything else as the game's layout names it
-    const label = (/** @type {unknown} */ value) => (argName === "seat" ? nameOf(Number(value)) : kind.label(value, argName));
+    const label = (/** @type {unknown} */ value) => (argName === "seat" ? nameOf(Number(value)) : kind.label(value, argName, state?.view));
     if (choice.allows === "nothing") {
       return h("fieldset.choice", null, legend,
         h("button", { type: "button", class: "cmd", "data-command": type, onclick: () => send(commands[0], error) }, words(type)));

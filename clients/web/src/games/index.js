@@ -11,7 +11,7 @@ import { paxPamir } from "./pax_pamir.js";
  *   title: string,
  *   render: (view: any, ctx: DrawContext) => Element,
  *   seatFacts: (view: any, seat: number) => [string, string | Node][],
- *   label: (value: unknown, argName: string) => string,
+ *   label: (value: unknown, argName: string, view: any) => string,
  *   describe: (event: import("../api.js").GameEvent, nameOf: (n: number | null | undefined) => string) => string | null | undefined,
  *   quiet: Set<string>,
  *   handsOver: Set<string>,

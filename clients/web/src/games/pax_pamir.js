@@ -15,6 +15,8 @@ const BORDERS = ["herat_kabul", "herat_kandahar", "herat_persia", "herat_transca
 export const COALITIONS = /** @type {Record<string, {shape: string, name: string}>} */ ({
   afghan: { shape: "▲", name: "Afghan" }, british: { shape: "■", name: "British" }, russian: { shape: "●", name: "Russian" },
 });
+/** Suits have a mark as well as a colour. */
+const SUIT_MARKS = /** @type {Record<string, string>} */ ({ economic: "💰", military: "⚔", political: "♛", intelligence: "👁" });
 let zoom = 1;
 
 /** @param {string} coalition */
@@ -79,11 +81,34 @@ function mapSvg(view, ctx) {
     s("title", { id: "pax-map-title" }, "The map: six regions and nine borders"), ...borders, ...regions);
 }
 
+const STARS = ["", "★", "★★", "★★★"];
+
+/** A card's printed face, as the view gives it: "Mohan Lal (card 1)". @param {unknown} card @param {any} view */
+function cardName(card, view) {
+  const face = view?.cards?.[String(card)];
+  return face ? `${face.name} (card ${card})` : `Card ${card}`;
+}
+
+/** Suit, region, stars, patriot and prize, in words. @param {any} face */
+function faceText(face) {
+  if (!face) return "";
+  if (face.kind === "event") return `event: ${face.purchase} if bought, ${face.discard} if discarded`;
+  if (face.kind === "dominance_check") return "Dominance Check";
+  return [words(face.suit), regionName(face.region), `${face.rank} star${face.rank === 1 ? "" : "s"}`,
+          face.patriot ? `${COALITIONS[face.patriot]?.name} patriot` : null,
+          face.prize ? `${COALITIONS[face.prize]?.name} prize` : null].filter(Boolean).join(", ");
+}
+
 /** @param {unknown} card @param {any} view @param {string} [where] @param {string | null} [extra] */
 function cardEl(card, view, where = "", extra = null) {
   const spies = view.spies?.[String(card)];
-  return h("span", { class: "card pax", "data-target": String(card), "aria-label": `Card ${card}${where}${extra ? `, ${extra}` : ""}` },
-    `Card ${card}`, extra ? h("small", null, ` ${extra}`) : null,
+  const face = view.cards?.[String(card)];
+  const details = faceText(face);
+  return h("span", { class: `card pax${face?.suit ? ` suit-${face.suit}` : ""}`, "data-target": String(card),
+                     "aria-label": `${cardName(card, view)}${details ? `, ${details}` : ""}${where}${extra ? `, ${extra}` : ""}` },
+    h("span.cardtext", null, h("strong", null, cardName(card, view)),
+      details ? h("small", null, ` ${face?.suit ? SUIT_MARKS[face.suit] ?? "" : ""} ${details}${face?.rank ? ` ${STARS[face.rank] ?? ""}` : ""}`) : null),
+    extra ? h("small", null, ` ${extra}`) : null,
     spies && Object.keys(spies).length ? h("small.spies", null, ` spies: ${Object.entries(spies).map(([seat, n]) => `${SEAT_SHAPES[Number(seat)] ?? "?"}${n}`).join(" ")}`) : null);
 }
 
@@ -139,12 +164,12 @@ export const paxPamir = {
             ["Rupees", String(p.rupees)], ["Influence", String(p.influence)], ["Cylinders in supply", String(p.cylinders_in_supply)],
             ["Gifts", p.gifts?.length ? p.gifts.join(", ") : "none"], ["Prizes", String(p.prizes?.length ?? 0)],
             ["Hand", `${p.hand_count} cards`], ["Court", `${p.court?.length ?? 0} cards`],
-            ...(p.suits ? [/** @type {[string, string]} */ (["Suits", Object.entries(p.suits).map(([k, v]) => `${words(k)} ${v}`).join(", ")])] : []),
+            ...(p.stars ? [/** @type {[string, string]} */ (["Stars", Object.entries(p.stars).map(([k, v]) => `${SUIT_MARKS[k] ?? ""} ${words(k)} ${v}`).join(", ")])] : []),
             ...(p.hand_limit !== undefined ? [/** @type {[string, string]} */ (["Limits", `hand ${p.hand_limit}, court ${p.court_limit}`])] : [])];
   },
-  label(value, argName) {
+  label(value, argName, view) {
     const text = String(value);
-    if (argName === "card") return `Card ${text}`;
+    if (argName === "card") return cardName(value, view);
     if (argName === "value") return `Gift space ${text}`;
     if (REGIONS[text]) return regionName(text);
     if (BORDERS.includes(text)) return `${borderName(text)} border`;
@@ -158,7 +183,7 @@ export const paxPamir = {
       case "LoyaltyChosen": return `${nameOf(d.seat)} is loyal to the ${COALITIONS[d.coalition]?.name ?? d.coalition} coalition`;
       case "LoyaltyChanged": return `${nameOf(d.seat)} changed loyalty to ${COALITIONS[d.coalition]?.name ?? d.coalition}`;
       case "TurnStarted": return `${nameOf(d.seat)}'s turn (${d.actions} actions)`;
-      case "CardDealt": return `Card ${d.card} dealt to the market`;
+      case "CardDealt": return `Card ${d.card} dealt to the market (row ${d.row + 1}, column ${d.column + 1})`;
       case "CardMoved": return `Card ${d.card}${d.card === undefined ? " (hidden)" : ""}: ${place(d.src, nameOf)} → ${place(d.dst, nameOf)}`;
       case "RupeesMoved": return `${d.amount} rupee${d.amount === 1 ? "" : "s"}: ${place(d.src, nameOf)} → ${place(d.dst, nameOf)}${d.reason ? ` (${words(d.reason).toLowerCase()})` : ""}`;
       case "PieceMoved": return `${words(d.kind ?? "piece")}${d.owner !== undefined ? ` (${COALITIONS[d.owner]?.name ?? nameOf(Number(d.owner))})` : ""}: ${place(d.src, nameOf)} → ${place(d.dst, nameOf)}`;
