@@ -24,7 +24,8 @@ SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "hei
 # Every payload the page's scripts receive: each fetch answer and each stream message, as text.
 CAPTURE = """
 (() => {
-  window.__payloads = []; window.__streams = 0;
+  window.__payloads = []; window.__streams = 0; window.__csp = [];
+  document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
   const fetch0 = window.fetch.bind(window);
   window.fetch = async (...args) => {
     const answer = await fetch0(...args);

@@ -33,7 +33,7 @@ export function renderAccount() {
       setMe(null);
       renderAccount();
       route();
-    } }, "Sign out"),
+    } }, "Sign out (ends this token)"),
     status);
 }
 

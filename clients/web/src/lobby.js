@@ -36,13 +36,18 @@ export function lobbyPage(ctx) {
       h("button", { type: "button", onclick: () => refresh() }, "Refresh")),
     rows);
 
+  let shown = "";
   async function refresh() {
     try {
       const found = await api.lobby({ type: filters.type, status: filters.status, limit: 100 });
+      const active = player ? await api.lobby({ status: "active", limit: 500 }) : null;
+      const open = player ? await api.lobby({ status: "waiting", limit: 500 }) : null;
+      // redraw only when something changed: a redraw would take the keyboard focus away
+      const now = JSON.stringify([found, active, open, filters]);
+      if (now === shown) return;
+      shown = now;
       fill(rows, gameTable(found.games, types, player?.id ?? null, ctx));
-      if (player) {
-        const active = await api.lobby({ status: "active", limit: 500 });
-        const open = await api.lobby({ status: "waiting", limit: 500 });
+      if (player && active && open) {
         const mine = active.games.filter((g) => g.seats.some((seat) => seat.player_id === player.id
                                                               && g.to_move.includes(seat.seat)));
         const seatedWaiting = open.games.filter((g) => g.seats.some((seat) => seat.player_id === player.id));

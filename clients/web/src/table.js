@@ -186,10 +186,15 @@ export function tablePage(ctx, id) {
       return;
     }
     const prompt = legal.prompt;
+    const hadFocus = promptBox.contains(document.activeElement);
     const error = h("p.error", { role: "alert", id: "command-error" });
     const groups = Object.entries(prompt.choices).map(([type, choice]) => choiceGroup(type, choice, error));
     fill(promptBox, heading, h("p.question", { id: "prompt-text" }, prompt.text), ...groups, error);
     promptBox.setAttribute("data-version", String(legal.version));
+    if (hadFocus) { // keyboard play: the focus stays in the prompt, on its first choice
+      const first = promptBox.querySelector("fieldset.choice button");
+      if (first instanceof HTMLElement) first.focus();
+    }
     const said = `${prompt.text}`;
     if (said !== lastPrompt) { announce(`Your move: ${said}`); lastPrompt = said; }
   }

@@ -73,7 +73,7 @@ def view(s: PaxState, viewer: Viewer, to_move: list[int]) -> dict[str, Any]:
     }
     if everything:
         out["revealed"] = {"deck": list(s.deck), "out_of_game": sorted(s.out_of_game)}
-    out["cards"] = printed_faces(_shown_cards(out))
+    out["faces"] = printed_faces(_shown_cards(out))
     return out
 
 

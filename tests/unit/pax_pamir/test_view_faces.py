@@ -36,7 +36,7 @@ def test_faces_name_only_the_cards_a_view_shows_and_the_limits_follow_the_stars(
             view = game.rules.view(game.state, seat)
             if view["outcome"] is not None:
                 break
-            faces = {int(number) for number in view["cards"]}
+            faces = {int(number) for number in view["faces"]}
             assert faces == _shown(view), "a face for a card the view does not show (or one missing)"
             assert not faces & set(game.state.deck), "a face names a card still in the deck"
             for player in view["players"]:
@@ -45,7 +45,7 @@ def test_faces_name_only_the_cards_a_view_shows_and_the_limits_follow_the_stars(
                 assert player["hand_limit"] == 2 + stars[Suit.INTELLIGENCE]
                 assert player["court_limit"] == 3 + stars[Suit.POLITICAL]
             for number in view["players"][seat]["court"]:
-                face, card = view["cards"][str(number)], COURT_CARDS[number]
+                face, card = view["faces"][str(number)], COURT_CARDS[number]
                 assert (face["name"], face["region"], face["suit"], face["rank"]) == \
                        (card.name, card.region.value, card.suit.value, card.rank)
             checked += 1

@@ -77,7 +77,7 @@ function mapSvg(view, ctx) {
       spot.ruler !== null && spot.ruler !== undefined ? s("text", { x, y: y + 33, class: "ruler" }, `rules: ${SEAT_SHAPES[spot.ruler] ?? ""}`) : null);
   });
   return s("svg", { viewBox: "0 0 620 380", class: "map", role: "group", "aria-labelledby": "pax-map-title",
-                    style: `width: ${Math.round(zoom * 100)}%` },
+                    width: `${Math.round(zoom * 100)}%` },
     s("title", { id: "pax-map-title" }, "The map: six regions and nine borders"), ...borders, ...regions);
 }
 
@@ -85,7 +85,7 @@ const STARS = ["", "★", "★★", "★★★"];
 
 /** A card's printed face, as the view gives it: "Mohan Lal (card 1)". @param {unknown} card @param {any} view */
 function cardName(card, view) {
-  const face = view?.cards?.[String(card)];
+  const face = view?.faces?.[String(card)];
   return face ? `${face.name} (card ${card})` : `Card ${card}`;
 }
 
@@ -102,7 +102,7 @@ function faceText(face) {
 /** @param {unknown} card @param {any} view @param {string} [where] @param {string | null} [extra] */
 function cardEl(card, view, where = "", extra = null) {
   const spies = view.spies?.[String(card)];
-  const face = view.cards?.[String(card)];
+  const face = view.faces?.[String(card)];
   const details = faceText(face);
   return h("span", { class: `card pax${face?.suit ? ` suit-${face.suit}` : ""}`, "data-target": String(card),
                      "aria-label": `${cardName(card, view)}${details ? `, ${details}` : ""}${where}${extra ? `, ${extra}` : ""}` },
