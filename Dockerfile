@@ -15,6 +15,7 @@ COPY domain ./domain
 COPY projections ./projections
 COPY service ./service
 COPY openapi.yaml ./
+COPY clients/web ./clients/web
 RUN pip install --no-cache-dir . \
     && useradd --create-home --uid 10001 games \
     && mkdir -p /data \

@@ -72,6 +72,8 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
         args.workers = 1
     elif args.workers is None:
         args.workers = 2
+    shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    print(f"Open http://{shown}:{args.port}/ in a browser to play (the API's contract: /docs)", flush=True)
     if importlib.util.find_spec("gunicorn") and importlib.util.find_spec("gevent"):
         _gunicorn(config, args)
     else:  # pragma: no cover - both are dependencies; this is the bare-bones fallback

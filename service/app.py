@@ -9,12 +9,25 @@ from flask import Flask
 
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
-from service.api import commands, faults, input_guard, limits, links, live, meta, read_models, routes
+from service.api import (
+    commands,
+    cors,
+    faults,
+    input_guard,
+    limits,
+    links,
+    live,
+    meta,
+    read_models,
+    routes,
+    web_client,
+)
 from service.api.contract import ContractApi, register_views
 from service.api.errors import register_error_handlers
 from service.bootstrap import build_service
 from service.config import Config
 from service.services import GameService
+from service.stream_tickets import StreamTickets
 
 API_VERSION = "1.0.0"
 #: the largest request body accepted (an exported game log is far smaller)
@@ -57,13 +70,16 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
     commands.register_in_spec(api.spec, schemas)
     register_views(api.spec, games.registry)
     app.extensions["config"] = config
+    app.extensions["stream_tickets"] = StreamTickets(games.store)
     for blueprint in (routes.players, routes.game_types, routes.games, meta.blp,
                       live.blp, read_models.scoreboards, read_models.histories, read_models.projections):
         api.register_blueprint(blueprint)
+    app.register_blueprint(web_client.blp)  # the web client's files: not part of the API's contract
     register_error_handlers(app)
     faults.register(app)
     limits.install(app, config)
     input_guard.install(app)
+    cors.install(app, config)
     limits.document(api.spec._paths)
     links.add_links(api.spec._paths)
     app.extensions["api"] = api

@@ -64,6 +64,8 @@ class Config:
     #: SQLite durability: NORMAL (a killed process loses nothing; a power cut may lose the last
     #: commits) or FULL (each commit fsynced)
     sqlite_synchronous: str = "NORMAL"
+    #: origins whose pages may call the API from a browser (CORS; "*": any). Empty: none
+    cors_origins: tuple[str, ...] = ()
 
     @property
     def rq_url(self) -> str:
@@ -108,6 +110,7 @@ class Config:
             "proxy_hops": int(env.get("GAMES_PROXY_HOPS", cls.proxy_hops)),
             "store_timeout": float(env.get("GAMES_STORE_TIMEOUT", cls.store_timeout)),
             "sqlite_synchronous": env.get("GAMES_SQLITE_SYNCHRONOUS", cls.sqlite_synchronous),
+            "cors_origins": tuple(o.strip() for o in env.get("GAMES_CORS_ORIGINS", "").split(",") if o.strip()),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:

@@ -164,10 +164,11 @@ class StreamSlots:
             self._redis = redis.Redis.from_url(redis_url, socket_timeout=STORAGE_TIMEOUT,
                                                socket_connect_timeout=STORAGE_TIMEOUT)
 
-    def acquire(self, ip: str, token: str | None) -> tuple[Callable[[], None] | None, Refusal | None]:
+    def acquire(self, ip: str, token: str | None, token_hash: str | None = None
+                ) -> tuple[Callable[[], None] | None, Refusal | None]:
         keys = [("process", "all", self.per_process), ("ip", ip, self.per_ip)]
-        if token:
-            keys.append(("token", _token_key(token), self.per_token))
+        if token or token_hash:  # a stream ticket brings the hash of the token it was issued for
+            keys.append(("token", token_hash[:32] if token_hash else _token_key(token or ""), self.per_token))
         taken: list[str] = []
         lease = uuid.uuid4().hex
         with self._lock:
@@ -291,12 +292,13 @@ def _nothing_to_release() -> None:
     """The release of a stream that took no slot."""
 
 
-def stream_slot(app: Flask) -> tuple[Callable[[], None], Response | None]:
-    """Take a slot for one open stream: ``(release, None)``, or ``(noop, refusal response)``."""
+def stream_slot(app: Flask, token_hash: str | None = None) -> tuple[Callable[[], None], Response | None]:
+    """Take a slot for one open stream: ``(release, None)``, or ``(noop, refusal response)``.
+    ``token_hash``: the stream was opened with a ticket of the token of this hash."""
     slots: StreamSlots | None = app.extensions.get("stream_slots")
     if slots is None:
         return _nothing_to_release, None
-    release, refusal = slots.acquire(client_ip(), bearer(request.headers.get("Authorization")))
+    release, refusal = slots.acquire(client_ip(), bearer(request.headers.get("Authorization")), token_hash)
     if refusal is not None:
         return _nothing_to_release, refusal.response()
     assert release is not None, "acquire gives a release or a refusal"

@@ -22,11 +22,17 @@ gunicorn's default sync workers every stream would hold a whole worker process, 
 server runs gunicorn with the **gevent** worker class (``--worker-class gevent
 --worker-connections 1000``; ``python -m service serve`` and the Dockerfile do), where a
 stream is a greenlet that sleeps between polls. See docs/operations.md.
+
+Browsers: ``EventSource`` cannot send ``Authorization``, and a token must not go in a URL.
+``POST /games/{id}/stream-ticket`` (with the token in the header) gives a seated player a
+ticket that opens this game's stream as its seat within a minute (service/stream_tickets.py);
+the stream is then ``GET /games/{id}/stream?ticket=...``.
 """
 
 from __future__ import annotations
 
 import json
+from urllib.parse import quote
 
 from flask import Response, current_app, request
 from flask_smorest import Blueprint
@@ -34,7 +40,8 @@ from flask_smorest import Blueprint
 from service.api.auth import bearer_token, current_player
 from service.api.errors import problem_responses
 from service.api.limits import stream_slot
-from service.api.read_model_schemas import StreamHeadersSchema, StreamQuerySchema
+from service.api.read_model_schemas import StreamHeadersSchema, StreamQuerySchema, StreamTicketSchema
+from service.errors import Forbidden, Unprocessable
 from service.live_feed import End, Heartbeat, follow
 from service.players import hash_token
 
@@ -69,13 +76,13 @@ STREAM_DOC = {
 @blp.doc(operationId="streamEvents", security=[{"bearerAuth": []}, {}], responses=STREAM_DOC)
 @problem_responses(blp, 422, 404, 401)
 def stream_game(query, headers, game_id):
-    """The game's new events as they happen, as the caller's seat sees them (spectator without a token)."""
+    """The game's new events as they happen, as the caller's seat sees them (spectator without a token;
+    `?ticket=` from POST /games/{id}/stream-ticket where the client cannot send Authorization)."""
     service = current_app.extensions["games"]
     config = current_app.extensions["config"]
     after = headers.get("last_event_id", query["after"])
-    token = bearer_token()
-    player = current_player()
-    release, refused = stream_slot(current_app)  # open streams per token, per IP, per process
+    player, ticket_token_hash = _reader(game_id, query.get("ticket"))
+    release, refused = stream_slot(current_app, ticket_token_hash)  # open streams per token, per IP, per process
     if refused is not None:
         return refused
     try:
@@ -83,7 +90,7 @@ def stream_game(query, headers, game_id):
         # its client going away (service/live_hub.py)
         events = follow(service, game_id, player, after, heartbeat=config.stream_heartbeat,
                         max_seconds=config.stream_max_seconds,
-                        credential=hash_token(token) if token is not None else None,
+                        credential=ticket_token_hash or _bearer_hash(),
                         connection=request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket"))
     except BaseException:
         release()
@@ -92,6 +99,38 @@ def stream_game(query, headers, game_id):
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
     response.call_on_close(release)
     return response
+
+
+def _bearer_hash():
+    """The hash of the bearer token, the credential the live hub re-checks (None: a spectator)."""
+    token = bearer_token()
+    return hash_token(token) if token is not None else None
+
+
+def _reader(game_id, ticket):
+    """Who reads the stream: the bearer token's player, a ticket's, or a spectator (None)."""
+    if ticket is None:
+        return current_player(), None
+    if request.headers.get("Authorization"):
+        raise Unprocessable("send a stream ticket or an Authorization header, not both", code="invalid_input")
+    return current_app.extensions["stream_tickets"].redeem(game_id, ticket)
+
+
+@blp.route("/<game_id:game_id>/stream-ticket", methods=["POST"])
+@blp.response(201, StreamTicketSchema)
+@blp.doc(operationId="createStreamTicket", security=[{"bearerAuth": []}])
+@problem_responses(blp, 401, 403, 404)
+def create_stream_ticket(game_id):
+    """A ticket to open this game's stream as your seat from a browser (`EventSource` cannot send
+    Authorization): valid for a minute, for this game's stream only, and void once your token is rotated
+    or revoked."""
+    token = bearer_token(required=True)
+    player = current_player(required=True)
+    game = current_app.extensions["games"].load(game_id)
+    if game.seat_of(player) is None:
+        raise Forbidden("you have no seat at this game: watch its stream without a ticket, as a spectator")
+    issued = current_app.extensions["stream_tickets"].issue(game_id, token)
+    return {**issued, "stream_url": f"/games/{game_id}/stream?ticket={quote(str(issued['ticket']), safe='')}"}
 
 
 def _messages(events):

@@ -86,6 +86,16 @@ class StreamQuerySchema(StrictSchema):
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT),
                            metadata={"description": "send events after this version (the Last-Event-ID "
                                                     "header, sent by a reconnecting client, wins)"})
+    ticket = fields.String(validate=validate.Length(min=1, max=1000),
+                           metadata={"description": "a stream ticket from POST /games/{id}/stream-ticket, for "
+                                                    "clients that cannot send Authorization (EventSource); "
+                                                    "send one or the other, not both"})
+
+
+class StreamTicketSchema(StrictSchema):
+    ticket = fields.String(required=True, metadata={"description": "pass as `?ticket=` to GET /games/{id}/stream"})
+    expires_in = fields.Integer(required=True, metadata={"description": "seconds within which it opens a stream"})
+    stream_url = fields.String(required=True, metadata={"description": "the stream's path with the ticket"})
 
 
 class StreamHeadersSchema(Schema):

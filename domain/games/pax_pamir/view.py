@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from domain.games.pax_pamir import queries as q
-from domain.games.pax_pamir.data.board import Region
+from domain.games.pax_pamir.data.board import Region, Suit
+from domain.games.pax_pamir.data.cards import ALL_CARDS, CourtCard, EventCard
 from domain.games.pax_pamir.state import PaxState
 from domain.kernel.events import EVERYONE, Viewer
 
@@ -37,6 +38,9 @@ def view(s: PaxState, viewer: Viewer, to_move: list[int]) -> dict[str, Any]:
             "hand_count": len(player.hand),
             "cylinders_in_supply": q.cylinders_in_supply(s, seat),
             "influence": q.influence(s, seat),
+            "stars": {str(suit): q.stars(s, seat, suit) for suit in Suit},
+            "hand_limit": q.hand_limit(s, seat),
+            "court_limit": q.court_limit(s, seat),
         }
         if everything or s.options.open_hands or seat == viewer:
             row["hand"] = sorted(player.hand)
@@ -74,4 +78,36 @@ def view(s: PaxState, viewer: Viewer, to_move: list[int]) -> dict[str, Any]:
         out["revealed"] = {"deck": list(s.deck), "out_of_game": sorted(s.out_of_game)}
         if s.wakhan is not None:
             out["revealed"]["ai_deck"] = list(s.wakhan.deck)
+    out["faces"] = printed_faces(_shown_cards(out))
     return out
+
+
+def _shown_cards(out: dict[str, Any]) -> set[int]:
+    """The cards this view already shows (market, courts, hands it holds, discard, what the end revealed)."""
+    shown = {slot["card"] for row in out["market"] for slot in row if slot["card"] is not None}
+    shown.update(out["discard"])
+    for player in out["players"]:
+        shown.update(player["court"], player.get("hand", ()), player["prizes"])
+    revealed = out.get("revealed")
+    if revealed:
+        shown.update(revealed["deck"], revealed["out_of_game"])
+    return shown
+
+
+def printed_faces(numbers: set[int]) -> dict[str, dict[str, Any]]:
+    """What is printed on each of these cards, for a front end to name them: never a card the view
+    does not already show, so it reveals nothing."""
+    faces: dict[str, dict[str, Any]] = {}
+    for number in sorted(numbers):
+        card = ALL_CARDS[number]
+        face: dict[str, Any] = {"name": card.name}
+        if isinstance(card, CourtCard):
+            face.update(kind="court", region=card.region.value, suit=card.suit.value, rank=card.rank,
+                        patriot=card.patriot.value if card.patriot else None,
+                        prize=card.prize.value if card.prize else None)
+        elif isinstance(card, EventCard):
+            face.update(kind="event", purchase=card.purchase.name, discard=card.discard.name)
+        else:
+            face["kind"] = "dominance_check"
+        faces[str(number)] = face
+    return faces

@@ -124,11 +124,11 @@ CARD_KEYS = frozenset({"card", "cards", "keep", "deck", "out", "hand", "hands", 
 
 def named_cards(value: Any, key: str | None = None) -> set[int]:
     """Card numbers named in a JSON value: integers 1-116 under one of ``CARD_KEYS`` (at
-    any depth), and the keys of ``spies`` (a card number per entry)."""
+    any depth), and the keys of ``spies`` and ``faces`` (a card number per entry)."""
     found: set[int] = set()
     if isinstance(value, dict):
         for k, v in value.items():
-            if k == "spies" and isinstance(v, dict):
+            if k in ("spies", "faces") and isinstance(v, dict):
                 found |= {int(n) for n in v if str(n).isdigit()}
             found |= named_cards(v, k if k in CARD_KEYS else key)
     elif isinstance(value, list | tuple):

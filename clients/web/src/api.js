@@ -1,0 +1,150 @@
+// @ts-check
+// The API, as the web client calls it: fetch with the player's token in the Authorization
+// header (never in a URL), JSON in and out, every error a Problem (application/problem+json).
+// The types are the ones openapi-typescript generates from openapi.yaml (clients/typescript).
+
+/** @typedef {import("../../typescript/src/generated/api").components["schemas"]} Schemas */
+/** @typedef {Schemas["Game"]} Game */
+/** @typedef {Schemas["LobbyGame"]} LobbyGame */
+/** @typedef {Schemas["GameList"]} GameList */
+/** @typedef {Schemas["GameType"]} GameType */
+/** @typedef {Schemas["Option"]} Option */
+/** @typedef {Schemas["State"]} State */
+/** @typedef {Schemas["LegalCommands"]} LegalCommands */
+/** @typedef {Schemas["GameCommand"]} GameCommand */
+/** @typedef {Schemas["Event"]} GameEvent */
+/** @typedef {Schemas["EventPage"]} EventPage */
+/** @typedef {Schemas["Replay"]} Replay */
+/** @typedef {Schemas["ReplayStep"]} ReplayStep */
+/** @typedef {Schemas["Problem"]} Problem */
+/** @typedef {Schemas["PlayerWithToken"]} PlayerWithToken */
+/** @typedef {Schemas["PlayerGames"]} PlayerGames */
+/** @typedef {Schemas["Joined"]} Joined */
+/** @typedef {Schemas["CommandResult"]} CommandResult */
+/** @typedef {Schemas["StreamTicket"]} StreamTicket */
+/** @typedef {Schemas["Prompt"]} Prompt */
+/** @typedef {Schemas["PromptChoice"]} PromptChoice */
+
+const KEY = "game-service.player";
+
+/** An error answer, with the server's readable reason. */
+export class ProblemError extends Error {
+  /** @param {Problem} problem */
+  constructor(problem) {
+    super(problem.detail || problem.title);
+    this.problem = problem;
+  }
+}
+
+/**
+ * The signed-in player of this tab. The token lives in sessionStorage (each tab may be
+ * another player), or also in localStorage when the player asked to be remembered.
+ * @returns {PlayerWithToken | null}
+ */
+export function me() {
+  const saved = sessionStorage.getItem(KEY) ?? localStorage.getItem(KEY);
+  if (!saved) return null;
+  try { return JSON.parse(saved); } catch { return null; }
+}
+
+/** @param {PlayerWithToken | null} player @param {boolean} [remember] */
+export function setMe(player, remember = localStorage.getItem(KEY) !== null) {
+  if (player === null) {
+    sessionStorage.removeItem(KEY);
+    localStorage.removeItem(KEY);
+    return;
+  }
+  const text = JSON.stringify(player);
+  sessionStorage.setItem(KEY, text);
+  if (remember) localStorage.setItem(KEY, text); else localStorage.removeItem(KEY);
+}
+
+/**
+ * @template T
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @param {Record<string, string>} [extra]
+ * @returns {Promise<T>}
+ */
+async function call(method, path, body, extra = {}) {
+  /** @type {Record<string, string>} */
+  const headers = { Accept: "application/json", ...extra };
+  const player = me();
+  if (player) headers.Authorization = `Bearer ${player.token}`;
+  /** @type {RequestInit} */
+  const init = { method, headers };
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new ProblemError({ type: "about:blank", title: "Offline", status: 0, code: "offline",
+                             detail: "the server cannot be reached; check the connection and try again" });
+  }
+  if (response.status === 204) return /** @type {T} */ (/** @type {unknown} */ (null));
+  const data = await response.json().catch(() => null);
+  if (!response.ok) {
+    throw new ProblemError(data ?? { type: "about:blank", title: response.statusText, status: response.status,
+                                     code: "http_error", detail: `${response.status} ${response.statusText}` });
+  }
+  return data;
+}
+
+const path = encodeURIComponent;
+
+export const api = {
+  /** @param {string} name @returns {Promise<PlayerWithToken>} */
+  createPlayer: (name) => call("POST", "/players", { name }),
+  /** @returns {Promise<PlayerWithToken>} */
+  rotateToken: () => call("POST", "/players/me/token"),
+  /** @returns {Promise<null>} */
+  revokeToken: () => call("DELETE", "/players/me/token"),
+  /** @returns {Promise<GameType[]>} */
+  gameTypes: () => call("GET", "/game-types"),
+  /** @param {{type?: string, status?: string, limit?: number, offset?: number}} query @returns {Promise<GameList>} */
+  lobby: (query) => {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== "") params.set(key, String(value));
+    return call("GET", `/games?${params}`);
+  },
+  /** @param {string} playerId @returns {Promise<PlayerGames>} */
+  playerGames: (playerId) => call("GET", `/players/${path(playerId)}/games`),
+  /** @param {string} type @param {number} seats @param {Record<string, unknown>} options @returns {Promise<Game>} */
+  createGame: (type, seats, options) => call("POST", "/games", { type, seats, options }),
+  /** @param {string} id @returns {Promise<Game>} */
+  game: (id) => call("GET", `/games/${path(id)}`),
+  /** @param {string} id @returns {Promise<Joined>} */
+  join: (id) => call("POST", `/games/${path(id)}/join`, {}),
+  /** @param {string} id @param {number} [at] @returns {Promise<State>} */
+  state: (id, at) => call("GET", `/games/${path(id)}/state${at === undefined ? "" : `?at=${at}`}`),
+  /** @param {string} id @returns {Promise<LegalCommands>} */
+  legal: (id) => call("GET", `/games/${path(id)}/legal-commands`),
+  /** @param {string} id @param {GameCommand} command @returns {Promise<CommandResult>} */
+  submit: (id, command) => call("POST", `/games/${path(id)}/commands`, command,
+                                { "Idempotency-Key": crypto.randomUUID() }),
+  /** @param {string} id @returns {Promise<CommandResult>} */
+  undo: (id) => call("POST", `/games/${path(id)}/undo`, undefined, { "Idempotency-Key": crypto.randomUUID() }),
+  /** @param {string} id @param {number} after @returns {Promise<EventPage>} */
+  events: (id, after) => call("GET", `/games/${path(id)}/events?after=${after}&limit=500`),
+  /** @param {string} id @param {number} after @returns {Promise<Replay>} */
+  replay: (id, after) => call("GET", `/games/${path(id)}/replay?after=${after}&limit=200`),
+  /** @param {string} id @returns {Promise<StreamTicket>} */
+  streamTicket: (id) => call("POST", `/games/${path(id)}/stream-ticket`),
+};
+
+/** Every event of a game after `after`, page by page. @param {string} id @param {number} after */
+export async function allEvents(id, after = 0) {
+  /** @type {GameEvent[]} */
+  const events = [];
+  let next = /** @type {number | null} */ (after);
+  while (next !== null) {
+    const page = await api.events(id, next);
+    events.push(...page.events);
+    next = page.next_after ?? null;
+  }
+  return events;
+}

@@ -1,0 +1,70 @@
+// @ts-check
+// Each game's layout: how its view is drawn and named. A layout draws what the seat's view
+// holds and labels values; it decides nothing (the server's legal commands do).
+import { h, words } from "../dom.js";
+import { dynasties } from "./dynasties.js";
+import { paxPamir } from "./pax_pamir.js";
+
+/**
+ * @typedef {{seat: number | null, nameOf: (n: number | null | undefined) => string, targets: Set<string>}} DrawContext
+ * @typedef {{
+ *   title: string,
+ *   render: (view: any, ctx: DrawContext) => Element,
+ *   seatFacts: (view: any, seat: number) => [string, string | Node][],
+ *   label: (value: unknown, argName: string, view: any) => string,
+ *   describe: (event: import("../api.js").GameEvent, nameOf: (n: number | null | undefined) => string) => string | null | undefined,
+ *   quiet: Set<string>,
+ *   handsOver: Set<string>,
+ *   series: (view: any) => Record<string, number>[],
+ * }} Layout
+ */
+
+/** Seats have a shape as well as a colour. */
+export const SEAT_SHAPES = ["●", "■", "▲", "◆", "★", "⬟"];
+export const SEAT_NAMES = ["circle", "square", "triangle", "diamond", "star", "pentagon"];
+
+/** @param {number} seat */
+export function seatMark(seat) {
+  return h("span", { class: `mark seat-${seat}`, "aria-hidden": "true", title: SEAT_NAMES[seat] }, SEAT_SHAPES[seat] ?? "○");
+}
+
+/** @type {Layout} */
+const generic = {
+  title: "Game",
+  render: (view) => h("pre.raw", null, JSON.stringify(view, null, 1)),
+  seatFacts: () => [],
+  label: (value) => String(value),
+  describe: () => undefined,
+  quiet: new Set(),
+  handsOver: new Set(),
+  series: () => [],
+};
+
+/** @type {Record<string, Layout>} */
+export const layouts = { generic, dynasties, pax_pamir: paxPamir };
+
+const PLATFORM = {
+  GameCreated: (/** @type {any} */ d) => `Game created for ${d.seats} seats`,
+  SeatTaken: (/** @type {any} */ d, /** @type {any} */ name) => `${d.name} took seat ${d.seat} (${SEAT_NAMES[d.seat] ?? ""})`,
+  GameStarted: () => "The game started",
+  MovesUndone: (/** @type {any} */ d, /** @type {any} */ nameOf) => `${nameOf(d.seat)} took back versions ${d.first_version} to ${d.last_version}`,
+};
+
+/**
+ * A log line for an event, as the seat may see it: the game's own wording, else a generic one
+ * built from its public data. null: not worth a line (bookkeeping events).
+ * @param {Layout} layout @param {import("../api.js").GameEvent} event @param {(n: number | null | undefined) => string} nameOf
+ */
+export function logLine(layout, event, nameOf) {
+  if (layout.quiet.has(event.type)) return null;
+  const actor = event.actor === null ? "" : nameOf(event.actor);
+  const platform = /** @type {Record<string, Function>} */ (PLATFORM)[event.type];
+  if (event.source === "platform" && platform) return platform(event.data, nameOf, actor);
+  const own = layout.describe(event, nameOf);
+  if (own !== undefined) return own;
+  const facts = Object.entries(event.data ?? {})
+    .filter(([, value]) => value !== null && typeof value !== "object")
+    .map(([key, value]) => `${words(key).toLowerCase()} ${key === "seat" || key === "from" || key === "to" ? nameOf(Number(value)) : value}`);
+  const secret = event.secret ? Object.entries(event.secret).map(([k, v]) => `${words(k).toLowerCase()} ${JSON.stringify(v)}`) : [];
+  return `${words(event.type)}${facts.length ? `: ${facts.join(", ")}` : ""}${secret.length ? ` (you see: ${secret.join(", ")})` : ""}${event.redacted && !secret.length ? " (hidden)" : ""}`;
+}

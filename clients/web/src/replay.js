@@ -1,0 +1,125 @@
+// @ts-check
+// The replay viewer: a game stepped or scrubbed by version, the table as the reader may see it
+// after each event (a seat's own view during play, everything once the game is over), a link
+// per step, and a chart of each seat's gold (Dynasties) or victory points and rupees (Pax Pamir).
+import { api, me } from "./api.js";
+import { h, s, fill, words, announce } from "./dom.js";
+import { layouts, logLine, SEAT_SHAPES } from "./games/index.js";
+
+/** @typedef {import("./api.js").ReplayStep} ReplayStep */
+/** @typedef {{main: HTMLElement, renderAccount: () => void, reason: (error: unknown) => string}} Context */
+
+/** @param {Context} ctx @param {string} id @param {number | null} wanted @returns {() => void} */
+export function replayPage(ctx, id, wanted) {
+  const heading = h("h1", null, "Replay");
+  const body = h("div.replay", null, h("p", { role: "status" }, "Loading the game…"));
+  fill(ctx.main, heading, body);
+  let stopped = false;
+
+  (async () => {
+    try {
+      const game = await api.game(id);
+      const layout = layouts[game.type] ?? layouts.generic;
+      /** @type {ReplayStep[]} */
+      const steps = [];
+      let after = /** @type {number | null} */ (0);
+      while (after !== null && !stopped) {
+        const page = await api.replay(id, after);
+        steps.push(...page.steps);
+        after = page.next_after ?? null;
+      }
+      if (stopped) return;
+      const nameOf = (/** @type {number | null | undefined} */ n) => (n === null || n === undefined ? "—" : game.seats[n]?.name ?? `Seat ${n}`);
+      const player = me();
+      const seat = player ? game.seats.find((x) => x.player_id === player.id)?.seat ?? null : null;
+      heading.textContent = `Replay: ${layout.title} · ${game.id}`;
+      document.title = `Replay · ${layout.title} · Game service`;
+      const versions = steps.map((step) => step.event.version);
+      const first = versions[0] ?? 1, lastVersion = versions[versions.length - 1] ?? 1;
+      let index = wanted === null ? steps.length - 1 : Math.max(0, versions.findIndex((v) => v >= wanted));
+      if (index < 0) index = steps.length - 1;
+
+      const slider = /** @type {HTMLInputElement} */ (h("input", { id: "replay-version", type: "range", min: first, max: lastVersion, step: 1 }));
+      const number = h("output", { id: "replay-at", for: "replay-version" });
+      const eventText = h("p.event", { id: "replay-event" });
+      const link = h("a", { id: "replay-link" }, "Link to this step");
+      const table = h("div.board");
+      const chart = h("div.chart");
+      const go = (/** @type {number} */ i) => {
+        index = Math.min(steps.length - 1, Math.max(0, i));
+        const step = steps[index];
+        if (!step) return;
+        slider.value = String(step.event.version);
+        number.textContent = `Version ${step.event.version} of ${lastVersion}`;
+        const text = logLine(layout, step.event, nameOf) ?? words(step.event.type);
+        eventText.textContent = `${step.event.version}: ${text}`;
+        link.setAttribute("href", `#/replay/${id}/${step.event.version}`);
+        history.replaceState(null, "", `#/replay/${id}/${step.event.version}`);
+        fill(table, step.view ? layout.render(step.view, { seat, nameOf, targets: new Set() })
+                              : h("p", null, "The game had not started yet."));
+        fill(chart, drawChart(layout, steps, index, nameOf));
+        announce(eventText.textContent);
+      };
+      slider.addEventListener("input", () => {
+        const v = Number(slider.value);
+        const at = versions.findIndex((x) => x >= v);
+        go(at < 0 ? steps.length - 1 : at);
+      });
+      const button = (/** @type {string} */ text, /** @type {() => number} */ to, /** @type {string} */ idName) =>
+        h("button", { type: "button", id: idName, onclick: () => go(to()) }, text);
+      fill(body,
+        h("p", null, game.status === "finished" ? "The game is over: every seat's cards are shown."
+          : seat !== null ? `The game is running: you see it as ${nameOf(seat)} saw it.` : "The game is running: you see what a spectator sees."),
+        h("div.timeline", { role: "group", "aria-label": "Timeline" },
+          button("⏮ First", () => 0, "replay-first"), button("◀ Previous", () => index - 1, "replay-prev"),
+          h("label", { for: "replay-version" }, "Version "), slider, number,
+          button("Next ▶", () => index + 1, "replay-next"), button("Last ⏭", () => steps.length - 1, "replay-last"),
+          link, h("a.button", { href: `#/game/${id}` }, "Back to the table")),
+        eventText, chart, table);
+      go(index);
+    } catch (error) {
+      fill(body, h("p.error", { role: "alert" }, ctx.reason(error)));
+    }
+  })();
+  return () => { stopped = true; };
+}
+
+/**
+ * Each seat's series over the game (the layout says which: gold, or victory points and rupees),
+ * as a line chart with a table for those who do not see it.
+ * @param {import("./games/index.js").Layout} layout @param {ReplayStep[]} steps @param {number} index
+ * @param {(n: number) => string} nameOf
+ */
+function drawChart(layout, steps, index, nameOf) {
+  /** @type {{version: number, values: Record<string, number>[]}[]} */
+  const points = [];
+  for (const step of steps) if (step.view) points.push({ version: step.event.version, values: layout.series(step.view) });
+  const keys = [...new Set(points.flatMap((p) => p.values.flatMap((v) => Object.keys(v))))];
+  if (!points.length || !keys.length) return h("p", null, "No chart yet.");
+  const seats = Math.max(...points.map((p) => p.values.length));
+  const width = 600, height = 160, pad = 30;
+  const v0 = points[0]?.version ?? 0, v1 = points[points.length - 1]?.version ?? 1;
+  const x = (/** @type {number} */ v) => pad + ((v - v0) / Math.max(1, v1 - v0)) * (width - 2 * pad);
+  const current = steps[index]?.event.version ?? v0;
+  const charts = keys.map((key) => {
+    const max = Math.max(1, ...points.flatMap((p) => p.values.map((v) => v[key] ?? 0)));
+    const y = (/** @type {number} */ n) => height - pad - (n / max) * (height - 2 * pad);
+    const lines = [];
+    for (let seat = 0; seat < seats; seat++) {
+      const d = points.map((p, i) => `${i ? "L" : "M"}${x(p.version).toFixed(1)},${y(p.values[seat]?.[key] ?? 0).toFixed(1)}`).join(" ");
+      lines.push(s("path", { d, class: `line seat-${seat}`, "stroke-dasharray": ["", "6 3", "2 3", "8 2 2 2", "1 1", "10 4"][seat] ?? "" }));
+    }
+    const now = points.filter((p) => p.version <= current).pop() ?? points[0];
+    const summary = `${words(key)} at version ${current}: ` + Array.from({ length: seats }, (_, seat) => `${nameOf(seat)} ${now?.values[seat]?.[key] ?? 0}`).join(", ");
+    return h("figure", null,
+      s("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": summary, class: "chart" },
+        s("line", { x1: pad, y1: height - pad, x2: width - pad, y2: height - pad, class: "axis" }),
+        s("text", { x: 2, y: pad, class: "tick" }, String(max)), s("text", { x: 2, y: height - pad, class: "tick" }, "0"),
+        ...lines,
+        s("line", { x1: x(current), y1: pad / 2, x2: x(current), y2: height - pad, class: "now" })),
+      h("figcaption", null, `${words(key)} over the game. `,
+        ...Array.from({ length: seats }, (_, seat) => h("span", { class: `legend seat-${seat}` }, `${SEAT_SHAPES[seat]} ${nameOf(seat)} `)),
+        h("span.visually-hidden", null, summary)));
+  });
+  return h("div", null, ...charts);
+}

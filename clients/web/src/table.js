@@ -1,0 +1,357 @@
+// @ts-check
+// The game table: one generic frame for every game (the prompt and its choices, the players,
+// the log, undo) around the game's own layout (src/games/). No rule is written here: what may
+// be done comes from GET /games/{id}/legal-commands, what is seen from GET /games/{id}/state,
+// the log from the events, live from the stream (opened with a stream ticket).
+import { api, allEvents, me } from "./api.js";
+import { h, fill, words, announce } from "./dom.js";
+import { layouts, seatMark, logLine } from "./games/index.js";
+
+/** @typedef {import("./api.js").Game} Game */
+/** @typedef {import("./api.js").State} State */
+/** @typedef {import("./api.js").LegalCommands} LegalCommands */
+/** @typedef {import("./api.js").GameCommand} GameCommand */
+/** @typedef {import("./api.js").GameEvent} GameEvent */
+/** @typedef {{main: HTMLElement, renderAccount: () => void, reason: (error: unknown) => string}} Context */
+
+/** @param {Context} ctx @param {string} id @returns {() => void} */
+export function tablePage(ctx, id) {
+  const player = me();
+  const title = h("h1", null, "Game");
+  const status = h("p.status", { id: "game-status" });
+  const live = h("span.live", { id: "live-status" }, "connecting…");
+  const promptBox = h("section.prompt", { id: "prompt", "aria-labelledby": "prompt-title" });
+  const board = h("section.board", { "aria-label": "The table" });
+  const players = h("section.players", { "aria-labelledby": "players-title" });
+  const logList = h("ol.log", { id: "log", tabindex: 0, "aria-labelledby": "log-title" });
+  const logBox = h("section.logbox", { "aria-labelledby": "log-title" }, h("h2", { id: "log-title" }, "Log"), logList);
+  const tools = h("div.tools");
+  fill(ctx.main, h("div.tablehead", null, title, status, live, tools),
+    h("div.table", null, h("div.left", null, promptBox, board), h("div.right", null, players, logBox)));
+
+  /** @type {Game | null} */ let game = null;
+  /** @type {State | null} */ let state = null;
+  /** @type {LegalCommands | null} */ let legal = null;
+  /** @type {EventSource | null} */ let source = null;
+  let last = 0;
+  let closed = false;
+  let refreshing = /** @type {Promise<void> | null} */ (null);
+  let again = false;
+  let lastPrompt = "";
+  let wasMyTurn = false;
+  let drawn = "";
+  let confirming = false;
+  const seen = new Set();
+
+  const layout = () => layouts[game?.type ?? ""] ?? layouts.generic;
+  const seat = () => (game && player ? game.seats.find((s) => s.player_id === player.id)?.seat ?? null : null);
+  /** @param {number | null | undefined} n */
+  const nameOf = (n) => (n === null || n === undefined ? "—" : game?.seats[n]?.name ?? `Seat ${n}`);
+
+  function addEvents(/** @type {GameEvent[]} */ events) {
+    const lines = [];
+    for (const event of events) {
+      if (event.version <= last || seen.has(event.version)) continue; // a resumed stream may repeat
+      seen.add(event.version);
+      last = event.version;
+      const text = logLine(layout(), event, nameOf);
+      if (text === null) continue;
+      logList.append(h("li", { "data-version": event.version }, h("span.v", null, `${event.version}`), " ", text));
+      lines.push(text);
+    }
+    if (lines.length) {
+      logList.scrollTop = logList.scrollHeight;
+      announce(lines.slice(-3).join(". "));
+    }
+  }
+
+  async function openStream() {
+    if (closed) return;
+    try {
+      let url = `/games/${encodeURIComponent(id)}/stream?after=${last}`;
+      if (seat() !== null) url = `${(await api.streamTicket(id)).stream_url}&after=${last}`;
+      if (closed) return;
+      source = new EventSource(url);
+      source.onopen = () => { live.textContent = "live"; live.className = "live on"; };
+      source.onmessage = (message) => { addEvents([JSON.parse(message.data)]); scheduleRefresh(); };
+      source.addEventListener("end", () => {
+        source?.close(); source = null;
+        live.textContent = "game over"; live.className = "live";
+        scheduleRefresh();
+      });
+      source.onerror = () => {
+        // the server ended the stream, the network dropped or the ticket expired: reopen with a new
+        // ticket after the last event received (duplicates are ignored by version)
+        source?.close(); source = null;
+        live.textContent = "reconnecting…"; live.className = "live off";
+        window.setTimeout(openStream, 1000);
+      };
+    } catch (error) {
+      live.textContent = `reconnecting… (${ctx.reason(error)})`; live.className = "live off";
+      window.setTimeout(openStream, 2000);
+    }
+  }
+
+  function scheduleRefresh() {
+    if (refreshing) { again = true; return; }
+    refreshing = refresh().finally(() => {
+      refreshing = null;
+      if (again) { again = false; scheduleRefresh(); }
+    });
+  }
+
+  async function refresh() {
+    try {
+      game = await api.game(id);
+      const mySeat = seat();
+      [state, legal] = await Promise.all([
+        api.state(id),
+        mySeat !== null && game.status === "active" ? api.legal(id) : Promise.resolve(null),
+      ]);
+      // draw only what changed: a redraw would move the focus and drop a half-made choice
+      const now = `${game.version}/${game.status}/${state?.version}/${legal?.version ?? "-"}`;
+      if (now !== drawn) { draw(); drawn = now; }
+    } catch (error) {
+      fill(status, h("span.error", { role: "alert" }, ctx.reason(error)));
+    }
+  }
+
+  function draw() {
+    if (!game || !state) return;
+    const kind = layout();
+    const mySeat = seat();
+    title.textContent = `${kind.title} · ${game.id}`;
+    const whose = game.to_move.map(nameOf).join(", ");
+    status.textContent = game.status === "waiting"
+      ? `Waiting for players: ${game.seats.filter((s) => s.player_id === null).length} seat(s) open.`
+      : game.status === "finished" ? finishedText(game, nameOf)
+      : `Version ${game.version}. To move: ${whose || "nobody"}. ${mySeat === null ? "You are watching as a spectator." : `You are ${nameOf(mySeat)}, seat ${mySeat}.`}`;
+    drawTools(mySeat);
+    drawPlayers(mySeat);
+    drawPrompt(mySeat);
+    const targets = targetsOf(legal);
+    fill(board, state.view ? kind.render(state.view, { seat: mySeat, nameOf, targets: new Set(targets.keys()) })
+                            : h("p", null, "The game starts when every seat is taken."));
+    wireTargets(targets);
+    const myTurn = Boolean(legal?.prompt);
+    document.title = `${myTurn ? "● Your turn · " : ""}${kind.title} · Game service`;
+    if (myTurn && !wasMyTurn && document.visibilityState !== "visible" && "Notification" in window
+        && Notification.permission === "granted") {
+      new Notification(`${kind.title}: your turn`, { body: legal?.prompt?.text ?? "" });
+    }
+    wasMyTurn = myTurn;
+  }
+
+  function drawTools(/** @type {number | null} */ mySeat) {
+    if (!game) return;
+    const note = h("span.status", { role: "status" });
+    fill(tools,
+      game.status === "waiting" && player && mySeat === null
+        ? h("button", { type: "button", onclick: async () => {
+            try { await api.join(id); await refresh(); reopen(); } catch (error) { note.textContent = ctx.reason(error); }
+          } }, "Take a seat") : null,
+      mySeat !== null && game.status === "active"
+        ? h("button", { type: "button", id: "undo", onclick: async () => {
+            try { await api.undo(id); note.textContent = "Your last move was taken back."; scheduleRefresh(); }
+            catch (error) { note.textContent = `Undo refused: ${ctx.reason(error)}`; }
+          } }, "Undo my last move") : null,
+      "Notification" in window && Notification.permission === "default" && mySeat !== null
+        ? h("button", { type: "button", onclick: () => Notification.requestPermission().then(draw) }, "Notify me on my turn")
+        : null,
+      game.status !== "waiting" ? h("a.button", { href: `#/replay/${id}` }, "Replay") : null,
+      h("a.button", { href: "#/" }, "Lobby"),
+      note);
+  }
+
+  function drawPlayers(/** @type {number | null} */ mySeat) {
+    if (!game || !state) return;
+    const kind = layout();
+    const view = state.view;
+    fill(players, h("h2", { id: "players-title" }, "Players"),
+      h("ul.seats", null, ...game.seats.map((s) => h("li", { class: game?.to_move.includes(s.seat) ? "seat to-move" : "seat" },
+        h("div.seatname", null, seatMark(s.seat), " ", h("strong", null, s.name ?? "(open seat)"),
+          s.seat === mySeat ? " (you)" : "", game?.to_move.includes(s.seat) ? h("span.badge", null, " ▶ to move") : null),
+        view ? h("dl.facts", null, ...kind.seatFacts(view, s.seat).flatMap(([label, value]) => [h("dt", null, label), h("dd", null, value)])) : null))));
+  }
+
+  function drawPrompt(/** @type {number | null} */ mySeat) {
+    if (confirming) return; // the player is answering a confirm: it stays until answered
+    const heading = h("h2", { id: "prompt-title" }, mySeat === null ? "Watching" : legal?.prompt ? "Your move" : "Waiting");
+    if (!legal?.prompt) {
+      const text = game?.status === "finished" ? "The game is over." : mySeat === null ? "You are watching this game."
+        : game?.status === "waiting" ? "Waiting for players." : `Waiting for ${game?.to_move.map(nameOf).join(", ")}.`;
+      fill(promptBox, heading, h("p", null, text));
+      promptBox.setAttribute("data-version", String(state?.version ?? 0));
+      lastPrompt = "";
+      return;
+    }
+    const prompt = legal.prompt;
+    const hadFocus = promptBox.contains(document.activeElement);
+    const error = h("p.error", { role: "alert", id: "command-error" });
+    const groups = Object.entries(prompt.choices).map(([type, choice]) => choiceGroup(type, choice, error));
+    fill(promptBox, heading, h("p.question", { id: "prompt-text" }, prompt.text), ...groups, error);
+    promptBox.setAttribute("data-version", String(legal.version));
+    if (hadFocus) { // keyboard play: the focus stays in the prompt, on its first choice
+      const first = promptBox.querySelector("fieldset.choice button");
+      if (first instanceof HTMLElement) first.focus();
+    }
+    const said = `${prompt.text}`;
+    if (said !== lastPrompt) { announce(`Your move: ${said}`); lastPrompt = said; }
+  }
+
+  /** @param {string} type @param {import("./api.js").PromptChoice} choice @param {HTMLElement} error */
+  function choiceGroup(type, choice, error) {
+    const commands = (legal?.commands ?? []).filter((c) => c.type === type);
+    const legend = h("legend", null, words(type));
+    const kind = layout();
+    const argName = Object.keys(commands[0]?.args ?? {})[0] ?? "value";
+    // a seat is named by its player; anything else as the game's layout names it
+    const label = (/** @type {unknown} */ value) => (argName === "seat" ? nameOf(Number(value)) : kind.label(value, argName, state?.view));
+    if (choice.allows === "nothing") {
+      return h("fieldset.choice", null, legend,
+        h("button", { type: "button", class: "cmd", "data-command": type, onclick: () => send(commands[0], error) }, words(type)));
+    }
+    if (choice.allows === "one_of") {
+      return h("fieldset.choice", null, legend, ...commands.map((command) => {
+        const value = Object.values(command.args ?? {})[0];
+        return h("button", { type: "button", class: "cmd", "data-command": type, "data-value": String(value),
+                             onclick: () => send(command, error) }, label(value));
+      }));
+    }
+    if (choice.allows === "subset_of") {
+      const options = choice.options ?? [];
+      const picked = new Set();
+      const min = choice.min ?? 0, max = choice.max ?? options.length;
+      const confirm = h("button", { type: "button", class: "cmd confirm", "data-command": type }, "");
+      const update = () => {
+        confirm.textContent = `${words(type)}: ${picked.size ? [...picked].map((v) => label(v)).join(", ") : "none"}`;
+        /** @type {HTMLButtonElement} */ (confirm).disabled = picked.size < min || picked.size > max;
+      };
+      confirm.addEventListener("click", () => send(matching(commands, options.filter((o) => picked.has(o))), error));
+      update();
+      return h("fieldset.choice", null, h("legend", null, `${words(type)}: choose ${min} to ${max}`),
+        ...options.map((option) => h("button", { type: "button", class: "toggle", "aria-pressed": "false", "data-value": String(option),
+          onclick: (/** @type {Event} */ e) => {
+            const button = /** @type {HTMLElement} */ (e.currentTarget);
+            if (picked.has(option)) picked.delete(option); else picked.add(option);
+            button.setAttribute("aria-pressed", String(picked.has(option)));
+            update();
+          } }, label(option))), confirm);
+    }
+    // between: a number in min..max
+    const inputId = `amount-${type}`;
+    const input = /** @type {HTMLInputElement} */ (h("input", { id: inputId, type: "number", min: choice.min, max: choice.max,
+                                                                 value: choice.min, step: 1, required: true }));
+    return h("fieldset.choice", null, legend,
+      h("label", { for: inputId }, `${words(argName)} (${choice.min} to ${choice.max}) `), input,
+      h("button", { type: "button", class: "cmd", "data-command": type, onclick: () => {
+        const amount = Number(input.value);
+        if (!Number.isInteger(amount) || amount < (choice.min ?? 0) || amount > (choice.max ?? amount)) {
+          error.textContent = `${words(argName)} must be a whole number from ${choice.min} to ${choice.max}`;
+          return;
+        }
+        send(matching(commands, amount), error);
+      } }, words(type)));
+  }
+
+  /** @param {LegalCommands | null} found @returns {Map<string, GameCommand[]>} */
+  function targetsOf(found) {
+    /** @type {Map<string, GameCommand[]>} */
+    const targets = new Map();
+    if (!found?.prompt) return targets;
+    for (const command of found.commands) {
+      if (found.prompt.choices[command.type]?.allows !== "one_of") continue;
+      const value = String(Object.values(command.args ?? {})[0]);
+      targets.set(value, [...(targets.get(value) ?? []), command]);
+    }
+    return targets;
+  }
+
+  /** The legal targets where they are drawn (a region, a border, a card): click or Enter to choose. @param {Map<string, GameCommand[]>} targets */
+  function wireTargets(targets) {
+    for (const element of board.querySelectorAll("[data-target]")) {
+      const commands = targets.get(element.getAttribute("data-target") ?? "");
+      if (!commands) continue;
+      element.classList.add("target");
+      element.setAttribute("tabindex", "0");
+      element.setAttribute("role", "button");
+      const what = element.getAttribute("aria-label") ?? element.textContent ?? "";
+      element.setAttribute("aria-label", `${what}: ${commands.map((c) => words(c.type)).join(" or ")}`);
+      const choose = () => {
+        const error = /** @type {HTMLElement} */ (document.getElementById("command-error") ?? h("p"));
+        if (commands.length === 1 && commands[0]) { send(commands[0], error); return; }
+        const first = promptBox.querySelector(`button[data-value="${CSS.escape(element.getAttribute("data-target") ?? "")}"]`);
+        if (first instanceof HTMLElement) first.focus();
+        announce(`Choose: ${commands.map((c) => words(c.type)).join(" or ")}`);
+      };
+      element.addEventListener("click", choose);
+      element.addEventListener("keydown", (/** @type {Event} */ e) => {
+        const key = /** @type {KeyboardEvent} */ (e).key;
+        if (key === "Enter" || key === " ") { e.preventDefault(); choose(); }
+      });
+    }
+  }
+
+  /** The legal command whose one argument is `value` (a list compared as a set). @param {GameCommand[]} commands @param {unknown} value */
+  function matching(commands, value) {
+    const key = (/** @type {unknown} */ v) => JSON.stringify(Array.isArray(v) ? [...v].map(String).sort() : v);
+    return commands.find((c) => key(Object.values(c.args ?? {})[0]) === key(value));
+  }
+
+  /** @param {GameCommand | undefined} command @param {HTMLElement} error */
+  async function send(command, error) {
+    if (!command) { error.textContent = "That choice is not among the moves allowed now."; return; }
+    const kind = layout();
+    if (kind.handsOver.has(command.type) && !(await confirmHandOver(command))) return;
+    for (const button of promptBox.querySelectorAll("button")) /** @type {HTMLButtonElement} */ (button).disabled = true;
+    try {
+      await api.submit(id, command);
+      error.textContent = "";
+      await refresh();
+    } catch (failure) {
+      error.textContent = ctx.reason(failure);
+      drawn = ""; // draw the prompt again (its buttons were disabled while sending)
+      await refresh();
+      const shown = document.getElementById("command-error");
+      if (shown) shown.textContent = ctx.reason(failure);
+    }
+  }
+
+  /** A confirm before a move that hands the turn over. @param {GameCommand} command @returns {Promise<boolean>} */
+  function confirmHandOver(command) {
+    return new Promise((resolve) => {
+      const box = h("div.confirm", { role: "alertdialog", "aria-labelledby": "confirm-text" });
+      confirming = true;
+      const done = (/** @type {boolean} */ answer) => {
+        confirming = false; box.remove(); resolve(answer);
+        if (!answer) { drawn = ""; scheduleRefresh(); }
+      };
+      const yes = h("button", { type: "button", id: "confirm-yes", onclick: () => done(true) }, `Yes: ${words(command.type)}`);
+      fill(box, h("p", { id: "confirm-text" }, `${words(command.type)} hands the turn over. Send it?`),
+        yes, h("button", { type: "button", id: "confirm-no", onclick: () => done(false) }, "Not yet"));
+      box.addEventListener("keydown", (e) => { if (/** @type {KeyboardEvent} */ (e).key === "Escape") done(false); });
+      promptBox.append(box);
+      yes.focus();
+    });
+  }
+
+  function reopen() {
+    source?.close(); source = null;
+    openStream();
+  }
+
+  (async () => {
+    await refresh();
+    try { addEvents(await allEvents(id, 0)); } catch (error) { logList.append(h("li.error", null, ctx.reason(error))); }
+    openStream();
+  })();
+  return () => { closed = true; source?.close(); };
+}
+
+/** @param {Game} game @param {(n: number) => string} nameOf */
+function finishedText(game, nameOf) {
+  const outcome = game.outcome;
+  if (!outcome) return "The game is over.";
+  const scores = Object.entries(outcome.scores).map(([s, score]) => `${nameOf(Number(s))} ${score}`).join(", ");
+  return `The game is over. Winner${outcome.winners.length === 1 ? "" : "s"}: ${outcome.winners.map(nameOf).join(", ")}. Scores: ${scores}.`;
+}
