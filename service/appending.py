@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from domain.kernel.fairness import seed_revealed
 from service.adapters.codec import dumps
 from service.adapters.store import Recorded, StreamRecorder, VersionConflict
 from service.envelopes import NewEvent, public_event, stamp, stream_of
@@ -68,8 +69,14 @@ class Appender:
     def append(self, game: Game, events: list[NewEvent],
                idempotency: tuple[str, dict[str, Any]] | None = None) -> tuple[Game, list[Recorded]]:
         """Append ``events`` at ``game.version`` (``VersionConflict`` if the stream moved on);
-        the game after them, and what was stored."""
+        the game after them, and what was stored. The append that ends a game also reveals
+        its seed (``domain.kernel.fairness``)."""
         after = self.loader.advance(game, events)
+        if after.over and not game.over and after.table.salt and after.table.revealed is None:
+            events = [*events, NewEvent(seed_revealed(after.table.seed, after.table.salt))]
+            after = self.loader.advance(game, events)
+            if idempotency is not None:  # a retry's answer shows the reveal too
+                idempotency[1]["last"] = game.version + len(events)
         stream = stream_of(game.id)
         envelopes = stamp(events, game.version, self.clock.iso(), after.public_facts())
         self.store.append(stream, game.version, envelopes, idempotency)
@@ -93,7 +100,7 @@ class Appender:
                   "seat": seat}
         idempotency = (f"{player['id']}:{idempotency_key}", record) if idempotency_key else None
         after, stored = self.append(game, events, idempotency)
-        return self._answer(after, record, stored)
+        return self._answer(after, {**record, "last": after.version}, stored)
 
     def replayed(self, game_id: str, player: Mapping[str, Any] | None, key: str | None,
                  request: str) -> dict[str, Any] | None:

@@ -13,8 +13,8 @@ from typing import Any
 
 from domain.kernel import GameRules
 from domain.kernel.events import EVERYONE
-from domain.kernel.table import Table
-from service.envelopes import Viewer
+from domain.kernel.table import Table, game_started
+from service.envelopes import GAME_SOURCE, NewEvent, Viewer
 
 
 @dataclass
@@ -67,6 +67,7 @@ class Game:
             "version": self.version,
             "outcome": facts["outcome"],
             "ranked": self.ranked,
+            "fairness": {"seed_commitment": table.seed_commitment, **(table.revealed or {"seed": None, "salt": None})},
         }
 
 
@@ -83,3 +84,16 @@ def audience(game: Game, player: Mapping[str, Any] | None = None, *, seat: int |
     if game.table.open_information or (game.over and not live):
         return EVERYONE
     return seat if seat is not None else game.seat_of(player)
+
+
+def opening_events(game: Game, joined: dict[int, str]) -> list[NewEvent]:
+    """The start of ``game`` once every seat is taken (``joined``: seat -> player): the seat
+    order (shuffled when the game asks for it) and the game's setup, from the seed."""
+    table = game.table
+    rng = table.rng(game.version)
+    players = [joined[s] for s in range(table.seats)]
+    if table.options.get("seating") == "random":
+        players = rng.shuffled(players)
+    options = game.rules.options_type.from_json(table.game_options())
+    return [NewEvent(game_started(players)),
+            *(NewEvent(e, source=GAME_SOURCE) for e in game.rules.setup(table.seats, options, rng))]

@@ -27,15 +27,15 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.kernel import Command, DomainError, GameRules, Rng, RuleViolation
+from domain.kernel import Command, DomainError, GameRules, RuleViolation
 from domain.kernel.events import EVERYONE
+from domain.kernel.fairness import SECRET_BITS
 from domain.kernel.table import (
     PLATFORM_OPTIONS,
     Table,
     export_consent_withdrawn,
     export_consented,
     game_created,
-    game_started,
     moves_undone,
     seat_taken,
     split_options,
@@ -44,7 +44,7 @@ from service.adapters.store import DuplicateRequest, EventStore, VersionConflict
 from service.appending import Appender, Clock, fingerprint, retry_on_conflict
 from service.envelopes import GAME_SOURCE, NewEvent, game_of, public_event, stream_of
 from service.errors import Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized, Unprocessable
-from service.game import Game, audience
+from service.game import Game, audience, opening_events
 from service.live_hub import LiveHub
 from service.loading import GameLoader
 from service.players import Players
@@ -98,8 +98,8 @@ class GameService:
         else:
             game_id = uuid.uuid4().hex[:16]
         self._check_waiting_quota(player["id"], game_id)
-        created = game_created(kind, checked, seats, player["id"], secrets.token_hex(16),
-                               rules.options_type.secret_names())
+        created = game_created(kind, checked, seats, player["id"], secrets.token_hex(SECRET_BITS // 8),
+                               rules.options_type.secret_names(), salt=secrets.token_hex(SECRET_BITS // 8))
         try:
             game, _ = self.appender.append(Game(game_id, 0, Table(), rules), [NewEvent(created)])
         except VersionConflict:  # the same idempotent request made it first: answer with that game
@@ -147,23 +147,13 @@ class GameService:
                 raise Conflict(f"seat {seat} is taken; open seats: {open_seats}", code="seat_taken")
             events = [NewEvent(seat_taken(seat, player["id"], player["name"]))]
             if len(open_seats) == 1:
-                events += self._start_events(game, {**table.players, seat: player["id"]})
+                events += opening_events(game, {**table.players, seat: player["id"]})
             joined, _ = self.appender.append(game, events)
             if joined.table.started and self.max_waiting_games:
                 self.store.set_remove(_waiting_set(table.created_by), game_id)
             return joined, seat
 
         return retry_on_conflict(attempt)
-
-    def _start_events(self, game: Game, joined: dict[int, str]) -> list[NewEvent]:
-        table = game.table
-        rng = Rng(table.seed, game.version)
-        players = [joined[s] for s in range(table.seats)]
-        if table.options.get("seating") == "random":
-            players = rng.shuffled(players)
-        options = game.rules.options_type.from_json(table.game_options())
-        return [NewEvent(game_started(players)),
-                *(NewEvent(e, source=GAME_SOURCE) for e in game.rules.setup(table.seats, options, rng))]
 
     # -- loading ---------------------------------------------------------------------
     def current_version(self, game_id: str) -> int:
@@ -225,7 +215,7 @@ class GameService:
         if command.type not in accepted:
             raise RuleViolation(f"{game.rules.title} has no command {command.type!r}; "
                                 f"it accepts: {', '.join(accepted)}")
-        return seat, game.rules.decide(game.state, seat, command, Rng(game.table.seed, game.version))
+        return seat, game.rules.decide(game.state, seat, command, game.table.rng(game.version))
 
     def undo(self, game_id: str, player: Mapping[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:
         """Take back the caller's latest move, if nothing has happened since that forbids it."""

@@ -13,6 +13,8 @@ from typing import Any
 
 from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event
+from domain.kernel.fairness import SEED_REVEALED, seed_commitment
+from domain.kernel.rng import Rng
 from domain.kernel.rules import OptionSpec, check_options
 from domain.kernel.upcasting import upcaster
 
@@ -50,16 +52,19 @@ FINISHED = "finished"
 
 
 def game_created(kind: str, options: dict[str, Any], seats: int, created_by: str, seed: str,
-                 secret_options: tuple[str, ...] = ()) -> Event:
+                 secret_options: tuple[str, ...] = (), salt: str = "") -> Event:
     """A new game. Options named in ``secret_options`` (a given deal) go with the seed into
-    the part nobody sees; the public record says only that they were set."""
+    the part nobody sees; the public record says only that they were set. With a ``salt``
+    the public record carries the seed's commitment (``domain.kernel.fairness``)."""
     public = {name: value for name, value in options.items() if name not in secret_options}
     hidden = {name: options[name] for name in secret_options if options.get(name) is not None}
     data: dict[str, Any] = {"game_type": kind, "options": public, "seats": seats, "created_by": created_by}
     if hidden:
         data["secret_options"] = sorted(hidden)
-    return Event(GAME_CREATED, data, secret={"seed": seed, **({"options": hidden} if hidden else {})},
-                 secret_to=frozenset())
+    if salt:
+        data["seed_commitment"] = seed_commitment(salt, seed)
+    secret = {"seed": seed, **({"salt": salt} if salt else {}), **({"options": hidden} if hidden else {})}
+    return Event(GAME_CREATED, data, secret=secret, secret_to=frozenset())
 
 
 def seat_taken(seat: int, player_id: str, name: str) -> Event:
@@ -102,6 +107,11 @@ class Table:
     seats: int = 0
     created_by: str = ""
     seed: str = ""
+    #: the salt of the seed's commitment, and the commitment published at creation
+    salt: str = ""
+    seed_commitment: str | None = None
+    #: the seed and salt as ``SeedRevealed`` told them at the game's end (None before)
+    revealed: dict[str, str] | None = None
     #: who sits where: seat -> player id (before the start: in the order they joined)
     players: dict[int, str] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
@@ -116,6 +126,10 @@ class Table:
         if self.finished:
             return FINISHED
         return ACTIVE if self.started else WAITING
+
+    def rng(self, version: int) -> Rng:
+        """The randomness of whatever is decided on the game at ``version``: the seed's, only."""
+        return Rng(self.seed, version)
 
     def seat_of(self, player_id: str | None) -> int | None:
         for seat, pid in self.players.items():
@@ -150,6 +164,8 @@ class Table:
             self.seats = event.data["seats"]
             self.created_by = event.data["created_by"]
             self.seed = (event.secret or {}).get("seed", "")
+            self.salt = (event.secret or {}).get("salt", "")
+            self.seed_commitment = event.data.get("seed_commitment")
             self.options.update((event.secret or {}).get("options", {}))
             self.secret_options = tuple(event.data.get("secret_options", ()))
         elif event.type == SEAT_TAKEN:
@@ -158,6 +174,8 @@ class Table:
         elif event.type == GAME_STARTED:
             self.players = dict(enumerate(event.data["players"]))
             self.started = True
+        elif event.type == SEED_REVEALED:
+            self.revealed = {"seed": event.data["seed"], "salt": event.data["salt"]}
         elif event.type == EXPORT_CONSENTED:
             self.export_consent.add(event.data["seat"])
         elif event.type == EXPORT_CONSENT_WITHDRAWN:

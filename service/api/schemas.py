@@ -143,6 +143,18 @@ class OutcomeSchema(Schema):
     details = fields.Dict(required=True, metadata={"description": "the game's own account of the ending"})
 
 
+class FairnessSchema(Schema):
+    """The game's seed commitment, and once it is over the values that open it."""
+
+    seed_commitment = fields.String(required=True, allow_none=True, metadata={
+        "description": "sha256(salt || seed) in hex, published when the game was created (null: a game "
+                       "from before commitments)"})
+    seed = fields.String(required=True, allow_none=True, metadata={
+        "description": "the seed every random outcome was drawn from, revealed when the game ended"})
+    salt = fields.String(required=True, allow_none=True, metadata={
+        "description": "the commitment's salt, revealed with the seed"})
+
+
 class GameSchema(Schema):
     id = fields.String(required=True)
     type = fields.String(required=True)
@@ -155,6 +167,8 @@ class GameSchema(Schema):
     ranked = fields.Boolean(dump_default=True, metadata={
         "description": "false for an imported log this server did not sign (or already had): it never "
                        "counts for scoreboards or players' records"})
+    fairness = fields.Nested(FairnessSchema, metadata={
+        "description": "the seed commitment (check a finished game with `python -m service verify-fairness`)"})
 
 
 class JoinedSchema(Schema):
