@@ -364,6 +364,10 @@ class GameService:
                            f"seats {missing} have not consented", code="export_not_allowed")
         return self.logs.export(game, seat)
 
+    def signing_keys(self) -> list[dict[str, Any]]:
+        """The public keys that sign (first) and verify this server's exports."""
+        return self.logs.signer.published()
+
     def import_game(self, text: str) -> Game:
         """A game from an exported log (``service.portable_logs``): a log this server
         signed, of a game not here yet, keeps its id and its ranking; any other becomes a

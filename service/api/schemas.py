@@ -143,6 +143,19 @@ class OutcomeSchema(Schema):
     details = fields.Dict(required=True, metadata={"description": "the game's own account of the ending"})
 
 
+class SigningKeySchema(Schema):
+    key_id = fields.String(required=True, metadata={"description": "the id an export's signature names"})
+    alg = fields.String(required=True, metadata={"description": "always Ed25519"})
+    public_key = fields.String(required=True, metadata={"description": "the 32-byte public key in base64"})
+    pem = fields.String(required=True, metadata={"description": "the same key as a PEM SubjectPublicKeyInfo"})
+    signs = fields.Boolean(required=True, metadata={
+        "description": "true for the key that signs new exports; the others only verify older ones"})
+
+
+class SigningKeysSchema(Schema):
+    keys = fields.List(fields.Nested(SigningKeySchema), required=True)
+
+
 class FairnessSchema(Schema):
     """The game's seed commitment, and once it is over the values that open it."""
 
