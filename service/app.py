@@ -9,7 +9,18 @@ from flask import Flask
 
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
-from service.api import commands, faults, input_guard, limits, links, live, meta, read_models, routes
+from service.api import (
+    commands,
+    faults,
+    input_guard,
+    limits,
+    links,
+    live,
+    meta,
+    read_models,
+    routes,
+    webhooks,
+)
 from service.api.contract import ContractApi, register_views
 from service.api.errors import register_error_handlers
 from service.bootstrap import build_service
@@ -58,7 +69,8 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
     register_views(api.spec, games.registry)
     app.extensions["config"] = config
     for blueprint in (routes.players, routes.game_types, routes.games, meta.blp,
-                      live.blp, read_models.scoreboards, read_models.histories, read_models.projections):
+                      live.blp, read_models.scoreboards, read_models.histories, read_models.projections,
+                      webhooks.blp):
         api.register_blueprint(blueprint)
     register_error_handlers(app)
     faults.register(app)

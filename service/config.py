@@ -64,6 +64,15 @@ class Config:
     #: SQLite durability: NORMAL (a killed process loses nothing; a power cut may lose the last
     #: commits) or FULL (each commit fsynced)
     sqlite_synchronous: str = "NORMAL"
+    #: webhooks (service.webhooks): networks (CIDR) or host names a webhook URL may reach besides
+    #: public addresses (e.g. "127.0.0.1/32,hooks.internal"); attempts before a dead letter; the
+    #: first retry's delay in seconds (doubling after each failure); one request's timeout
+    webhook_allow: tuple[str, ...] = ()
+    webhook_max_attempts: int = 8
+    webhook_backoff: float = 5.0
+    webhook_timeout: float = 5.0
+    #: the bearer token of the server's operator (webhooks of every game's public events); empty: none
+    operator_token: str = ""
 
     @property
     def rq_url(self) -> str:
@@ -108,6 +117,11 @@ class Config:
             "proxy_hops": int(env.get("GAMES_PROXY_HOPS", cls.proxy_hops)),
             "store_timeout": float(env.get("GAMES_STORE_TIMEOUT", cls.store_timeout)),
             "sqlite_synchronous": env.get("GAMES_SQLITE_SYNCHRONOUS", cls.sqlite_synchronous),
+            "webhook_allow": parse_keys(env.get("GAMES_WEBHOOK_ALLOW", "")),
+            "webhook_max_attempts": int(env.get("GAMES_WEBHOOK_MAX_ATTEMPTS", cls.webhook_max_attempts)),
+            "webhook_backoff": float(env.get("GAMES_WEBHOOK_BACKOFF", cls.webhook_backoff)),
+            "webhook_timeout": float(env.get("GAMES_WEBHOOK_TIMEOUT", cls.webhook_timeout)),
+            "operator_token": env.get("GAMES_OPERATOR_TOKEN", cls.operator_token),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:

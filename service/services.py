@@ -71,6 +71,9 @@ class GameService:
         self.max_waiting_games = max_waiting_games
         #: one store poll serves every live stream of this process (``service.live_feed``)
         self.live_hub = LiveHub(store, lambda stream: self.load(game_of(stream)), poll=stream_poll)
+        #: pushes (``service.webhooks``), wired by ``service.bootstrap`` (None: no webhooks)
+        self.webhooks: Any = None
+        self.deliveries: Any = None
 
     # -- game types ------------------------------------------------------------------
     def game_types(self) -> list[dict[str, Any]]:

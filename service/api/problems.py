@@ -42,6 +42,13 @@ _ALL = [
                 "This `Idempotency-Key` was already used for a different request; use a new key."),
     ProblemType("invalid_log", 422, "Invalid game log",
                 "The imported log is empty, truncated, altered or of an unknown game; nothing was imported."),
+    ProblemType("invalid_webhook_url", 422, "Invalid webhook URL",
+                "The webhook URL is not an http(s) URL with a host (and no user name), or its host does not resolve."),
+    ProblemType("webhook_url_not_allowed", 422, "Webhook URL not allowed",
+                "The webhook URL resolves to a loopback, private or reserved address outside the server's "
+                "allow-list (GAMES_WEBHOOK_ALLOW); nothing was subscribed."),
+    ProblemType("too_many_webhooks", 422, "Too many webhooks",
+                "The player already holds the most webhook subscriptions allowed; delete one first."),
     ProblemType("unprocessable", 422, "Unprocessable request", "The request cannot be carried out as it is."),
     ProblemType("bad_request", 400, "Bad request", "The request is malformed."),
     # -- the rules ------------------------------------------------------------------------
