@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from domain.kernel.fairness import seed_revealed
 from service.adapters.codec import dumps
 from service.adapters.store import Recorded, StreamRecorder, VersionConflict
+from service.clocks import clock_events
 from service.envelopes import NewEvent, public_event, stamp, stream_of
 from service.errors import Conflict, Unprocessable
 from service.game import Game, audience
@@ -69,16 +70,21 @@ class Appender:
     def append(self, game: Game, events: list[NewEvent],
                idempotency: tuple[str, dict[str, Any]] | None = None) -> tuple[Game, list[Recorded]]:
         """Append ``events`` at ``game.version`` (``VersionConflict`` if the stream moved on);
-        the game after them, and what was stored. The append that ends a game also reveals
+        the game after them, and what was stored. The append also stops and starts the turn
+        clocks its events call for (``service.clocks``), and the one that ends a game reveals
         its seed (``domain.kernel.fairness``)."""
+        now = self.clock.now()
         after = self.loader.advance(game, events)
+        more = clock_events(game, after, events, now) if after.table.has_clock else []
         if after.over and not game.over and after.table.salt and after.table.revealed is None:
-            events = [*events, NewEvent(seed_revealed(after.table.seed, after.table.salt))]
+            more.append(NewEvent(seed_revealed(after.table.seed, after.table.salt)))
+        if more:  # the platform's own events of this append: clocks, the seed's reveal
+            events = [*events, *more]
             after = self.loader.advance(game, events)
-            if idempotency is not None:  # a retry's answer shows the reveal too
+            if idempotency is not None:  # a retry's answer shows them too
                 idempotency[1]["last"] = game.version + len(events)
         stream = stream_of(game.id)
-        envelopes = stamp(events, game.version, self.clock.iso(), after.public_facts())
+        envelopes = stamp(events, game.version, Clock(lambda: now).iso(), after.public_facts())
         self.store.append(stream, game.version, envelopes, idempotency)
         self.loader.remember(after)
         self.after_append(stream)

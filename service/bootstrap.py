@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
+from service.clocks import InProcessTimeouts, RqTimeouts
 from service.config import Config
 from service.inline_projections import InlineProjections
 from service.projections_runner import ProjectionRunner
@@ -46,11 +47,17 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
         service.deliveries = RqDeliveries(service.webhooks, config)
     else:  # a thread of this process delivers
         service.deliveries = InProcessDeliveries(service.webhooks)
+    if config.projections == "rq":  # the workers' scheduler runs the timeouts
+        service.timeouts = RqTimeouts(service, config)
+    else:
+        service.timeouts = InProcessTimeouts(service)
+        service.timeouts.sweep()
     projections = service.appender.after_append
 
     def after_each_append(stream: str) -> None:
         projections(stream)
         service.deliveries(stream)
+        service.timeouts(stream)
 
     service.appender.after_append = after_each_append
     return service

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.kernel import GameRules
+from domain.kernel.clocks import forfeit_outcome
 from domain.kernel.events import EVERYONE
+from domain.kernel.rules import Outcome
 from domain.kernel.table import Table, game_started
 from service.envelopes import GAME_SOURCE, NewEvent, Viewer
 
@@ -36,18 +38,24 @@ class Game:
         when this server signed it and it was not here already)"""
         return self.imported is None or bool(self.imported.get("ranked"))
 
+    def outcome(self) -> Outcome | None:
+        """How the game ended (the rules', or a forfeit on a turn clock), None while it runs."""
+        if self.table.clocks.forfeited is not None:
+            return forfeit_outcome(self.table.seats, self.table.clocks.forfeited)
+        return self.rules.outcome(self.state) if self.state is not None else None
+
     @property
     def over(self) -> bool:
-        return self.state is not None and self.rules.outcome(self.state) is not None
+        return self.state is not None and self.outcome() is not None
 
     def seat_of(self, player: Mapping[str, Any] | None) -> int | None:
         return self.table.seat_of(player["id"]) if player else None
 
     def public_facts(self) -> dict[str, Any]:
         """What anyone may know of where the game stands: status, whose move, outcome."""
-        outcome = self.rules.outcome(self.state) if self.state is not None else None
+        outcome = self.outcome()
         return {"status": "finished" if outcome else self.table.status,
-                "to_move": self.rules.to_move(self.state) if self.state is not None else [],
+                "to_move": self.rules.to_move(self.state) if self.state is not None and not outcome else [],
                 "outcome": outcome.to_json() if outcome else None}
 
     def summary(self) -> dict[str, Any]:
@@ -67,6 +75,7 @@ class Game:
             "version": self.version,
             "outcome": facts["outcome"],
             "ranked": self.ranked,
+            **({"clocks": table.clocks.to_json(table.seats)} if table.has_clock else {}),
             "fairness": {"seed_commitment": table.seed_commitment, **(table.revealed or {"seed": None, "salt": None})},
         }
 

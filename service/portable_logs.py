@@ -34,7 +34,7 @@ _GAME_ID = re.compile("[0-9a-f]{16}")
 def digest(game: Game, envelopes: list[dict[str, Any]]) -> str:
     """A fingerprint of a log: every stored event, and what the game folds to (the
     everything-revealed view and the outcome). Any edit to an event line changes it."""
-    outcome = game.rules.outcome(game.state)
+    outcome = game.outcome()
     final = {"view": game.rules.view(game.state, EVERYONE), "outcome": outcome.to_json() if outcome else None}
     return hashlib.sha256(dumps({"events": envelopes, "final": final}, sort=True)).hexdigest()
 

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from domain.kernel import Command, DomainError, GameRules, RuleViolation
+from domain.kernel.clocks import clock_timed_out, clocks_paused, clocks_resumed, pause_voted, seat_forfeited
 from domain.kernel.events import EVERYONE
 from domain.kernel.fairness import SECRET_BITS
 from domain.kernel.table import (
@@ -42,6 +43,7 @@ from domain.kernel.table import (
 )
 from service.adapters.store import DuplicateRequest, EventStore, VersionConflict
 from service.appending import Appender, Clock, fingerprint, retry_on_conflict
+from service.clocks import deadline_in, timeout_command
 from service.envelopes import GAME_SOURCE, NewEvent, game_of, public_event, stream_of
 from service.errors import Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized, Unprocessable
 from service.game import Game, audience, opening_events
@@ -74,6 +76,8 @@ class GameService:
         #: pushes (``service.webhooks``), wired by ``service.bootstrap`` (None: no webhooks)
         self.webhooks: Any = None
         self.deliveries: Any = None
+        #: the turn clocks' timeouts (``service.clocks``), wired by ``service.bootstrap``
+        self.timeouts: Any = None
 
     # -- game types ------------------------------------------------------------------
     def game_types(self) -> list[dict[str, Any]]:
@@ -235,6 +239,68 @@ class GameService:
 
         return self._idempotent(game_id, player, idempotency_key, request, lambda: retry_on_conflict(attempt))
 
+    # -- turn clocks (service.clocks) ------------------------------------------------------
+    def time_out(self, game_id: str, seat: int, started_version: int) -> float | None:
+        """Act for ``seat`` whose clock (started at ``started_version``) ran out: its game's
+        default on a timeout, else a forfeit. Nothing if that clock no longer runs (the seat
+        moved in time, or this timeout already acted); the seconds left if it is not due."""
+        def attempt() -> float | None:
+            game = self.load(game_id)
+            run = game.table.clocks.running.get(seat)
+            if game.over or run is None or run.started_version != started_version:
+                return None
+            left = deadline_in(run.deadline, self.appender.clock.now())
+            if left > 0:
+                return left
+            command = timeout_command(game, seat)
+            if command is None:
+                events = [NewEvent(clock_timed_out(seat, started_version, "forfeit")), NewEvent(seat_forfeited(seat))]
+            else:
+                decided = game.rules.decide(game.state, seat, command, game.table.rng(game.version))
+                events = [NewEvent(clock_timed_out(seat, started_version, command.type)),
+                          *(NewEvent(e, seat, GAME_SOURCE) for e in decided)]
+            self.appender.append(game, events)
+            return None
+
+        return retry_on_conflict(attempt)
+
+    def vote_pause(self, game_id: str, player: Mapping[str, Any]) -> dict[str, Any]:
+        """The caller's seat votes to pause the clocks; they stop once every seat has voted."""
+        def attempt() -> Game:
+            game = self._clocked(game_id, player)
+            seat = self._seat(game, player)
+            clocks = game.table.clocks
+            if clocks.paused or seat in clocks.pause_votes:
+                return game
+            events = [NewEvent(pause_voted(seat), seat)]
+            if clocks.pause_votes | {seat} == set(range(game.table.seats)):
+                events.append(NewEvent(clocks_paused(), seat))
+            return self.appender.append(game, events)[0]
+
+        game = retry_on_conflict(attempt)
+        return {"version": game.version, **game.table.clocks.to_json(game.table.seats)}
+
+    def resume_clocks(self, game_id: str, player: Mapping[str, Any]) -> dict[str, Any]:
+        """Any seat resumes paused clocks (and a seat's pause vote is withdrawn with it)."""
+        def attempt() -> Game:
+            game = self._clocked(game_id, player)
+            seat = self._seat(game, player)
+            clocks = game.table.clocks
+            if not clocks.paused and not clocks.pause_votes:
+                return game
+            return self.appender.append(game, [NewEvent(clocks_resumed(seat), seat)])[0]
+
+        game = retry_on_conflict(attempt)
+        return {"version": game.version, **game.table.clocks.to_json(game.table.seats)}
+
+    def _clocked(self, game_id: str, player: Mapping[str, Any]) -> Game:
+        game = self.load(game_id)
+        if not game.table.has_clock:
+            raise Conflict("this game has no turn clock (option clock_bank_seconds)", code="no_clock")
+        if game.over:
+            raise Conflict("the game is over; its clocks are stopped", code="game_over")
+        return game
+
     def _idempotent(self, game_id: str, player: Mapping[str, Any], key: str | None, request: str,
                     run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """``run()`` once per Idempotency-Key: a retry gets the first answer."""
@@ -271,8 +337,9 @@ class GameService:
         game = current if at is None else self.load(game_id, at)
         viewer = audience(current, player, live=at is None)
         view = game.rules.view(game.state, viewer) if game.state is not None else None
+        clocks = {"clocks": game.table.clocks.to_json(game.table.seats)} if game.table.has_clock else {}
         return {"version": game.version, "seat": current.seat_of(player), "status": game.public_facts()["status"],
-                "view": view}
+                "view": view, **clocks}
 
     def legal_commands(self, game_id: str, player: Mapping[str, Any] | None, known_version: int = 0
                        ) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from datetime import timedelta
 
 from rq import Queue
 
+from service import job_runtime
 from service.config import Config
 from service.envelopes import game_of
 from service.rq_projections import job_safe
@@ -72,12 +73,11 @@ def _runtime() -> RqDeliveries:
         from domain.games import default_registry
         from service.loading import GameLoader
         from service.stores import open_store
-        from service.worker import runtime
 
-        worker = runtime()
-        store = open_store(worker.config)
-        webhooks = Webhooks(store, GameLoader(store, default_registry()), WebhookSettings.from_config(worker.config))
-        _deliveries = RqDeliveries(webhooks, worker.config)
+        config = job_runtime.config()
+        store = open_store(config)
+        webhooks = Webhooks(store, GameLoader(store, default_registry()), WebhookSettings.from_config(config))
+        _deliveries = RqDeliveries(webhooks, config)
     return _deliveries
 
 

@@ -33,12 +33,10 @@ store, a thread of the web process does the same work with a timer queue.
 from __future__ import annotations
 
 import base64
-import heapq
 import ipaddress
 import logging
 import secrets
 import socket
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -58,6 +56,7 @@ from service.envelopes import game_of, public_event, stream_of
 from service.errors import Forbidden, NotFound, Unprocessable
 from service.game import Game, audience
 from service.loading import GameLoader
+from service.timers import TimerThread
 
 log = logging.getLogger(__name__)
 
@@ -441,15 +440,12 @@ def _scope_set(scope: str, game_id: str | None, owner: str) -> str:
 
 # -- runners ---------------------------------------------------------------------------------------
 class InProcessDeliveries:
-    """The embedded store's runner: one thread of the web process delivers; an append only
-    queues its game, and retries wait in a timer queue."""
+    """The embedded store's runner: a timer thread of the web process delivers; an append
+    only queues its game, and retries wait for their backoff in the timer's queue."""
 
     def __init__(self, webhooks: Webhooks):
         self.webhooks = webhooks
-        self._due: list[tuple[float, str, str]] = []  # (when, subscription or "" for "find them", game)
-        self._cv = threading.Condition()
-        self._busy = False
-        self._thread: threading.Thread | None = None
+        self.timer = TimerThread("webhooks", self._work, retry_on_error=webhooks.settings.backoff)
         webhooks.wake = self.game_changed
 
     def __call__(self, stream: str) -> None:  # the service's after_append
@@ -457,37 +453,15 @@ class InProcessDeliveries:
             self.game_changed(game_of(stream))
 
     def game_changed(self, game_id: str) -> None:
-        self.schedule(0.0, "", game_id)
-
-    def schedule(self, delay: float, sub_id: str, game_id: str) -> None:
-        with self._cv:
-            heapq.heappush(self._due, (time.monotonic() + delay, sub_id, game_id))
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="webhooks", daemon=True)
-                self._thread.start()
-            self._cv.notify()
+        self.timer.schedule(0.0, ("", game_id))
 
     def idle(self) -> bool:
-        """Nothing waiting (retries included), nothing being delivered."""
-        with self._cv:
-            return not self._busy and not self._due
+        return self.timer.idle()
 
-    def _run(self) -> None:
-        while True:
-            with self._cv:
-                self._busy = False
-                while not self._due or self._due[0][0] > time.monotonic():
-                    self._cv.wait(timeout=(self._due[0][0] - time.monotonic()) if self._due else None)
-                _, sub_id, game_id = heapq.heappop(self._due)
-                self._busy = True
-            try:
-                if not sub_id:
-                    for target in self.webhooks.targets(self.webhooks.loader.load(game_id)):
-                        self.schedule(0.0, target, game_id)
-                    continue
-                retry = self.webhooks.deliver(sub_id, game_id)
-            except Exception:  # a store outage: try again later; the events wait in the store
-                log.exception("webhook delivery of game %s to %s failed", game_id, sub_id or "(all)")
-                retry = self.webhooks.settings.backoff
-            if retry is not None:
-                self.schedule(retry, sub_id, game_id)
+    def _work(self, key: Any) -> float | None:
+        sub_id, game_id = key
+        if sub_id:
+            return self.webhooks.deliver(sub_id, game_id)
+        for target in self.webhooks.targets(self.webhooks.loader.load(game_id)):  # "" : find who wants it
+            self.timer.schedule(0.0, (target, game_id))
+        return None

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from domain.kernel.clocks import CLOCK_EVENTS, CLOCK_OPTIONS, Clocks
 from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event
 from domain.kernel.fairness import SEED_REVEALED, seed_commitment
@@ -34,6 +35,7 @@ PLATFORM_OPTIONS: tuple[OptionSpec, ...] = (
                choices=("as_joined", "random")),
     OptionSpec("open_information", "bool", False,
                "A teaching game: every seat and every spectator sees everything, hidden cards included."),
+    *CLOCK_OPTIONS,
 )
 
 
@@ -120,6 +122,8 @@ class Table:
     export_consent: set[int] = field(default_factory=set)
     #: options kept secret (their values are in ``options``, from the event's secret part)
     secret_options: tuple[str, ...] = ()
+    #: the turn clocks (``domain.kernel.clocks``), when the game has them
+    clocks: Clocks = field(default_factory=Clocks)
 
     @property
     def status(self) -> str:
@@ -136,6 +140,10 @@ class Table:
             if pid == player_id:
                 return seat
         return None
+
+    @property
+    def has_clock(self) -> bool:
+        return self.options.get("clock_bank_seconds") is not None
 
     @property
     def open_information(self) -> bool:
@@ -174,6 +182,8 @@ class Table:
         elif event.type == GAME_STARTED:
             self.players = dict(enumerate(event.data["players"]))
             self.started = True
+        elif event.type in CLOCK_EVENTS:
+            self.clocks.apply(event)
         elif event.type == SEED_REVEALED:
             self.revealed = {"seed": event.data["seed"], "salt": event.data["salt"]}
         elif event.type == EXPORT_CONSENTED:
@@ -185,7 +195,7 @@ class Table:
         """A copy that later events may change without touching this one (the options are
         shared: only ``GameCreated`` sets them)."""
         return replace(self, players=dict(self.players), names=dict(self.names),
-                       export_consent=set(self.export_consent))
+                       export_consent=set(self.export_consent), clocks=self.clocks.copy())
 
 
 def undone_versions(events: Iterable[tuple[int, dict[str, Any]]]) -> set[int]:

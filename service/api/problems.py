@@ -80,6 +80,8 @@ _ALL = [
     ProblemType("seat_taken", 409, "Seat taken", "The seat asked for is taken; `detail` lists the open seats."),
     ProblemType("game_started", 409, "Game started", "Every seat is taken and the game has begun."),
     ProblemType("not_started", 409, "Game not started", "Seats are still open; the game has not begun."),
+    ProblemType("no_clock", 409, "No turn clock", "The game was created without a turn clock (clock_bank_seconds)."),
+    ProblemType("game_over", 409, "Game over", "The game is over: its clocks are stopped."),
     ProblemType("export_not_allowed", 409, "Export not allowed",
                 "A game is exported once it is over, or once every seat consented "
                 "(`POST /games/{id}/export-consent`)."),

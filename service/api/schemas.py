@@ -156,6 +156,28 @@ class SigningKeysSchema(Schema):
     keys = fields.List(fields.Nested(SigningKeySchema), required=True)
 
 
+class SeatClockSchema(Schema):
+    seat = fields.Integer(required=True)
+    bank_seconds = fields.Float(required=True, allow_none=True, metadata={
+        "description": "the seat's time bank when its clock last stopped or started (null: never started)"})
+    running_since = fields.String(required=True, allow_none=True, metadata={
+        "description": "when the seat's clock started running (null: stopped)"})
+    deadline = fields.String(required=True, allow_none=True, metadata={
+        "description": "when the server acts for the seat if it has not moved (null: stopped)"})
+
+
+class ClocksSchema(Schema):
+    """The turn clocks of a game played with clock options."""
+
+    paused = fields.Boolean(required=True)
+    pause_votes = fields.List(fields.Integer(), required=True, metadata={"description": "seats that voted to pause"})
+    seats = fields.List(fields.Nested(SeatClockSchema), required=True)
+
+
+class ClocksAnswerSchema(ClocksSchema):
+    version = fields.Integer(required=True)
+
+
 class FairnessSchema(Schema):
     """The game's seed commitment, and once it is over the values that open it."""
 
@@ -180,6 +202,7 @@ class GameSchema(Schema):
     ranked = fields.Boolean(dump_default=True, metadata={
         "description": "false for an imported log this server did not sign (or already had): it never "
                        "counts for scoreboards or players' records"})
+    clocks = fields.Nested(ClocksSchema, metadata={"description": "present when the game has a turn clock"})
     fairness = fields.Nested(FairnessSchema, metadata={
         "description": "the seed commitment (check a finished game with `python -m service verify-fairness`)"})
 
@@ -216,6 +239,7 @@ class StateSchema(Schema):
     status = fields.String(required=True)
     view = Ref("GameView", required=True, allow_none=True,
                metadata={"description": "the game's view for this seat; null before the game has started"})
+    clocks = fields.Nested(ClocksSchema, metadata={"description": "present when the game has a turn clock"})
 
 
 class PromptChoiceSchema(Schema):

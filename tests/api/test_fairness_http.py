@@ -113,13 +113,15 @@ def test_a_tampered_shuffle_fails_the_check(exported):
 def test_a_tampered_draw_during_play_fails_the_check(exported):
     kind, _, _, lines = exported
     opening = _first(lines, lambda line: line["type"] == "GameStarted")["batch"]
-    if kind == "dynasties":
-        draws = [line for line in lines[1:] if line["type"] == "CardDrawn" and line["batch"] != opening]
-        draws[-1]["secret"]["card"] = next(d["secret"]["card"] for d in draws if d["secret"] != draws[-1]["secret"])
-    else:
-        draws = [line for line in lines[1:] if line["type"] == "CardDealt" and line["batch"] != opening]
-        draws[-1]["data"]["card"] = next(d["data"]["card"] for d in draws if d["data"] != draws[-1]["data"])
-    assert f"(seat {draws[-1]['actor']}) are not what any legal move" in _unfair(lines)
+    deck = _first(lines, lambda line: line["type"] in ("DeckShuffled", "DeckBuilt"))["secret"]
+    cards = deck.get("order") or deck["deck"]
+    if kind == "dynasties":  # a card drawn (or given) during play, from the shuffled deck
+        drawn = [line for line in lines[1:] if line["batch"] != opening and "card" in (line.get("secret") or {})]
+        drawn[-1]["secret"]["card"] = next(c for c in cards if c != drawn[-1]["secret"]["card"])
+    else:  # a market card dealt during play
+        drawn = [line for line in lines[1:] if line["type"] == "CardDealt" and line["batch"] != opening]
+        drawn[-1]["data"]["card"] = next(c for c in cards if c != drawn[-1]["data"]["card"])
+    assert f"(seat {drawn[-1]['actor']}) are not what any legal move" in _unfair(lines)
 
 
 def test_a_tampered_seat_order_fails_the_check(exported):
