@@ -44,6 +44,7 @@ def clock_events(before: Game, after: Game, events: list[NewEvent], now: datetim
     acted = {new.actor for new in events if new.source == GAME_SOURCE and new.actor is not None}
     timed_out = {new.event.data["seat"] for new in events if new.event.type == CLOCK_TIMED_OUT}
     options = table.options
+    by = events[0].actor if events else None  # the clock events belong to the move that caused them (undo)
     out: list[NewEvent] = []
     banks = dict(clocks.banks)
     for seat, run in sorted(clocks.running.items()):
@@ -56,13 +57,13 @@ def clock_events(before: Game, after: Game, events: list[NewEvent], now: datetim
         if options.get("clock_cap_seconds") is not None:
             bank = min(bank, float(options["clock_cap_seconds"]))
         banks[seat] = round(bank, 3)
-        out.append(NewEvent(clock_stopped(seat, round(used, 3), banks[seat])))
+        out.append(NewEvent(clock_stopped(seat, round(used, 3), banks[seat]), by))
     still = {s for s in clocks.running if s in asked and s not in acted}
     for seat in sorted(asked - still):
         bank = banks.get(seat, float(options["clock_bank_seconds"]))
         limit = bank if options.get("clock_move_seconds") is None else min(bank, options["clock_move_seconds"])
         version = before.version + len(events) + len(out) + 1
-        out.append(NewEvent(clock_started(seat, bank, at, _iso(now + timedelta(seconds=limit)), version)))
+        out.append(NewEvent(clock_started(seat, bank, at, _iso(now + timedelta(seconds=limit)), version), by))
     return out
 
 

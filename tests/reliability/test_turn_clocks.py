@@ -112,3 +112,20 @@ def test_clock_options_are_checked_like_every_option(make_server):
                     {"clock_increment_seconds": -1}):
         answer = client.post(f"{server.url}/games", json={"type": "dynasties", "seats": 2, "options": options})
         assert answer.status_code == 422 and answer.json()["code"] == "invalid_option", options
+
+
+def test_a_move_with_its_clock_events_can_still_be_undone():
+    """The clock events of a move belong to it (its actor), so undo finds the seat's move."""
+    from service.adapters.memory_store import MemoryStore
+    from service.services import GameService
+    from tests.helpers.play import start_game
+
+    service = GameService(MemoryStore(), default_registry())
+    game_id, players = start_game(service, "pax_pamir", 2, {"clock_bank_seconds": 1000})
+    play_randomly(service, game_id, players, random.Random(0), undo_chance=0.3, max_commands=200)
+    records = service.store.read(stream_of(game_id))
+    assert sum(r.event["type"] == "MovesUndone" for r in records) > 5
+    assert sum(r.event["type"] == "ClockStarted" for r in records) > 20
+    game = service.load(game_id)
+    running = game.table.clocks.running
+    assert set(running) == set(game.public_facts()["to_move"])  # the clocks follow the undone moves too
