@@ -5,6 +5,9 @@ serve    the HTTP API. Under gunicorn with the gevent worker class when both are
 worker   an RQ worker that keeps the projections current (Redis deployments).
 rebuild  drop read models and build them again from the start of the log, with a progress bar.
 lag      each projection's checkpoint, log head and lag.
+verify FILE --key PUBKEY   check an export's Ed25519 signature offline (no server).
+verify-fairness FILE   recompute every random outcome of a finished game's export from its
+         revealed seed (no server, no store needed).
 
 Every command takes ``--store URL`` (else ``GAMES_STORE``, else ``sqlite:///./data/events.db``);
 the other settings come from the environment (see ``service.config``).
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -51,7 +55,19 @@ def main(argv: list[str] | None = None) -> int:
     lag = commands.add_parser("lag", help="show each projection's checkpoint and lag")
     _store_argument(lag)
 
+    fairness = commands.add_parser("verify-fairness", help="check a finished game's export against its seed")
+    fairness.add_argument("file", help="a game's export (JSON Lines), '-' for standard input")
+
+    verify = commands.add_parser("verify", help="check an export's signature offline with a public key")
+    verify.add_argument("file", help="a game's export (JSON Lines), '-' for standard input")
+    verify.add_argument("--key", action="append", required=True, metavar="PUBKEY",
+                        help="a public key as GET /signing-keys lists it (base64), or a PEM file; repeatable")
+
     args = parser.parse_args(argv)
+    if args.command == "verify-fairness":
+        return _verify_fairness(args.file)
+    if args.command == "verify":
+        return _verify_signature(args.file, args.key)
     config = Config.from_env(store_url=args.store, queue_name=getattr(args, "queue", None))
     return {"serve": _serve, "worker": _worker, "rebuild": _rebuild, "lag": _lag}[args.command](config, args)
 
@@ -207,6 +223,60 @@ def _lag(config: Config, args: argparse.Namespace) -> int:
         behind = ", ".join(f"p{r['partition']}: {r['checkpoint']}/{r['head']}" for r in status["partitions"]
                            if r["head"] or r["checkpoint"])
         print(f"{status['name']:<12} lag {status['lag']:>8}   {behind}")
+    return 0
+
+
+# -- verify-fairness ---------------------------------------------------------------------
+def _read_file(path: str) -> str | None:
+    try:
+        if path == "-":
+            return sys.stdin.read()
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"cannot read {path}: {exc}", file=sys.stderr)
+        return None
+
+
+def _verify_signature(path: str, keys: list[str]) -> int:
+    """0: signed by one of ``keys`` and unchanged since; 1: why not; 2: unusable input."""
+    from service.signing import VALID, Verifier, parse_public_key
+
+    publics = []
+    for key in keys:
+        text = key
+        if not key.strip().startswith("-----BEGIN") and os.path.isfile(key):
+            text = _read_file(key) or ""
+        try:
+            publics.append(parse_public_key(text))
+        except ValueError as exc:
+            print(f"--key {key[:60]}: {exc}", file=sys.stderr)
+            return 2
+    log = _read_file(path)
+    if log is None:
+        return 2
+    verdict, reason = Verifier(publics).check(log)
+    if verdict != VALID:
+        print(f"NOT VERIFIED ({verdict}): {reason}", file=sys.stderr)
+        return 1
+    print(f"valid: {reason}; the file is unchanged since it was signed")
+    return 0
+
+
+def _verify_fairness(path: str) -> int:
+    """0: every random outcome recomputed from the revealed seed; 1: the reason it is not."""
+    from domain.games import default_registry
+    from service.fairness import Unfair, verify_fairness
+
+    text = _read_file(path)
+    if text is None:
+        return 2
+    try:
+        verdict = verify_fairness(text, default_registry())
+    except Unfair as unfair:
+        print(f"NOT VERIFIED: {unfair}", file=sys.stderr)
+        return 1
+    print(verdict.text())
     return 0
 
 

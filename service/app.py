@@ -21,6 +21,7 @@ from service.api import (
     read_models,
     routes,
     web_client,
+    webhooks,
 )
 from service.api.contract import ContractApi, register_views
 from service.api.errors import register_error_handlers
@@ -72,7 +73,8 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
     app.extensions["config"] = config
     app.extensions["stream_tickets"] = StreamTickets(games.store)
     for blueprint in (routes.players, routes.game_types, routes.games, meta.blp,
-                      live.blp, read_models.scoreboards, read_models.histories, read_models.projections):
+                      live.blp, read_models.scoreboards, read_models.histories, read_models.projections,
+                      webhooks.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(web_client.blp)  # the web client's files: not part of the API's contract
     register_error_handlers(app)

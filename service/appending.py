@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from domain.kernel.fairness import seed_revealed
 from service.adapters.codec import dumps
 from service.adapters.store import Recorded, StreamRecorder, VersionConflict
+from service.clocks import clock_events
 from service.envelopes import NewEvent, public_event, stamp, stream_of
 from service.errors import Conflict, Unprocessable
 from service.game import Game, audience
@@ -70,10 +72,21 @@ class Appender:
                played: Any = None) -> tuple[Game, list[Recorded]]:
         """Append ``events`` at ``game.version`` (``VersionConflict`` if the stream moved on);
         the game after them, and what was stored. ``played``: the game's state after the
-        events, as the rules' ``play`` left it (then nothing is folded again)."""
+        events, as the rules' ``play`` left it (then nothing is folded again). The append also
+        stops and starts the turn clocks its events call for (``service.clocks``), and the one
+        that ends a game reveals its seed (``domain.kernel.fairness``)."""
+        now = self.clock.now()
         after = self.loader.advance(game, events) if played is None else self.loader.played(game, events, played)
+        more = clock_events(game, after, events, now) if after.table.has_clock else []
+        if after.over and not game.over and after.table.salt and after.table.revealed is None:
+            more.append(NewEvent(seed_revealed(after.table.seed, after.table.salt)))
+        if more:  # the platform's own events of this append: clocks, the seed's reveal
+            after = self.loader.advance(after, more)
+            events = [*events, *more]
+            if idempotency is not None:  # a retry's answer shows them too
+                idempotency[1]["last"] = game.version + len(events)
         stream = stream_of(game.id)
-        envelopes = stamp(events, game.version, self.clock.iso(), after.public_facts())
+        envelopes = stamp(events, game.version, Clock(lambda: now).iso(), after.public_facts())
         self.store.append(stream, game.version, envelopes, idempotency)
         self.loader.remember(after)
         self.after_append(stream)
@@ -95,7 +108,7 @@ class Appender:
                   "seat": seat}
         idempotency = (f"{player['id']}:{idempotency_key}", record) if idempotency_key else None
         after, stored = self.append(game, events, idempotency, played)
-        return self._answer(after, record, stored)
+        return self._answer(after, {**record, "last": after.version}, stored)
 
     def replayed(self, game_id: str, player: Mapping[str, Any] | None, key: str | None,
                  request: str) -> dict[str, Any] | None:

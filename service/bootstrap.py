@@ -6,12 +6,14 @@ from collections.abc import Callable, Mapping
 
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
+from service.clocks import InProcessTimeouts, RqTimeouts
 from service.config import Config
 from service.inline_projections import InlineProjections
 from service.projections_runner import ProjectionRunner
 from service.read_models import ReadModels
 from service.services import GameService
 from service.stores import open_store
+from service.webhooks import InProcessDeliveries, Webhooks, WebhookSettings
 
 
 def build_service(config: Config, registry: Mapping[str, GameRules] | None = None,
@@ -35,6 +37,27 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
         read_models = ReadModels(runner, catch_up_on_read=True, mode="inline")
     else:
         raise ValueError(f"unknown projections mode {config.projections!r}: use inline or rq")
-    return GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append,
-                       read_models=read_models, signing_keys=config.signing_keys,
-                       max_waiting_games=config.limit_waiting_games_per_player, stream_poll=config.stream_poll)
+    service = GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append,
+                          read_models=read_models, signing_keys=config.signing_keys,
+                          max_waiting_games=config.limit_waiting_games_per_player, stream_poll=config.stream_poll)
+    service.webhooks = Webhooks(store, service.loader, WebhookSettings.from_config(config))
+    if config.projections == "rq":  # the workers deliver, and their scheduler runs the retries
+        from service.webhook_jobs import RqDeliveries
+
+        service.deliveries = RqDeliveries(service.webhooks, config)
+    else:  # a thread of this process delivers
+        service.deliveries = InProcessDeliveries(service.webhooks)
+    if config.projections == "rq":  # the workers' scheduler runs the timeouts
+        service.timeouts = RqTimeouts(service, config)
+    else:
+        service.timeouts = InProcessTimeouts(service)
+        service.timeouts.sweep()
+    projections = service.appender.after_append
+
+    def after_each_append(stream: str) -> None:
+        projections(stream)
+        service.deliveries(stream)
+        service.timeouts(stream)
+
+    service.appender.after_append = after_each_append
+    return service

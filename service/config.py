@@ -66,6 +66,15 @@ class Config:
     sqlite_synchronous: str = "NORMAL"
     #: origins whose pages may call the API from a browser (CORS; "*": any). Empty: none
     cors_origins: tuple[str, ...] = ()
+    #: webhooks (service.webhooks): networks (CIDR) or host names a webhook URL may reach besides
+    #: public addresses (e.g. "127.0.0.1/32,hooks.internal"); attempts before a dead letter; the
+    #: first retry's delay in seconds (doubling after each failure); one request's timeout
+    webhook_allow: tuple[str, ...] = ()
+    webhook_max_attempts: int = 8
+    webhook_backoff: float = 5.0
+    webhook_timeout: float = 5.0
+    #: the bearer token of the server's operator (webhooks of every game's public events); empty: none
+    operator_token: str = ""
 
     @property
     def rq_url(self) -> str:
@@ -111,6 +120,11 @@ class Config:
             "store_timeout": float(env.get("GAMES_STORE_TIMEOUT", cls.store_timeout)),
             "sqlite_synchronous": env.get("GAMES_SQLITE_SYNCHRONOUS", cls.sqlite_synchronous),
             "cors_origins": tuple(o.strip() for o in env.get("GAMES_CORS_ORIGINS", "").split(",") if o.strip()),
+            "webhook_allow": parse_keys(env.get("GAMES_WEBHOOK_ALLOW", "")),
+            "webhook_max_attempts": int(env.get("GAMES_WEBHOOK_MAX_ATTEMPTS", cls.webhook_max_attempts)),
+            "webhook_backoff": float(env.get("GAMES_WEBHOOK_BACKOFF", cls.webhook_backoff)),
+            "webhook_timeout": float(env.get("GAMES_WEBHOOK_TIMEOUT", cls.webhook_timeout)),
+            "operator_token": env.get("GAMES_OPERATOR_TOKEN", cls.operator_token),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:

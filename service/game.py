@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.kernel import Command, GameRules
+from domain.kernel.clocks import forfeit_outcome
 from domain.kernel.events import EVERYONE
 from domain.kernel.prompt import Prompt
-from domain.kernel.table import Table
-from service.envelopes import Viewer
+from domain.kernel.rules import Outcome
+from domain.kernel.table import Table, game_started
+from service.envelopes import GAME_SOURCE, NewEvent, Viewer
 
 
 @dataclass
@@ -51,18 +53,24 @@ class Game:
         when this server signed it and it was not here already)"""
         return self.imported is None or bool(self.imported.get("ranked"))
 
+    def outcome(self) -> Outcome | None:
+        """How the game ended (the rules', or a forfeit on a turn clock), None while it runs."""
+        if self.table.clocks.forfeited is not None:
+            return forfeit_outcome(self.table.seats, self.table.clocks.forfeited)
+        return self.rules.outcome(self.state) if self.state is not None else None
+
     @property
     def over(self) -> bool:
-        return self.state is not None and self.rules.outcome(self.state) is not None
+        return self.state is not None and self.outcome() is not None
 
     def seat_of(self, player: Mapping[str, Any] | None) -> int | None:
         return self.table.seat_of(player["id"]) if player else None
 
     def public_facts(self) -> dict[str, Any]:
         """What anyone may know of where the game stands: status, whose move, outcome."""
-        outcome = self.rules.outcome(self.state) if self.state is not None else None
+        outcome = self.outcome()
         return {"status": "finished" if outcome else self.table.status,
-                "to_move": self.rules.to_move(self.state) if self.state is not None else [],
+                "to_move": self.rules.to_move(self.state) if self.state is not None and not outcome else [],
                 "outcome": outcome.to_json() if outcome else None}
 
     def summary(self) -> dict[str, Any]:
@@ -82,6 +90,8 @@ class Game:
             "version": self.version,
             "outcome": facts["outcome"],
             "ranked": self.ranked,
+            **({"clocks": table.clocks.to_json(table.seats)} if table.has_clock else {}),
+            "fairness": {"seed_commitment": table.seed_commitment, **(table.revealed or {"seed": None, "salt": None})},
         }
 
 
@@ -98,3 +108,17 @@ def audience(game: Game, player: Mapping[str, Any] | None = None, *, seat: int |
     if game.table.open_information or (game.over and not live):
         return EVERYONE
     return seat if seat is not None else game.seat_of(player)
+
+
+def opening_events(game: Game, joined: dict[int, str]) -> list[NewEvent]:
+    """The start of ``game`` once every seat is taken (``joined``: seat -> player): the seat
+    order (shuffled when the game asks for it) and the game's setup, from the seed."""
+    table = game.table
+    rng = table.rng(game.version)
+    players = [joined[s] for s in range(table.seats)]
+    if table.options.get("seating") == "random":
+        players = rng.shuffled(players)
+    options = game.rules.options_type.from_json(table.game_options())
+    return [NewEvent(game_started(players)),
+            *(NewEvent(e, source=GAME_SOURCE, upcasters=game.rules.upcasters)
+              for e in game.rules.setup(table.seats, options, rng))]

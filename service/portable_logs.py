@@ -37,7 +37,7 @@ _GAME_ID = re.compile("[0-9a-f]{16}")
 def digest(game: Game, envelopes: list[dict[str, Any]]) -> str:
     """A fingerprint of a log: every stored event, and what the game folds to (the
     everything-revealed view and the outcome). Any edit to an event line changes it."""
-    outcome = game.rules.outcome(game.state)
+    outcome = game.outcome()
     final = {"view": game.rules.view(game.state, EVERYONE), "outcome": outcome.to_json() if outcome else None}
     return hashlib.sha256(dumps({"events": envelopes, "final": final}, sort=True)).hexdigest()
 
@@ -76,13 +76,12 @@ class PortableLogs:
                        else hashlib.sha256(dumps(lines, sort=True)).hexdigest()),
             "exported_at": self.clock.iso(),
         }
-        header["signature"] = self.signer.sign(header, lines)
-        return "".join(dumps(line).decode() + "\n" for line in [header, *lines])
+        return self.signer.sign(header, "".join(dumps(line).decode() + "\n" for line in lines))
 
     def import_log(self, text: str) -> Game:
         """A game from an exported log; refused whole if anything is off."""
         header, bodies, line_numbers = self._parse(text)
-        verdict = self.signer.verify(header, bodies)
+        verdict = self.signer.verify(text)
         # envelope facts the server derives itself are never taken from a file
         envelopes = [{k: v for k, v in body.items() if k not in ("version", "after", "imported")}
                      for body in bodies]

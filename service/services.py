@@ -27,24 +27,26 @@ import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from domain.kernel import Command, DomainError, GameRules, Rng, RuleViolation
+from domain.kernel import Command, DomainError, GameRules, RuleViolation
+from domain.kernel.clocks import clock_timed_out, clocks_paused, clocks_resumed, pause_voted, seat_forfeited
 from domain.kernel.events import EVERYONE
+from domain.kernel.fairness import SECRET_BITS
 from domain.kernel.table import (
     PLATFORM_OPTIONS,
     Table,
     export_consent_withdrawn,
     export_consented,
     game_created,
-    game_started,
     moves_undone,
     seat_taken,
     split_options,
 )
 from service.adapters.store import DuplicateRequest, EventStore, VersionConflict
 from service.appending import Appender, Clock, fingerprint, retry_on_conflict
+from service.clocks import deadline_in, timeout_command
 from service.envelopes import GAME_SOURCE, NewEvent, game_of, public_event, stream_of
 from service.errors import Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized, Unprocessable
-from service.game import Game, audience
+from service.game import Game, audience, opening_events
 from service.live_hub import LiveHub
 from service.loading import GameLoader
 from service.players import Players
@@ -72,6 +74,11 @@ class GameService:
         #: one store poll serves every live stream of this process (``service.live_feed``)
         self.live_hub = LiveHub(store, lambda stream: self.load(game_of(stream)), poll=stream_poll,
                                 credentials=self.players)
+        #: pushes (``service.webhooks``), wired by ``service.bootstrap`` (None: no webhooks)
+        self.webhooks: Any = None
+        self.deliveries: Any = None
+        #: the turn clocks' timeouts (``service.clocks``), wired by ``service.bootstrap``
+        self.timeouts: Any = None
 
     # -- game types ------------------------------------------------------------------
     def game_types(self) -> list[dict[str, Any]]:
@@ -95,8 +102,8 @@ class GameService:
         else:
             game_id = uuid.uuid4().hex[:16]
         self._check_waiting_quota(player["id"], game_id)
-        created = game_created(kind, checked, seats, player["id"], secrets.token_hex(16),
-                               rules.options_type.secret_names())
+        created = game_created(kind, checked, seats, player["id"], secrets.token_hex(SECRET_BITS // 8),
+                               rules.options_type.secret_names(), salt=secrets.token_hex(SECRET_BITS // 8))
         try:
             game, _ = self.appender.append(Game(game_id, 0, Table(), rules), [NewEvent(created)])
         except VersionConflict:  # the same idempotent request made it first: answer with that game
@@ -144,24 +151,13 @@ class GameService:
                 raise Conflict(f"seat {seat} is taken; open seats: {open_seats}", code="seat_taken")
             events = [NewEvent(seat_taken(seat, player["id"], player["name"]))]
             if len(open_seats) == 1:
-                events += self._start_events(game, {**table.players, seat: player["id"]})
+                events += opening_events(game, {**table.players, seat: player["id"]})
             joined, _ = self.appender.append(game, events)
             if joined.table.started and self.max_waiting_games:
                 self.store.set_remove(_waiting_set(table.created_by), game_id)
             return joined, seat
 
         return retry_on_conflict(attempt)
-
-    def _start_events(self, game: Game, joined: dict[int, str]) -> list[NewEvent]:
-        table = game.table
-        rng = Rng(table.seed, game.version)
-        players = [joined[s] for s in range(table.seats)]
-        if table.options.get("seating") == "random":
-            players = rng.shuffled(players)
-        options = game.rules.options_type.from_json(table.game_options())
-        return [NewEvent(game_started(players)),
-                *(NewEvent(e, source=GAME_SOURCE, upcasters=game.rules.upcasters)
-                  for e in game.rules.setup(table.seats, options, rng))]
 
     # -- loading ---------------------------------------------------------------------
     def current_version(self, game_id: str) -> int:
@@ -220,7 +216,9 @@ class GameService:
         if expected_version is not None and expected_version != game.version:
             raise Conflict(f"the game is at version {game.version}, not {expected_version}",
                            code="version_conflict", current_version=game.version)
-        return seat, game.rules.play(game.rules.copy(game.state), seat, command, Rng(game.table.seed, game.version))
+        if game.table.clocks.forfeited is not None:  # the platform's ending: the rules know nothing of it
+            raise RuleViolation("the game is over: a seat ran out of time")
+        return seat, game.rules.play(game.rules.copy(game.state), seat, command, game.table.rng(game.version))
 
     def undo(self, game_id: str, player: Mapping[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:
         """Take back the caller's latest move, if nothing has happened since that forbids it."""
@@ -236,6 +234,68 @@ class GameService:
                                                    player, idempotency_key, request)
 
         return self._idempotent(game_id, player, idempotency_key, request, lambda: retry_on_conflict(attempt))
+
+    # -- turn clocks (service.clocks) ------------------------------------------------------
+    def time_out(self, game_id: str, seat: int, started_version: int) -> float | None:
+        """Act for ``seat`` whose clock (started at ``started_version``) ran out: its game's
+        default on a timeout, else a forfeit. Nothing if that clock no longer runs (the seat
+        moved in time, or this timeout already acted); the seconds left if it is not due."""
+        def attempt() -> float | None:
+            game = self.load(game_id)
+            run = game.table.clocks.running.get(seat)
+            if game.over or run is None or run.started_version != started_version:
+                return None
+            left = deadline_in(run.deadline, self.appender.clock.now())
+            if left > 0:
+                return left
+            command = timeout_command(game, seat)
+            if command is None:
+                events = [NewEvent(clock_timed_out(seat, started_version, "forfeit")), NewEvent(seat_forfeited(seat))]
+            else:
+                decided = game.rules.decide(game.state, seat, command, game.table.rng(game.version))
+                events = [NewEvent(clock_timed_out(seat, started_version, command.type)),
+                          *(NewEvent(e, seat, GAME_SOURCE) for e in decided)]
+            self.appender.append(game, events)
+            return None
+
+        return retry_on_conflict(attempt)
+
+    def vote_pause(self, game_id: str, player: Mapping[str, Any]) -> dict[str, Any]:
+        """The caller's seat votes to pause the clocks; they stop once every seat has voted."""
+        def attempt() -> Game:
+            game = self._clocked(game_id, player)
+            seat = self._seat(game, player)
+            clocks = game.table.clocks
+            if clocks.paused or seat in clocks.pause_votes:
+                return game
+            events = [NewEvent(pause_voted(seat), seat)]
+            if clocks.pause_votes | {seat} == set(range(game.table.seats)):
+                events.append(NewEvent(clocks_paused(), seat))
+            return self.appender.append(game, events)[0]
+
+        game = retry_on_conflict(attempt)
+        return {"version": game.version, **game.table.clocks.to_json(game.table.seats)}
+
+    def resume_clocks(self, game_id: str, player: Mapping[str, Any]) -> dict[str, Any]:
+        """Any seat resumes paused clocks (and a seat's pause vote is withdrawn with it)."""
+        def attempt() -> Game:
+            game = self._clocked(game_id, player)
+            seat = self._seat(game, player)
+            clocks = game.table.clocks
+            if not clocks.paused and not clocks.pause_votes:
+                return game
+            return self.appender.append(game, [NewEvent(clocks_resumed(seat), seat)])[0]
+
+        game = retry_on_conflict(attempt)
+        return {"version": game.version, **game.table.clocks.to_json(game.table.seats)}
+
+    def _clocked(self, game_id: str, player: Mapping[str, Any]) -> Game:
+        game = self.load(game_id)
+        if not game.table.has_clock:
+            raise Conflict("this game has no turn clock (option clock_bank_seconds)", code="no_clock")
+        if game.over:
+            raise Conflict("the game is over; its clocks are stopped", code="game_over")
+        return game
 
     def _idempotent(self, game_id: str, player: Mapping[str, Any], key: str | None, request: str,
                     run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
@@ -273,8 +333,9 @@ class GameService:
         game = current if at is None else self.load(game_id, at)
         viewer = audience(current, player, live=at is None)
         view = game.rules.view(game.state, viewer) if game.state is not None else None
+        clocks = {"clocks": game.table.clocks.to_json(game.table.seats)} if game.table.has_clock else {}
         return {"version": game.version, "seat": current.seat_of(player), "status": game.public_facts()["status"],
-                "view": view}
+                "view": view, **clocks}
 
     def legal_commands(self, game_id: str, player: Mapping[str, Any] | None, known_version: int = 0
                        ) -> dict[str, Any]:
@@ -368,6 +429,10 @@ class GameService:
             raise Conflict(f"a game is exported once it is over, or when every seat consents; "
                            f"seats {missing} have not consented", code="export_not_allowed")
         return self.logs.export(game, seat)
+
+    def signing_keys(self) -> list[dict[str, Any]]:
+        """The public keys that sign (first) and verify this server's exports."""
+        return self.logs.signer.published()
 
     def import_game(self, text: str) -> Game:
         """A game from an exported log (``service.portable_logs``): a log this server

@@ -35,6 +35,7 @@ import redis
 from rq import SimpleWorker
 from rq.job import Job
 
+from service import job_runtime
 from service.config import Config
 from service.projections_runner import ProjectionRunner
 from service.rq_projections import RqProjections, job_safe
@@ -173,6 +174,7 @@ def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = Tr
     if not config.rq_url.startswith(("redis://", "rediss://", "unix://")):
         raise SystemExit(f"the worker needs Redis for its queue: --store redis://HOST:PORT/DB (or GAMES_QUEUE_URL); "
                          f"got {config.rq_url!r}. With SQLite the projections run in the web process.")
+    job_runtime.configure(config)
     delay = RECONNECT_FIRST
     if not burst:
         threading.Thread(target=_sweep, args=(config,), name="lag-sweep", daemon=True).start()
@@ -180,6 +182,7 @@ def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = Tr
         try:
             rt = runtime(config)
             rt.projections.request_all(force=True)
+            _sweep_clocks(config)
             worker = SimpleWorker([rt.projections.queue], connection=rt.projections.connection,
                                   name=job_safe(f"{config.queue_name}-{uuid.uuid4().hex[:8]}"))
             delay = RECONNECT_FIRST
@@ -194,6 +197,19 @@ def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = Tr
             log.warning("Redis unavailable (%s); the worker reconnects in %.0f s", exc, delay)
             time.sleep(delay)
             delay = min(delay * 2, RECONNECT_MAX)
+
+
+def _sweep_clocks(config: Config) -> None:
+    """Schedule the timeout of every running turn clock again (``service.clock_jobs``): a
+    timeout lost with a killed worker comes back with the next one."""
+    from service.clock_jobs import sweep
+
+    try:
+        sweep(config)
+    except redis.RedisError:
+        raise
+    except Exception:  # the projections must not wait for the clocks
+        log.exception("could not sweep the turn clocks")
 
 
 def _sweep(config: Config) -> None:

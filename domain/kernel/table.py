@@ -11,8 +11,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from domain.kernel.clocks import CLOCK_EVENTS, CLOCK_OPTIONS, Clocks
 from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event
+from domain.kernel.fairness import SEED_REVEALED, seed_commitment
+from domain.kernel.rng import Rng
 from domain.kernel.rules import OptionSpec, check_options
 from domain.kernel.upcasting import GAME, Upcasters
 
@@ -32,6 +35,7 @@ PLATFORM_OPTIONS: tuple[OptionSpec, ...] = (
                choices=("as_joined", "random")),
     OptionSpec("open_information", "bool", False,
                "A teaching game: every seat and every spectator sees everything, hidden cards included."),
+    *CLOCK_OPTIONS,
 )
 
 
@@ -50,16 +54,19 @@ FINISHED = "finished"
 
 
 def game_created(kind: str, options: dict[str, Any], seats: int, created_by: str, seed: str,
-                 secret_options: tuple[str, ...] = ()) -> Event:
+                 secret_options: tuple[str, ...] = (), salt: str = "") -> Event:
     """A new game. Options named in ``secret_options`` (a given deal) go with the seed into
-    the part nobody sees; the public record says only that they were set."""
+    the part nobody sees; the public record says only that they were set. With a ``salt``
+    the public record carries the seed's commitment (``domain.kernel.fairness``)."""
     public = {name: value for name, value in options.items() if name not in secret_options}
     hidden = {name: options[name] for name in secret_options if options.get(name) is not None}
     data: dict[str, Any] = {"game_type": kind, "options": public, "seats": seats, "created_by": created_by}
     if hidden:
         data["secret_options"] = sorted(hidden)
-    return Event(GAME_CREATED, data, secret={"seed": seed, **({"options": hidden} if hidden else {})},
-                 secret_to=frozenset())
+    if salt:
+        data["seed_commitment"] = seed_commitment(salt, seed)
+    secret = {"seed": seed, **({"salt": salt} if salt else {}), **({"options": hidden} if hidden else {})}
+    return Event(GAME_CREATED, data, secret=secret, secret_to=frozenset())
 
 
 def seat_taken(seat: int, player_id: str, name: str) -> Event:
@@ -116,6 +123,11 @@ class Table:
     seats: int = 0
     created_by: str = ""
     seed: str = ""
+    #: the salt of the seed's commitment, and the commitment published at creation
+    salt: str = ""
+    seed_commitment: str | None = None
+    #: the seed and salt as ``SeedRevealed`` told them at the game's end (None before)
+    revealed: dict[str, str] | None = None
     #: who sits where: seat -> player id (before the start: in the order they joined)
     players: dict[int, str] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
@@ -124,6 +136,8 @@ class Table:
     export_consent: set[int] = field(default_factory=set)
     #: options kept secret (their values are in ``options``, from the event's secret part)
     secret_options: tuple[str, ...] = ()
+    #: the turn clocks (``domain.kernel.clocks``), when the game has them
+    clocks: Clocks = field(default_factory=Clocks)
 
     @property
     def status(self) -> str:
@@ -131,11 +145,19 @@ class Table:
             return FINISHED
         return ACTIVE if self.started else WAITING
 
+    def rng(self, version: int) -> Rng:
+        """The randomness of whatever is decided on the game at ``version``: the seed's, only."""
+        return Rng(self.seed, version)
+
     def seat_of(self, player_id: str | None) -> int | None:
         for seat, pid in self.players.items():
             if pid == player_id:
                 return seat
         return None
+
+    @property
+    def has_clock(self) -> bool:
+        return self.options.get("clock_bank_seconds") is not None
 
     @property
     def open_information(self) -> bool:
@@ -164,6 +186,8 @@ class Table:
             self.seats = event.data["seats"]
             self.created_by = event.data["created_by"]
             self.seed = (event.secret or {}).get("seed", "")
+            self.salt = (event.secret or {}).get("salt", "")
+            self.seed_commitment = event.data.get("seed_commitment")
             self.options.update((event.secret or {}).get("options", {}))
             self.secret_options = tuple(event.data.get("secret_options", ()))
         elif event.type == SEAT_TAKEN:
@@ -172,6 +196,10 @@ class Table:
         elif event.type == GAME_STARTED:
             self.players = dict(enumerate(event.data["players"]))
             self.started = True
+        elif event.type in CLOCK_EVENTS:
+            self.clocks.apply(event)
+        elif event.type == SEED_REVEALED:
+            self.revealed = {"seed": event.data["seed"], "salt": event.data["salt"]}
         elif event.type == EXPORT_CONSENTED:
             self.export_consent.add(event.data["seat"])
         elif event.type == EXPORT_CONSENT_WITHDRAWN:
@@ -181,7 +209,7 @@ class Table:
         """A copy that later events may change without touching this one (the options are
         shared: only ``GameCreated`` sets them)."""
         return replace(self, players=dict(self.players), names=dict(self.names),
-                       export_consent=set(self.export_consent))
+                       export_consent=set(self.export_consent), clocks=self.clocks.copy())
 
 
 def undone_versions(events: Iterable[tuple[int, dict[str, Any]]]) -> set[int]:

@@ -1,4 +1,5 @@
-"""Health, the contract (openapi.yaml), human-readable docs and the problem types."""
+"""Health, the contract (openapi.yaml), human-readable docs, the problem types and the
+public keys that sign exports."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from service.api.contract import spec_yaml
 from service.api.errors import problem, problem_responses
 from service.api.faults import checks
 from service.api.problems import PROBLEM_TYPES
-from service.api.schemas import HealthSchema
+from service.api.schemas import HealthSchema, SigningKeysSchema
 from service.errors import NotFound
 
 blp = Blueprint("meta", __name__, description="Health, contract and docs")
@@ -33,6 +34,16 @@ def health():
                        checks=found, store=type(store).__name__)
     response.headers["Retry-After"] = "5"
     return response
+
+
+@blp.route("/signing-keys", methods=["GET"])
+@blp.response(200, SigningKeysSchema)
+@blp.doc(operationId="listSigningKeys")
+def signing_keys():
+    """The public Ed25519 keys whose signatures this server's exports carry, by key id: the first
+    signs now, the others signed before a rotation. Check an export offline with
+    `python -m service verify FILE --key <public_key>`."""
+    return {"keys": current_app.extensions["games"].signing_keys()}
 
 
 @blp.route("/openapi.yaml", methods=["GET"])

@@ -43,6 +43,13 @@ _ALL = [
     ProblemType("invalid_log", 422, "Invalid game log",
                 "The imported log is empty, truncated, altered or of an unknown game; `detail` names the "
                 "line and the field at fault. Nothing was imported."),
+    ProblemType("invalid_webhook_url", 422, "Invalid webhook URL",
+                "The webhook URL is not an http(s) URL with a host (and no user name), or its host does not resolve."),
+    ProblemType("webhook_url_not_allowed", 422, "Webhook URL not allowed",
+                "The webhook URL resolves to a loopback, private or reserved address outside the server's "
+                "allow-list (GAMES_WEBHOOK_ALLOW); nothing was subscribed."),
+    ProblemType("too_many_webhooks", 422, "Too many webhooks",
+                "The player already holds the most webhook subscriptions allowed; delete one first."),
     ProblemType("unprocessable", 422, "Unprocessable request", "The request cannot be carried out as it is."),
     ProblemType("bad_request", 400, "Bad request", "The request is malformed."),
     # -- the rules ------------------------------------------------------------------------
@@ -74,6 +81,8 @@ _ALL = [
     ProblemType("seat_taken", 409, "Seat taken", "The seat asked for is taken; `detail` lists the open seats."),
     ProblemType("game_started", 409, "Game started", "Every seat is taken and the game has begun."),
     ProblemType("not_started", 409, "Game not started", "Seats are still open; the game has not begun."),
+    ProblemType("no_clock", 409, "No turn clock", "The game was created without a turn clock (clock_bank_seconds)."),
+    ProblemType("game_over", 409, "Game over", "The game is over: its clocks are stopped."),
     ProblemType("export_not_allowed", 409, "Export not allowed",
                 "A game is exported once it is over, or once every seat consented "
                 "(`POST /games/{id}/export-consent`)."),

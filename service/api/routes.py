@@ -238,6 +238,24 @@ def withdraw_export_consent(game_id):
     return service().withdraw_export_consent(game_id, current_player(required=True))
 
 
+@games.route("/<game_id:game_id>/clock/pause", methods=["POST"])
+@games.response(200, s.ClocksAnswerSchema)
+@games.doc(operationId="votePause", security=BEARER)
+@_errors(401, 403, 404, 409)
+def vote_pause(game_id):
+    """Vote to pause the turn clocks; they stop once every seat has voted."""
+    return service().vote_pause(game_id, current_player(required=True))
+
+
+@games.route("/<game_id:game_id>/clock/resume", methods=["POST"])
+@games.response(200, s.ClocksAnswerSchema)
+@games.doc(operationId="resumeClocks", security=BEARER)
+@_errors(401, 403, 404, 409)
+def resume_clocks(game_id):
+    """Resume paused turn clocks (any seat), or withdraw the pause votes given so far."""
+    return service().resume_clocks(game_id, current_player(required=True))
+
+
 @games.route("/import", methods=["POST"])
 @games.doc(operationId="importGame", security=BEARER, requestBody={
     "required": True, "description": "a log as returned by GET /games/{id}/export",

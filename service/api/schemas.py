@@ -143,6 +143,53 @@ class OutcomeSchema(Schema):
     details = fields.Dict(required=True, metadata={"description": "the game's own account of the ending"})
 
 
+class SigningKeySchema(Schema):
+    key_id = fields.String(required=True, metadata={"description": "the id an export's signature names"})
+    alg = fields.String(required=True, metadata={"description": "always Ed25519"})
+    public_key = fields.String(required=True, metadata={"description": "the 32-byte public key in base64"})
+    pem = fields.String(required=True, metadata={"description": "the same key as a PEM SubjectPublicKeyInfo"})
+    signs = fields.Boolean(required=True, metadata={
+        "description": "true for the key that signs new exports; the others only verify older ones"})
+
+
+class SigningKeysSchema(Schema):
+    keys = fields.List(fields.Nested(SigningKeySchema), required=True)
+
+
+class SeatClockSchema(Schema):
+    seat = fields.Integer(required=True)
+    bank_seconds = fields.Float(required=True, allow_none=True, metadata={
+        "description": "the seat's time bank when its clock last stopped or started (null: never started)"})
+    running_since = fields.String(required=True, allow_none=True, metadata={
+        "description": "when the seat's clock started running (null: stopped)"})
+    deadline = fields.String(required=True, allow_none=True, metadata={
+        "description": "when the server acts for the seat if it has not moved (null: stopped)"})
+
+
+class ClocksSchema(Schema):
+    """The turn clocks of a game played with clock options."""
+
+    paused = fields.Boolean(required=True)
+    pause_votes = fields.List(fields.Integer(), required=True, metadata={"description": "seats that voted to pause"})
+    seats = fields.List(fields.Nested(SeatClockSchema), required=True)
+
+
+class ClocksAnswerSchema(ClocksSchema):
+    version = fields.Integer(required=True)
+
+
+class FairnessSchema(Schema):
+    """The game's seed commitment, and once it is over the values that open it."""
+
+    seed_commitment = fields.String(required=True, allow_none=True, metadata={
+        "description": "sha256(salt || seed) in hex, published when the game was created (null: a game "
+                       "from before commitments)"})
+    seed = fields.String(required=True, allow_none=True, metadata={
+        "description": "the seed every random outcome was drawn from, revealed when the game ended"})
+    salt = fields.String(required=True, allow_none=True, metadata={
+        "description": "the commitment's salt, revealed with the seed"})
+
+
 class GameSchema(Schema):
     id = fields.String(required=True)
     type = fields.String(required=True)
@@ -155,6 +202,9 @@ class GameSchema(Schema):
     ranked = fields.Boolean(dump_default=True, metadata={
         "description": "false for an imported log this server did not sign (or already had): it never "
                        "counts for scoreboards or players' records"})
+    clocks = fields.Nested(ClocksSchema, metadata={"description": "present when the game has a turn clock"})
+    fairness = fields.Nested(FairnessSchema, metadata={
+        "description": "the seed commitment (check a finished game with `python -m service verify-fairness`)"})
 
 
 class JoinedSchema(Schema):
@@ -189,6 +239,7 @@ class StateSchema(Schema):
     status = fields.String(required=True)
     view = Ref("GameView", required=True, allow_none=True,
                metadata={"description": "the game's view for this seat; null before the game has started"})
+    clocks = fields.Nested(ClocksSchema, metadata={"description": "present when the game has a turn clock"})
 
 
 class PromptChoiceSchema(Schema):

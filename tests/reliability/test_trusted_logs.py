@@ -73,7 +73,7 @@ def test_a_log_signed_here_of_a_game_not_here_comes_back_ranked_under_its_id_onc
     game_id, players = finished_game(origin)
     log = export(origin, game_id)
     header = json.loads(log.splitlines()[0])
-    assert header["signature"]["alg"] == "HMAC-SHA256" and header["game_id"] == game_id
+    assert header["signature"]["alg"] == "Ed25519" and header["game_id"] == game_id
 
     restored = make_server(signing_keys=(KEY_A,))  # a new store, the same key (a migration)
     first = import_log(restored, log)

@@ -54,6 +54,9 @@ MODULES = (common, setup, turn, actions, tax, gift, build, move, betray, battle,
 class PaxPamirRules(StepRules[PaxState]):
     kind = "pax_pamir"
     title = "Pax Pamir (2nd edition)"
+    #: what the server plays for a seat whose turn clock ran out, when the seat may (a pass);
+    #: otherwise the seat forfeits (docs/rules/pax_pamir.md, "Turn clocks")
+    timeout_defaults = ("EndTurn", "StopAction")
     rules_version = "1"
     min_seats = MIN_HUMAN_SEATS
     max_seats = MAX_SEATS

@@ -1,0 +1,176 @@
+"""Turn clocks, the service's side: the clock events of each append, and the timeouts.
+
+``clock_events`` is called by the append (``service.appending``) for every game with a
+clock: it stops the clocks of seats that moved or are no longer asked (banking the
+increment, within the cap) and starts those of seats newly asked, each with its deadline.
+A started clock is named by the version of its ``ClockStarted`` event.
+
+A timeout is work scheduled for that deadline and carries the game, the seat and that
+version (``GameService.time_out``). It acts only if that very clock still runs: a seat
+that moved in time stopped it, and a second run of the same timeout (a worker killed and
+restarted, two runners) finds it stopped by the first, whose append won the version.
+On the embedded store a timer thread of the web process runs them; with RQ workers they
+are ``enqueue_in`` jobs run by the worker's scheduler. Games with running clocks are kept
+in a set (``clocks:running``) that each runner sweeps when it starts, so no deadline is
+lost with a process.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Hashable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from domain.kernel import Command
+from domain.kernel.clocks import CLOCK_TIMED_OUT, clock_started, clock_stopped, seconds_between
+from service.envelopes import GAME_SOURCE, NewEvent, game_of
+from service.game import Game
+from service.timers import TimerThread
+
+log = logging.getLogger(__name__)
+
+RUNNING = "clocks:running"
+
+
+def clock_events(before: Game, after: Game, events: list[NewEvent], now: datetime) -> list[NewEvent]:
+    """The clock events that go with ``events`` (which turn ``before`` into ``after``)."""
+    table = after.table
+    if not table.has_clock or not table.started:
+        return []
+    at = _iso(now)
+    clocks = table.clocks
+    asked = set() if after.over or clocks.paused else set(after.public_facts()["to_move"])
+    acted = {new.actor for new in events if new.source == GAME_SOURCE and new.actor is not None}
+    timed_out = {new.event.data["seat"] for new in events if new.event.type == CLOCK_TIMED_OUT}
+    options = table.options
+    by = events[0].actor if events else None  # the clock events belong to the move that caused them (undo)
+    out: list[NewEvent] = []
+    banks = dict(clocks.banks)
+    for seat, run in sorted(clocks.running.items()):
+        if seat in asked and seat not in acted:
+            continue  # still thinking
+        used = max(0.0, seconds_between(run.since, at))
+        bank = 0.0 if seat in timed_out else max(0.0, banks[seat] - used)
+        if seat in acted and seat not in timed_out:
+            bank += options.get("clock_increment_seconds") or 0
+        if options.get("clock_cap_seconds") is not None:
+            bank = min(bank, float(options["clock_cap_seconds"]))
+        banks[seat] = round(bank, 3)
+        out.append(NewEvent(clock_stopped(seat, round(used, 3), banks[seat]), by))
+    still = {s for s in clocks.running if s in asked and s not in acted}
+    for seat in sorted(asked - still):
+        bank = banks.get(seat, float(options["clock_bank_seconds"]))
+        limit = bank if options.get("clock_move_seconds") is None else min(bank, options["clock_move_seconds"])
+        version = before.version + len(events) + len(out) + 1
+        out.append(NewEvent(clock_started(seat, bank, at, _iso(now + timedelta(seconds=limit)), version), by))
+    return out
+
+
+def timeout_command(game: Game, seat: int) -> Command | None:
+    """What the server plays for a seat out of time: the game's designated default on a
+    timeout (``timeout_defaults``: a pass where the rules have one), if the seat may play it."""
+    wanted = tuple(getattr(game.rules, "timeout_defaults", ()))
+    legal = game.rules.legal_commands(game.state, seat)
+    for kind in wanted:
+        for command in legal:
+            if command.type == kind:
+                return command
+    return None
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def deadline_in(deadline: str, now: datetime) -> float:
+    """Seconds from ``now`` until ``deadline`` (negative once it has passed)."""
+    return seconds_between(_iso(now), deadline)
+
+
+class Timeouts:
+    """Schedules the timeout of every running clock after each append of a game with clocks.
+
+    ``run(key)`` is the runner's way of acting: (game, seat, version) -> seconds until it is
+    due again, or None. ``later(delay, key)`` schedules it (a timer thread, or RQ)."""
+
+    def __init__(self, service: Any, later: Callable[[float, Hashable], None]):
+        self.service = service
+        self.later = later
+        self._scheduled: set[tuple[str, int, int]] = set()
+
+    def __call__(self, stream: str) -> None:  # the service's after_append
+        if not stream.startswith("game-"):
+            return
+        try:
+            game = self.service.load(game_of(stream), trust_cache=True)
+            if game.table.has_clock:
+                self.schedule(game)
+        except Exception:  # the append is stored; the sweep at the next start schedules it
+            log.exception("could not schedule the clocks of %s", stream)
+
+    def schedule(self, game: Game) -> None:
+        store = self.service.store
+        running = game.table.clocks.running
+        if not running or game.over:
+            store.set_remove(RUNNING, game.id)
+            return
+        store.set_add(RUNNING, game.id)
+        now = self.service.appender.clock.now()
+        for seat, run in running.items():
+            key = (game.id, seat, run.started_version)
+            if key not in self._scheduled:
+                self._scheduled.add(key)
+                self.later(max(0.0, deadline_in(run.deadline, now)), key)
+
+    def sweep(self) -> int:
+        """Schedule every running clock again (a runner's start: deadlines outlive processes)."""
+        self._scheduled.clear()
+        games = self.service.store.set_members(RUNNING)
+        for game_id in games:
+            try:
+                self.schedule(self.service.load(game_id))
+            except Exception:
+                log.exception("could not schedule the clocks of game %s", game_id)
+        return len(games)
+
+    def run(self, key: Hashable) -> float | None:
+        game_id, seat, version = _parts(key)
+        again: float | None = self.service.time_out(game_id, seat, version)
+        if again is None:
+            self._scheduled.discard((game_id, seat, version))
+        return again
+
+
+def _parts(key: Any) -> tuple[str, int, int]:
+    """A timeout's key: (game id, seat, version of its ClockStarted)."""
+    return str(key[0]), int(key[1]), int(key[2])
+
+
+class InProcessTimeouts(Timeouts):
+    """The embedded store's timeouts: a timer thread of the web process."""
+
+    def __init__(self, service: Any):
+        self.timer = TimerThread("clocks", self.run, retry_on_error=1.0)
+        super().__init__(service, self.timer.schedule)
+
+
+class RqTimeouts(Timeouts):
+    """Timeouts as RQ jobs, scheduled for their deadline with ``enqueue_in``."""
+
+    def __init__(self, service: Any, config: Any):
+        from rq import Queue
+
+        from service.adapters.redis_client import connect
+
+        self.queue = Queue(config.queue_name, connection=connect(config.rq_url))
+        super().__init__(service, self._enqueue)
+
+    def _enqueue(self, delay: float, key: Hashable) -> None:
+        game_id, seat, version = _parts(key)
+        job = {"job_timeout": 60, "result_ttl": 60, "description": f"clock of seat {seat} in {game_id}"}
+        if delay <= 0:  # due already (a worker's start): straight to the queue, no scheduler needed
+            self.queue.enqueue("service.clock_jobs.timeout_job", game_id, seat, version, **job)
+        else:
+            self.queue.enqueue_in(timedelta(seconds=delay), "service.clock_jobs.timeout_job", game_id, seat, version,
+                                  **job)

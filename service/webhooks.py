@@ -1,0 +1,467 @@
+"""Webhooks: a game's events pushed to a URL, signed the Standard Webhooks way.
+
+**Subscriptions.** A player subscribes a URL for every game they sit at, or for one game;
+an operator (``GAMES_OPERATOR_TOKEN``) for every game's public events. A subscription is a
+stream of its own (``webhook-<id>``: ``WebhookSubscribed``, ``WebhookUnsubscribed``), its
+secret shown once, at creation. The URL must be http(s) and resolve only to addresses the
+allow-list admits: public ones, and private or loopback ranges only when configured
+(``GAMES_WEBHOOK_ALLOW``), so the server cannot be turned against its own network. The
+check runs at subscription and again before every delivery (a name may move).
+
+**What is delivered.** Each event of a covered game, as the subscriber's seat may see it
+(``audience``: a player's own seat, a spectator for an operator or a player without a
+seat), one event per request, in order per game; or, with the ``chat`` preset, a chat
+room message (``{"text", "content"}``: Slack and Discord read one each) when it becomes
+the player's turn. Every request carries ``webhook-id`` (the same for every retry of one
+delivery, so a receiver drops repeats), ``webhook-timestamp`` and ``webhook-signature``
+(``v1,`` HMAC-SHA256 by the ``standardwebhooks`` library; a receiver checks it with
+``standardwebhooks.Webhook(secret).verify(body, headers)``).
+
+**Exactly once in effect.** Per subscription and game, a stream ``webhook-<id>-<game>``
+records each outcome (``WebhookDelivered``, ``WebhookFailed`` with its attempt, and
+``WebhookDeadLettered`` once ``webhook_max_attempts`` are spent), appended at the version
+the runner read, so two runners never both record one delivery. A failure stops that
+game's deliveries for the subscription until the retry, after ``webhook_backoff * 2^(n-1)``
+seconds (exponential backoff); a dead letter is skipped and kept for a replay
+(``POST /webhooks/{id}/replay``), which sends it again with the same ``webhook-id``.
+
+**Who delivers.** With RQ workers, an append enqueues one job per game (deduplicated)
+and a retry is an ``enqueue_in`` job, run by the worker's scheduler; on the embedded
+store, a thread of the web process does the same work with a timer queue.
+"""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import logging
+import secrets
+import socket
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+from standardwebhooks import Webhook
+
+from domain.kernel import Event
+from service.adapters.codec import dumps
+from service.adapters.store import EventStore, Recorded, VersionConflict
+from service.config import Config
+from service.envelopes import game_of, public_event, stream_of
+from service.errors import Forbidden, NotFound, Unprocessable
+from service.game import Game, audience
+from service.loading import GameLoader
+from service.timers import TimerThread
+
+log = logging.getLogger(__name__)
+
+PLAYER_GAMES, ONE_GAME, PUBLIC = "my_games", "game", "public"
+SCOPES = (PLAYER_GAMES, ONE_GAME, PUBLIC)
+RAW, CHAT = "events", "chat"
+PRESETS = (RAW, CHAT)
+OPERATOR = "operator"
+
+SUBSCRIBED, UNSUBSCRIBED = "WebhookSubscribed", "WebhookUnsubscribed"
+DELIVERED, FAILED, DEAD, REPLAYED = "WebhookDelivered", "WebhookFailed", "WebhookDeadLettered", "WebhookReplayed"
+
+#: the most subscriptions one player may hold
+MAX_PER_PLAYER = 20
+MAX_URL = 2048
+_ALL = "webhooks:all"
+
+
+@dataclass(frozen=True)
+class WebhookSettings:
+    #: networks (CIDR) or host names a URL may reach besides the public internet
+    allow: tuple[str, ...] = ()
+    max_attempts: int = 8
+    backoff: float = 5.0
+    timeout: float = 5.0
+
+    @classmethod
+    def from_config(cls, config: Config) -> WebhookSettings:
+        return cls(config.webhook_allow, config.webhook_max_attempts, config.webhook_backoff,
+                   config.webhook_timeout)
+
+
+# -- the allow-list -------------------------------------------------------------------------
+def _allowed_address(address: str, networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> bool:
+    ip = ipaddress.ip_address(address.split("%")[0])
+    if any(ip in net for net in networks if net.version == ip.version):
+        return True
+    return ip.is_global and not ip.is_multicast
+
+
+def check_url(url: object, allow: tuple[str, ...]) -> str:
+    """``url`` if the server may post to it, else ``Unprocessable`` with the reason."""
+    if not isinstance(url, str) or not url or len(url) > MAX_URL:
+        raise Unprocessable(f"url must be a string of 1 to {MAX_URL} characters", code="invalid_webhook_url")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise Unprocessable("url must be an http:// or https:// URL with a host", code="invalid_webhook_url")
+    if parts.username or parts.password:
+        raise Unprocessable("url must not carry a user name or password", code="invalid_webhook_url")
+    host = parts.hostname
+    names = {a.lower() for a in allow if "/" not in a and not _is_ip(a)}
+    if host.lower() in names:
+        return url
+    networks = [ipaddress.ip_network(a, strict=False) for a in allow if "/" in a or _is_ip(a)]
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        addresses = {info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)}
+    except (OSError, ValueError, UnicodeError):
+        raise Unprocessable(f"the host {host!r} of url does not resolve", code="invalid_webhook_url") from None
+    refused = sorted(a for a in addresses if not _allowed_address(str(a), networks))
+    if refused:
+        raise Unprocessable(f"url resolves to {', '.join(map(str, refused))}, a loopback, private or reserved "
+                            "address outside this server's webhook allow-list", code="webhook_url_not_allowed")
+    return url
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+# -- a subscription and its deliveries, as folds of their streams ------------------------------
+@dataclass
+class Subscription:
+    id: str
+    owner: str  # a player id, or OPERATOR
+    scope: str
+    game_id: str | None
+    url: str
+    preset: str
+    secret: str
+    created_at: str
+    active: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "owner": self.owner, "scope": self.scope, "game_id": self.game_id, "url": self.url,
+                "preset": self.preset, "created_at": self.created_at, "active": self.active}
+
+
+@dataclass
+class DeliveryLog:
+    """What happened to the deliveries of one game for one subscription."""
+
+    version: int = 0  # of the log's stream
+    cursor: int = 0  # the last game version delivered or dead-lettered in order
+    attempts: dict[str, int] = field(default_factory=dict)
+    delivered: set[str] = field(default_factory=set)
+    dead: dict[str, int] = field(default_factory=dict)  # delivery id -> game version
+    replaying: dict[str, int] = field(default_factory=dict)  # dead letters asked for again
+    retry_at: float = 0.0
+
+    def apply(self, record: Recorded) -> None:
+        data = record.event["data"]
+        kind = record.event["type"]
+        self.version = record.version
+        if kind == DELIVERED:
+            self.delivered.add(data["delivery_id"])
+            self.dead.pop(data["delivery_id"], None)
+            self.replaying.pop(data["delivery_id"], None)
+            self.cursor = max(self.cursor, data["version"])
+            self.retry_at = 0.0
+        elif kind == FAILED:
+            self.attempts[data["delivery_id"]] = data["attempt"]
+            self.retry_at = data["retry_at"]
+        elif kind == DEAD:
+            self.dead[data["delivery_id"]] = data["version"]
+            self.replaying.pop(data["delivery_id"], None)
+            self.cursor = max(self.cursor, data["version"])
+            self.retry_at = 0.0
+        elif kind == REPLAYED and data["delivery_id"] in self.dead:
+            self.attempts.pop(data["delivery_id"], None)
+            self.replaying[data["delivery_id"]] = self.dead[data["delivery_id"]]
+
+
+def _event(kind: str, data: dict[str, Any], secret: dict[str, Any] | None = None) -> dict[str, Any]:
+    out = Event(kind, data, secret=secret).to_json()
+    return {**out, "source": "webhooks", "actor": None, "v": 1, "at": _now_iso()}
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _delivery_id(sub: str, game_id: str, version: int) -> str:
+    return f"msg_{sub}_{game_id}_{version}"
+
+
+class Webhooks:
+    def __init__(self, store: EventStore, loader: GameLoader, settings: WebhookSettings,
+                 post: Callable[..., Any] | None = None):
+        self.store = store
+        self.loader = loader
+        self.settings = settings
+        self._post = post or requests.post
+        #: the runner that delivers (a thread, or RQ jobs); set by the bootstrap
+        self.wake: Callable[[str], None] = lambda game_id: None
+        self._any, self._checked_at = False, -1e9
+
+    # -- subscriptions ----------------------------------------------------------------------
+    def subscribe(self, owner: str, url: Any, scope: str, game_id: str | None = None,
+                  preset: str = RAW) -> dict[str, Any]:
+        if scope not in SCOPES:
+            raise Unprocessable(f"scope must be one of {', '.join(SCOPES)}", code="invalid_input")
+        if preset not in PRESETS:
+            raise Unprocessable(f"preset must be one of {', '.join(PRESETS)}", code="invalid_input")
+        if (scope == PUBLIC) != (owner == OPERATOR):
+            raise Forbidden("only an operator subscribes to every game's public events; a player subscribes "
+                            f"to {PLAYER_GAMES!r} or one {ONE_GAME!r}" if scope == PUBLIC else
+                            "the operator token subscribes to the public scope only")
+        if scope == ONE_GAME:
+            if not isinstance(game_id, str):
+                raise Unprocessable("scope 'game' needs a game_id", code="invalid_input")
+            self.loader.load(game_id)  # NotFound for an unknown game
+        else:
+            game_id = None
+        if preset == CHAT and owner == OPERATOR:
+            raise Unprocessable("the chat preset tells a player it is their turn: it needs a player's "
+                                "subscription", code="invalid_input")
+        check_url(url, self.settings.allow)
+        mine = self.store.set_members(_owner_set(owner))
+        if owner != OPERATOR and len(mine) >= MAX_PER_PLAYER:
+            raise Unprocessable(f"you already have {len(mine)} webhook subscriptions (at most {MAX_PER_PLAYER})",
+                                code="too_many_webhooks")
+        sub_id = uuid.uuid4().hex[:16]
+        secret = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+        created = _event(SUBSCRIBED, {"owner": owner, "scope": scope, "game_id": game_id, "url": url,
+                                      "preset": preset}, secret={"secret": secret})
+        self.store.append(_sub_stream(sub_id), 0, [created])
+        self.store.set_add(_owner_set(owner), sub_id)
+        self.store.set_add(_scope_set(scope, game_id, owner), sub_id)
+        self.store.set_add(_ALL, sub_id)
+        self._any = True
+        return {**self.load(sub_id).to_json(), "secret": secret}
+
+    def load(self, sub_id: str) -> Subscription:
+        records = self.store.read(_sub_stream(sub_id))
+        if not records or records[0].event["type"] != SUBSCRIBED:
+            raise NotFound(f"no webhook subscription {sub_id!r}")
+        data, first = records[0].event["data"], records[0].event
+        sub = Subscription(sub_id, data["owner"], data["scope"], data["game_id"], data["url"], data["preset"],
+                           first["secret"]["secret"], first["at"])
+        sub.active = not any(r.event["type"] == UNSUBSCRIBED for r in records[1:])
+        return sub
+
+    def owned(self, sub_id: str, owner: str) -> Subscription:
+        sub = self.load(sub_id) if _safe_id(sub_id) else None
+        if sub is None or sub.owner != owner:
+            raise NotFound(f"no webhook subscription {sub_id!r} of yours")
+        return sub
+
+    def of_owner(self, owner: str) -> list[dict[str, Any]]:
+        subs = [self.load(s) for s in sorted(self.store.set_members(_owner_set(owner)))]
+        return [s.to_json() for s in sorted(subs, key=lambda s: s.created_at) if s.active]
+
+    def unsubscribe(self, sub_id: str, owner: str) -> None:
+        sub = self.owned(sub_id, owner)
+        if sub.active:
+            try:
+                self.store.append(_sub_stream(sub_id), self.store.version(_sub_stream(sub_id)),
+                                  [_event(UNSUBSCRIBED, {})])
+            except VersionConflict:
+                pass
+        for name in (_owner_set(owner), _scope_set(sub.scope, sub.game_id, owner), _ALL):
+            self.store.set_remove(name, sub_id)
+
+    def deliveries(self, sub_id: str, owner: str, limit: int = 100) -> list[dict[str, Any]]:
+        """The latest outcomes of the subscription's deliveries, newest first."""
+        self.owned(sub_id, owner)
+        out = []
+        for game_id in self.store.set_members(_games_set(sub_id)):
+            for record in self.store.read(_log_stream(sub_id, game_id)):
+                out.append({"delivery_id": record.event["data"]["delivery_id"], "game_id": game_id,
+                            "outcome": {DELIVERED: "delivered", FAILED: "failed", DEAD: "dead_lettered",
+                                        REPLAYED: "replay_requested"}[record.event["type"]],
+                            **{k: v for k, v in record.event["data"].items() if k != "delivery_id"},
+                            "at": record.event["at"]})
+        return sorted(out, key=lambda d: d["at"], reverse=True)[:limit]
+
+    def replay_failed(self, sub_id: str, owner: str) -> list[str]:
+        """Send every dead-lettered delivery again (the same ``webhook-id``)."""
+        self.owned(sub_id, owner)
+        replayed = []
+        for game_id in self.store.set_members(_games_set(sub_id)):
+            stream = _log_stream(sub_id, game_id)
+            for _ in range(5):
+                journal = self._journal(sub_id, game_id)
+                wanted = sorted(set(journal.dead) - set(journal.replaying))
+                if not wanted:
+                    break
+                try:
+                    self.store.append(stream, journal.version, [_event(REPLAYED, {"delivery_id": d}) for d in wanted])
+                    replayed += wanted
+                    break
+                except VersionConflict:
+                    continue
+            self.wake(game_id)
+        return replayed
+
+    # -- who gets a game's events --------------------------------------------------------------
+    def targets(self, game: Game) -> list[str]:
+        names = [_scope_set(PUBLIC, None, OPERATOR), _scope_set(ONE_GAME, game.id, "")]
+        names += [_scope_set(PLAYER_GAMES, None, player) for player in game.table.players.values()]
+        found: set[str] = set()
+        for name in names:
+            found.update(self.store.set_members(name))
+        return sorted(found)
+
+    def has_subscriptions(self) -> bool:
+        """Is any URL subscribed? (read at most once a second: appends ask it)"""
+        now = time.monotonic()
+        if now - self._checked_at > 1.0:
+            self._any, self._checked_at = bool(self.store.set_members(_ALL)), now
+        return self._any
+
+    # -- delivering ------------------------------------------------------------------------------
+    def _journal(self, sub_id: str, game_id: str) -> DeliveryLog:
+        journal = DeliveryLog()
+        for record in self.store.read(_log_stream(sub_id, game_id)):
+            journal.apply(record)
+        return journal
+
+    def deliver(self, sub_id: str, game_id: str) -> float | None:
+        """Deliver what is due of ``game_id`` to the subscription, in order; the seconds until
+        a retry is due (None: nothing left, or another runner is on it)."""
+        sub = self.load(sub_id)
+        if not sub.active:
+            return None
+        game = self.loader.load(game_id)
+        journal = self._journal(sub_id, game_id)
+        if journal.retry_at > time.time():
+            return journal.retry_at - time.time()
+        self.store.set_add(_games_set(sub_id), game_id)
+        for delivery_id, version, body in self._due(sub, game, journal):
+            attempt = journal.attempts.get(delivery_id, 0) + 1
+            ok, status, error = self._send(sub, delivery_id, body)
+            data: dict[str, Any] = {"delivery_id": delivery_id, "version": version, "attempt": attempt,
+                                    "status": status}
+            if ok:
+                events = [_event(DELIVERED, data)]
+            else:
+                delay = self.settings.backoff * 2 ** (attempt - 1)
+                events = [_event(FAILED, {**data, "error": error, "retry_at": time.time() + delay})]
+                if attempt >= self.settings.max_attempts:
+                    events.append(_event(DEAD, {"delivery_id": delivery_id, "version": version}))
+            try:
+                self.store.append(_log_stream(sub_id, game_id), journal.version, events)
+            except VersionConflict:
+                return None  # another runner recorded this one first and goes on from there
+            base = journal.version
+            for offset, body_event in enumerate(events, start=1):
+                journal.apply(Recorded(_log_stream(sub_id, game_id), base + offset, body_event))
+            if not ok and attempt < self.settings.max_attempts:
+                return self.settings.backoff * 2 ** (attempt - 1)
+        return None
+
+    def _due(self, sub: Subscription, game: Game, journal: DeliveryLog) -> Iterator[tuple[str, int, str]]:
+        """(delivery id, game version, body) of every delivery due, oldest first: dead letters
+        asked for again, then the game's events after the cursor."""
+        player = None if sub.owner == OPERATOR else {"id": sub.owner}
+        viewer = audience(game, player)
+        replays = set(journal.replaying.values())
+        records = self.store.read(stream_of(game.id), journal.cursor, game.version)
+        older = self.store.read(stream_of(game.id), min(replays) - 1, max(replays)) if replays else []
+        for record in [r for r in older if r.version in replays] + records:
+            if record.event.get("at", "") < sub.created_at and record.version not in replays:
+                continue
+            body = self._body(sub, game, record, viewer)
+            if body is not None:
+                yield _delivery_id(sub.id, game.id, record.version), record.version, body
+
+    def _body(self, sub: Subscription, game: Game, record: Recorded, viewer: Any) -> str | None:
+        if sub.preset == CHAT:
+            after = record.event.get("after")
+            seat = game.table.seat_of(sub.owner)
+            if not after or seat is None or seat not in after.get("to_move", ()) or record.event.get("actor") == seat:
+                return None
+            text = f"Your turn in game {game.id} ({game.rules.title}), at version {record.version}."
+            return dumps({"text": text, "content": text, "game_id": game.id, "version": record.version}).decode()
+        return dumps({"type": "game.event", "timestamp": record.event.get("at"),
+                      "data": {"game_id": game.id, "game_type": game.table.game_type,
+                               "event": public_event(record, viewer)}}).decode()
+
+    def _send(self, sub: Subscription, delivery_id: str, body: str) -> tuple[bool, int | None, str | None]:
+        try:
+            check_url(sub.url, self.settings.allow)
+        except Unprocessable as refused:
+            return False, None, refused.detail
+        now = datetime.now(UTC)
+        headers = {"content-type": "application/json", "webhook-id": delivery_id,
+                   "webhook-timestamp": str(int(now.timestamp())),
+                   "webhook-signature": Webhook(sub.secret).sign(delivery_id, now, body)}
+        try:
+            answer = self._post(sub.url, data=body.encode(), headers=headers, timeout=self.settings.timeout,
+                                allow_redirects=False)
+        except requests.RequestException as exc:
+            return False, None, type(exc).__name__
+        ok = 200 <= answer.status_code < 300
+        return ok, answer.status_code, None if ok else f"HTTP {answer.status_code}"
+
+
+def _safe_id(text: str) -> bool:
+    return len(text) == 16 and all(c in "0123456789abcdef" for c in text)
+
+
+def _sub_stream(sub_id: str) -> str:
+    return f"webhook-{sub_id}"
+
+
+def _log_stream(sub_id: str, game_id: str) -> str:
+    return f"webhook-{sub_id}-{game_id}"
+
+
+def _owner_set(owner: str) -> str:
+    return f"webhooks:owner:{owner}"
+
+
+def _games_set(sub_id: str) -> str:
+    return f"webhooks:games:{sub_id}"
+
+
+def _scope_set(scope: str, game_id: str | None, owner: str) -> str:
+    if scope == PUBLIC:
+        return "webhooks:public"
+    if scope == ONE_GAME:
+        return f"webhooks:game:{game_id}"
+    return f"webhooks:player:{owner}"
+
+
+# -- runners ---------------------------------------------------------------------------------------
+class InProcessDeliveries:
+    """The embedded store's runner: a timer thread of the web process delivers; an append
+    only queues its game, and retries wait for their backoff in the timer's queue."""
+
+    def __init__(self, webhooks: Webhooks):
+        self.webhooks = webhooks
+        self.timer = TimerThread("webhooks", self._work, retry_on_error=webhooks.settings.backoff)
+        webhooks.wake = self.game_changed
+
+    def __call__(self, stream: str) -> None:  # the service's after_append
+        if stream.startswith("game-") and self.webhooks.has_subscriptions():
+            self.game_changed(game_of(stream))
+
+    def game_changed(self, game_id: str) -> None:
+        self.timer.schedule(0.0, ("", game_id))
+
+    def idle(self) -> bool:
+        return self.timer.idle()
+
+    def _work(self, key: Any) -> float | None:
+        sub_id, game_id = key
+        if sub_id:
+            return self.webhooks.deliver(sub_id, game_id)
+        for target in self.webhooks.targets(self.webhooks.loader.load(game_id)):  # "" : find who wants it
+            self.timer.schedule(0.0, (target, game_id))
+        return None

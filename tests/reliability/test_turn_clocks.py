@@ -1,0 +1,131 @@
+"""Turn clocks on the embedded store, over real HTTP with a real SQLite file: clocks are
+events shown in every view; a seat out of time is played for once (a pass where the rules
+have one, else a forfeit); a seat that moved in time never is; every seat voting pauses."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from domain.games import default_registry
+from service.envelopes import stream_of
+from service.fairness import verify_fairness
+from tests.helpers.play import play_randomly
+
+CLOCK = {"clock_bank_seconds": 2, "clock_increment_seconds": 1, "clock_cap_seconds": 3}
+
+
+def _events(server, game_id, kind):
+    return [r.event for r in server.games.store.read(stream_of(game_id)) if r.event["type"] == kind]
+
+
+def _wait(predicate, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting")
+
+
+def _game(server, kind, options, seats=2):
+    service = server.games
+    players = [server.new_player(f"p{i}")[0] for i in range(seats)]
+    game = service.create_game(players[0], kind, options, seats)
+    for player in players:
+        service.join_game(game.id, player)
+    table = service.load(game.id).table
+    by_id = {p["id"]: p for p in players}
+    return game.id, [by_id[table.players[s]] for s in range(seats)]
+
+
+def test_a_seat_out_of_time_forfeits_once_and_the_seat_that_moved_in_time_is_untouched(make_server):
+    server = make_server()
+    game_id, seated = _game(server, "dynasties", {"starting_gold": 20, **CLOCK})
+    state = server.client(seated[0]["token"]).get(f"{server.url}/games/{game_id}/state").json()
+    clocks = state["clocks"]["seats"]
+    assert [c["deadline"] is not None for c in clocks] == [True, True]  # both owe a Tribute
+    tribute = server.client(seated[0]["token"]).get(f"{server.url}/games/{game_id}/legal-commands").json()
+    posted = server.client(seated[0]["token"]).post(f"{server.url}/games/{game_id}/commands",
+                                                    json=tribute["commands"][0])
+    assert posted.status_code == 201, posted.text
+    assert {e["type"] for e in posted.json()["events"]} >= {"ClockStopped"}
+    _wait(lambda: server.games.load(game_id).over)
+    timed_out = _events(server, game_id, "ClockTimedOut")
+    assert [(e["data"]["seat"], e["data"]["action"]) for e in timed_out] == [(1, "forfeit")]
+    finished = server.client().get(f"{server.url}/games/{game_id}").json()
+    assert finished["outcome"]["winners"] == [0] and finished["outcome"]["details"]["reason"] == "timeout"
+    assert all(c["deadline"] is None for c in finished["clocks"]["seats"])
+    time.sleep(0.5)  # nothing more happens: the timeout acted once
+    assert len(_events(server, game_id, "ClockTimedOut")) == 1
+    # the forfeit ends the game like any ending: the seed is revealed, and the export checks out
+    verify_fairness(server.client().get(f"{server.url}/games/{game_id}/export").text, default_registry())
+
+
+def test_where_the_rules_have_a_pass_the_server_passes_for_the_seat(make_server):
+    server = make_server()
+    game_id, seated = _game(server, "pax_pamir", {"clock_bank_seconds": 1})
+    service = server.games
+    rng = random.Random(3)
+    while True:  # random moves, at once, until the seat asked may end its turn
+        game = service.load(game_id)
+        seat = game.rules.to_move(game.state)[0]
+        legal = game.rules.legal_commands(game.state, seat)
+        if any(c.type == "EndTurn" for c in legal):
+            break
+        service.submit_command(game_id, seated[seat], rng.choice(legal))
+    version = service.load(game_id).version
+    _wait(lambda: _events(server, game_id, "ClockTimedOut"))
+    first = _events(server, game_id, "ClockTimedOut")[0]
+    assert first["data"] == {"seat": seat, "started_version": first["data"]["started_version"], "action": "EndTurn"}
+    after = [r.event for r in service.store.read(stream_of(game_id), version)]
+    assert any(e["type"] == "TurnStarted" or e.get("actor") == seat for e in after)
+    assert not service.load(game_id).over or service.load(game_id).outcome().details.get("reason") != "timeout"
+
+
+def test_seats_that_move_in_time_are_never_played_for_and_a_vote_of_every_seat_pauses(make_server):
+    server = make_server()
+    game_id, seated = _game(server, "dynasties", {"starting_gold": 20, "clock_bank_seconds": 1})
+    service = server.games
+    play_randomly(service, game_id, seated, random.Random(1), max_commands=6)
+    assert not service.load(game_id).over
+    first = server.client(seated[0]["token"]).post(f"{server.url}/games/{game_id}/clock/pause")
+    assert first.status_code == 200 and first.json()["paused"] is False and first.json()["pause_votes"] == [0]
+    both = server.client(seated[1]["token"]).post(f"{server.url}/games/{game_id}/clock/pause")
+    assert both.json()["paused"] is True and all(c["deadline"] is None for c in both.json()["seats"])
+    time.sleep(1.6)  # past every deadline the moves in time had left behind
+    assert _events(server, game_id, "ClockTimedOut") == []
+    started = len(_events(server, game_id, "ClockStarted"))
+    stopped = len(_events(server, game_id, "ClockStopped"))
+    assert started == stopped > 6  # every clock that ran was stopped by a move or the pause
+    resumed = server.client(seated[1]["token"]).post(f"{server.url}/games/{game_id}/clock/resume")
+    assert resumed.json()["paused"] is False and any(c["deadline"] for c in resumed.json()["seats"])
+    no_clock, _ = _game(server, "dynasties", {})
+    refused = server.client(seated[0]["token"]).post(f"{server.url}/games/{no_clock}/clock/pause")
+    assert refused.status_code in (403, 409) and refused.headers["Content-Type"] == "application/problem+json"
+
+
+def test_clock_options_are_checked_like_every_option(make_server):
+    server = make_server()
+    _, client = server.new_player("host")
+    for options in ({"clock_bank_seconds": 0}, {"clock_bank_seconds": "3 days"}, {"clock_cap_seconds": 10**12},
+                    {"clock_increment_seconds": -1}):
+        answer = client.post(f"{server.url}/games", json={"type": "dynasties", "seats": 2, "options": options})
+        assert answer.status_code == 422 and answer.json()["code"] == "invalid_option", options
+
+
+def test_a_move_with_its_clock_events_can_still_be_undone():
+    """The clock events of a move belong to it (its actor), so undo finds the seat's move."""
+    from service.adapters.memory_store import MemoryStore
+    from service.services import GameService
+    from tests.helpers.play import start_game
+
+    service = GameService(MemoryStore(), default_registry())
+    game_id, players = start_game(service, "pax_pamir", 2, {"clock_bank_seconds": 1000})
+    play_randomly(service, game_id, players, random.Random(0), undo_chance=0.3, max_commands=200)
+    records = service.store.read(stream_of(game_id))
+    assert sum(r.event["type"] == "MovesUndone" for r in records) > 5
+    assert sum(r.event["type"] == "ClockStarted" for r in records) > 20
+    game = service.load(game_id)
+    running = game.table.clocks.running
+    assert set(running) == set(game.public_facts()["to_move"])  # the clocks follow the undone moves too
