@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from service.adapters.codec import dumps
+from service.adapters.codec import digest, dumps
 from service.adapters.store import Recorded, StreamRecorder, VersionConflict
 from service.envelopes import NewEvent, public_event, stamp, stream_of
 from service.errors import Conflict, Unprocessable
@@ -72,7 +72,13 @@ class Appender:
         after = self.loader.advance(game, events)
         stream = stream_of(game.id)
         envelopes = stamp(events, game.version, self.clock.iso(), after.public_facts())
-        self.store.append(stream, game.version, envelopes, idempotency)
+        try:
+            self.store.append(stream, game.version, envelopes, idempotency)
+        except VersionConflict as conflict:
+            if conflict.current < game.version:  # the store went back behind the copy decided on
+                self.loader.forget(game.id)
+            raise
+        after = replace(after, head=digest(envelopes[-1]))
         self.loader.remember(after)
         self.after_append(stream)
         self.loader.maybe_snapshot(game.version, after)

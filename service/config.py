@@ -64,6 +64,14 @@ class Config:
     #: SQLite durability: NORMAL (a killed process loses nothing; a power cut may lose the last
     #: commits) or FULL (each commit fsynced)
     sqlite_synchronous: str = "NORMAL"
+    #: Redis durability: acknowledge a write that an answer depends on (appends, idempotency
+    #: records and their replays, players and tokens, read-model checkpoints) only once this
+    #: many replicas have it (WAIT; WAITAOF where Redis 7.2+ offers it), else answer 503.
+    #: 0: off (a single Redis, or replication accepted as asynchronous)
+    redis_wait_replicas: int = 0
+    #: seconds a write waits for those replicas before the request answers 503 (keep it below
+    #: store_timeout)
+    redis_wait_timeout: float = 1.0
 
     @property
     def rq_url(self) -> str:
@@ -108,6 +116,8 @@ class Config:
             "proxy_hops": int(env.get("GAMES_PROXY_HOPS", cls.proxy_hops)),
             "store_timeout": float(env.get("GAMES_STORE_TIMEOUT", cls.store_timeout)),
             "sqlite_synchronous": env.get("GAMES_SQLITE_SYNCHRONOUS", cls.sqlite_synchronous),
+            "redis_wait_replicas": int(env.get("GAMES_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas)),
+            "redis_wait_timeout": float(env.get("GAMES_REDIS_WAIT_TIMEOUT", cls.redis_wait_timeout)),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:

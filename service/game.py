@@ -29,6 +29,9 @@ class Game:
     undone: frozenset[int] = frozenset()
     #: for a game that came in through ``POST /games/import``: ``{ranked, from, signature}``
     imported: dict[str, Any] | None = None
+    #: a fingerprint of the stored event at ``version`` (``service.adapters.codec.digest``; "":
+    #: unknown), by which a cached copy tells whether the store still holds what it folded
+    head: str = ""
 
     @property
     def ranked(self) -> bool:

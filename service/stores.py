@@ -21,7 +21,8 @@ def open_store(config: Config) -> EventStore:
         from service.adapters.redis_store import RedisStore
 
         return RedisStore(url, partitions=config.redis_partitions, prefix=config.redis_prefix,
-                          timeout=config.store_timeout or None)
+                          timeout=config.store_timeout or None, wait_replicas=config.redis_wait_replicas,
+                          wait_timeout=config.redis_wait_timeout)
     if scheme == "memory":
         from service.adapters.memory_store import MemoryStore
 

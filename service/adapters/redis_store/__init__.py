@@ -52,7 +52,8 @@ Durability. What survives a crash is what Redis's persistence settings put on di
 A script's writes reach the AOF and the replicas as one MULTI/EXEC block, and Redis drops
 an unfinished block at the tail of the AOF when it loads it, so a recovered store never
 holds half an append. Replication is asynchronous: a failover to a replica can lose the
-last acknowledged appends (WAIT / WAITAOF narrow that window but do not close it).
+last acknowledged appends, unless ``wait_replicas`` makes every write an answer depends
+on wait for that many replicas (``RedisDatastore``; docs/operations.md).
 """
 
 from __future__ import annotations
@@ -74,10 +75,11 @@ class RedisStore(RedisStreamRecorder, RedisLogRecorder, RedisProjectionRecorder,
     snapshots of each stream and schema are kept; ``timeout``: see ``RedisDatastore``."""
 
     def __init__(self, url: str, partitions: int = 16, prefix: str = "dyn", keep_snapshots: int = 3,
-                 timeout: float | None = None):
+                 timeout: float | None = None, wait_replicas: int = 0, wait_timeout: float = 1.0):
         if keep_snapshots < 1:
             raise ValueError("keep_snapshots must be >= 1")
-        super().__init__(RedisDatastore(url, partitions=partitions, prefix=prefix, timeout=timeout))
+        super().__init__(RedisDatastore(url, partitions=partitions, prefix=prefix, timeout=timeout,
+                                        wait_replicas=wait_replicas, wait_timeout=wait_timeout))
         self.url = url
         self.keep_snapshots = keep_snapshots
 

@@ -118,8 +118,8 @@ class RedisPlayerRecorder(RedisRecorder, PlayerRecorder):
         return f"{self.prefix}:{{players}}:tokens"
 
     def add_player(self, player_id: str, name: str, token_hash: str) -> None:
-        self._add_player(keys=[self._player(player_id), self._tokens()],
-                         args=[player_id, name, token_hash, dumps({"id": player_id, "name": name})])
+        self._write(self._add_player, [self._player(player_id), self._tokens()],
+                    [player_id, name, token_hash, dumps({"id": player_id, "name": name})])
 
     def player(self, player_id: str) -> dict[str, Any] | None:
         found_id, name = self._redis.hmget(self._player(player_id), ["id", "name"])
@@ -132,8 +132,8 @@ class RedisPlayerRecorder(RedisRecorder, PlayerRecorder):
         return loads(raw) if raw is not None else None
 
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
-        return bool(self._replace_token(keys=[self._player(player_id), self._tokens()],
-                                        args=[old_hash, new_hash or ""]))
+        return bool(self._write(self._replace_token, [self._player(player_id), self._tokens()],
+                                [old_hash, new_hash or ""]))
 
 
 class RedisSharedStateRecorder(RedisRecorder, SharedStateRecorder):
@@ -142,6 +142,7 @@ class RedisSharedStateRecorder(RedisRecorder, SharedStateRecorder):
     def secret(self, name: str, candidate: str) -> str:
         key = f"{self.prefix}:secret:{name}"
         self._redis.set(key, candidate, nx=True)
+        self._datastore.confirm(key)  # what it signs must outlive a failover
         return self._redis.get(key).decode()
 
     def set_add(self, name: str, member: str) -> None:

@@ -80,9 +80,9 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
             key_args: list[Any] = ["1", idempotency[0], dumps(idempotency[1])]
         else:
             key_args = ["0", "", ""]
-        reply = self._append(
-            keys=[game, f"{tag}:log", f"{tag}:logpos", f"{tag}:idem:{stream}"],
-            args=[stream, int(expected_version), *key_args, *(dumps(event) for event in events)],
+        reply = self._write(
+            self._append, [game, f"{tag}:log", f"{tag}:logpos", f"{tag}:idem:{stream}"],
+            [stream, int(expected_version), *key_args, *(dumps(event) for event in events)],
         )
         outcome, value = reply
         if outcome == b"ok":
@@ -91,6 +91,7 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
             raise VersionConflict(stream, expected_version, int(value))
         if outcome == b"dup":
             assert idempotency is not None
+            self._datastore.confirm(game)  # another connection stored the record: confirm it too
             raise DuplicateRequest(idempotency[0], loads(value))
         raise RuntimeError(f"unexpected reply from the append script: {reply!r}")  # pragma: no cover
 
@@ -113,8 +114,13 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
         return self._redis.xlen(self._game(stream)[1])
 
     def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
-        raw = self._redis.hget(f"{self._stream_tag(stream)[1]}:idem:{stream}", key)
-        return loads(raw) if raw is not None else None
+        """The record, once replicated as the durability setting asks (an answer is built on it)."""
+        idem = f"{self._stream_tag(stream)[1]}:idem:{stream}"
+        raw = self._redis.hget(idem, key)
+        if raw is None:
+            return None
+        self._datastore.confirm(idem)
+        return loads(raw)
 
 
 class RedisLogRecorder(RedisRecorder, LogRecorder):
