@@ -191,10 +191,12 @@ class MemoryPlayerRecorder(MemoryRecorder, PlayerRecorder):
         found = self._data.players.get(player_id)
         return {"id": found["id"], "name": found["name"]} if found else None
 
-    def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
+    def player_by_token(self, token_hash: str, player_id: str | None = None) -> dict[str, Any] | None:
         with self._data.lock:  # add_player may grow the dict while we iterate
-            for found in self._data.players.values():
-                if found["token_hash"] == token_hash:
+            candidates = [self._data.players.get(player_id)] if player_id is not None \
+                else list(self._data.players.values())
+            for found in candidates:
+                if found is not None and found["token_hash"] == token_hash:
                     return {"id": found["id"], "name": found["name"]}
         return None
 

@@ -210,8 +210,11 @@ class PlayerRecorder(ABC):
         """``{id, name}`` or None."""
 
     @abstractmethod
-    def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
-        """``{id, name}`` of the player whose current token has this hash, or None."""
+    def player_by_token(self, token_hash: str, player_id: str | None = None) -> dict[str, Any] | None:
+        """``{id, name}`` of the player whose current token has this hash, or None.
+        ``player_id``: the player the token names (tokens carry their player's id, so a store
+        can look in that player's record alone; None for a token issued before they did):
+        another player's record never matches."""
 
     @abstractmethod
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:

@@ -42,9 +42,11 @@ class SqlitePlayerRecorder(SqliteRecorder, PlayerRecorder):
         row = self._db.row("SELECT id, name FROM players WHERE id = ?", (player_id,))
         return {"id": row[0], "name": row[1]} if row else None
 
-    def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
+    def player_by_token(self, token_hash: str, player_id: str | None = None) -> dict[str, Any] | None:
         row = self._db.row("SELECT id, name FROM players WHERE token_hash = ?", (token_hash,))
-        return {"id": row[0], "name": row[1]} if row else None
+        if row is None or (player_id is not None and row[0] != player_id):
+            return None
+        return {"id": row[0], "name": row[1]}
 
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
         with self._db.write() as db:
