@@ -73,12 +73,14 @@ class GameLoader:
         ``trust_cache``: answer from this process's cache without asking the store for a
         newer tail (a command does this: its append checks the version anyway, and a
         conflict loads again). ``known_version``: the stream's version the caller has just
-        read (a conditional GET reads it for its ETag); a cached game at least that new is
-        the answer as is (the events up to a version never change), with no read."""
+        read (a conditional GET reads it for its ETag); a cached game at that version is the
+        answer as is, with no read."""
         if at is None:
             with self._lock:
                 cached = self._cache.get(game_id)
-            if cached is not None and (trust_cache or (known_version and cached.version >= known_version)):
+            # a cached game newer than the version just read is suspect (the store may have gone
+            # back): its tail is read and checked below
+            if cached is not None and (trust_cache or (known_version and cached.version == known_version)):
                 return cached
             if cached is not None:
                 tail = self._tail_after(cached, self.store.read(stream_of(game_id), cached.version - 1))

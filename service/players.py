@@ -21,7 +21,6 @@ from typing import Any
 from service.adapters.store import EventStore
 from service.errors import NotFound, Unauthorized
 
-
 #: a player id as ``create`` makes them (a token's id part is only used if it looks like one)
 PLAYER_ID = re.compile(r"[0-9a-f]{16}")
 

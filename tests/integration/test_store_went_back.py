@@ -96,6 +96,10 @@ def test_a_game_cached_ahead_of_the_store_is_reloaded_and_its_next_command_answe
     backup.restore()  # the store goes back; this process's cache does not know
     assert service.current_version(game_id) == stored
 
+    # a conditional GET (it has just read the version for its ETag) answers from the store too
+    seat_to_move = new_service().load(game_id).rules.to_move(new_service().load(game_id).state)[0]
+    legal = service.legal_commands(game_id, players[seat_to_move], known_version=stored)
+    assert legal["version"] == stored
     assert service.state(game_id, None)["version"] == stored  # a read answers from the store
     game = service.load(game_id)
     seat = game.rules.to_move(game.state)[0]
