@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 import pytest
+import redis
 
 
 def _free(port: int) -> bool:
@@ -60,6 +61,17 @@ class RedisCluster:
     def resume(self, port: int) -> None:
         os.kill(self.process(port).pid, signal.SIGCONT)
 
+    def lag(self, port: int) -> None:
+        """Make the replica on ``port`` lag: stop it (SIGSTOP) and cut its replication link on
+        its master's side, so that the master's next writes stay in the master's backlog. (A
+        stop alone does not: on loopback, the master's stream keeps filling the stopped
+        replica's socket buffer, and the replica reads it all when it resumes.)"""
+        replica = redis.Redis(port=port, socket_timeout=5)
+        link = next(c for c in replica.client_list() if "M" in c["flags"])
+        master_port = int(link["addr"].rsplit(":", 1)[1])
+        self.pause(port)
+        redis.Redis(port=master_port, socket_timeout=5).client_kill_filter(addr=link["laddr"])
+
     def kill(self, port: int) -> None:
         self.process(port).kill()
         self.process(port).wait(timeout=10)
@@ -78,6 +90,17 @@ class RedisCluster:
                           "role": "master" if "master" in parts[2] else "replica",
                           "failed": "fail" in parts[2] and "fail?" not in parts[2],
                           "master": parts[3] if parts[3] != "-" else None, "slots": parts[8:]})
+        return found
+
+    def slots_of(self, port: int) -> set[int]:
+        """The slots the master on ``port`` serves."""
+        found: set[int] = set()
+        for node in self.nodes():
+            if node["port"] == port:
+                for spec in node["slots"]:
+                    if spec[0] != "[":
+                        low, _, high = spec.partition("-")
+                        found.update(range(int(low), int(high or low) + 1))
         return found
 
     def master_of_slot(self, slot: int) -> int:
