@@ -73,9 +73,9 @@ class Appender:
         stream = stream_of(game.id)
         envelopes = stamp(events, game.version, self.clock.iso(), after.public_facts())
         try:
-            self.store.append(stream, game.version, envelopes, idempotency)
+            self.store.append(stream, game.version, envelopes, idempotency, game.head)
         except VersionConflict as conflict:
-            if conflict.current < game.version:  # the store went back behind the copy decided on
+            if conflict.current <= game.version:  # the store went back behind the copy decided on
                 self.loader.forget(game.id)
             raise
         after = replace(after, head=digest(envelopes[-1]))

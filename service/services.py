@@ -199,8 +199,10 @@ class GameService:
             try:
                 seat, events = self._decide(game, player, command, expected_version)
             except (DomainError, Conflict, Forbidden):
-                if trusted and self.current_version(game_id) != game.version:
-                    raise VersionConflict(stream_of(game_id), game.version, -1) from None  # decide again
+                if trusted:  # refused on the cached copy: decide again if the store holds another game
+                    stored = self.load(game_id)
+                    if (stored.version, stored.head) != (game.version, game.head):
+                        raise VersionConflict(stream_of(game_id), game.version, -1) from None
                 raise
             try:
                 return self.appender.append_and_answer(

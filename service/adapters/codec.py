@@ -20,4 +20,9 @@ def loads(raw: bytes | str) -> Any:
 def digest(value: Any) -> str:
     """A short fingerprint of a JSON value (CRC-32 of its bytes): tells a stored event from
     another one stored at the same place after the store went back in time."""
-    return format(zlib.crc32(dumps(value)), "08x")
+    return digest_of(dumps(value))
+
+
+def digest_of(raw: bytes) -> str:
+    """``digest`` of the value encoded as ``raw`` (``dumps`` gives the same bytes back)."""
+    return format(zlib.crc32(raw), "08x")

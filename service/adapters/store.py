@@ -99,13 +99,17 @@ class StreamRecorder(ABC):
         expected_version: int,
         events: Sequence[dict[str, Any]],
         idempotency: tuple[str, dict[str, Any]] | None = None,
+        head: str = "",
     ) -> int:
         """Append ``events`` as versions ``expected_version + 1 ...`` and return the new version.
 
         Atomic: either every event is appended, with its log entry and the idempotency
         record, or nothing is. Raises ``VersionConflict`` if the stream is not at
         ``expected_version`` and ``DuplicateRequest`` if the idempotency key (scoped to
-        ``stream``) exists; the key is checked before the version.
+        ``stream``) exists; the key is checked before the version. ``head``: the digest
+        (``service.adapters.codec.digest``) of the event the appender decided on at
+        ``expected_version``; if the stream holds another event there (the store went back
+        in time and on again), ``VersionConflict`` too, its ``current`` = ``expected_version``.
         """
 
     @abstractmethod

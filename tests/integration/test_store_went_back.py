@@ -24,6 +24,7 @@ import pytest
 import redis
 
 from domain.games.dynasties import RULES
+from domain.kernel import RuleViolation
 from service.adapters.redis_store import RedisStore
 from service.adapters.sqlite_store import SqliteStore
 from service.projections_runner import ProjectionRunner
@@ -146,6 +147,39 @@ def test_a_cached_copy_is_not_extended_with_moves_another_process_made_after_the
     assert reloaded.version == elsewhere.load(game_id).version
     assert reloaded.state == new_service().load(game_id).state  # not the cached copy plus their tail
     assert "the store went back in time" in caplog.text
+
+
+def test_a_copy_cached_at_the_version_the_store_reached_again_with_other_events_is_not_decided_on(backend):
+    """The store goes back by k events and another process adds k other events: the stream
+    has the cached copy's length again. A command decided on the cached copy (no read) is
+    refused by the append (the event at that version is not the one decided on) and decided
+    again on what the store holds."""
+    new_service, backup = backend
+    here = new_service()
+    game_id, players = start_game(here, "dynasties", 2)
+    rng = random.Random(11)
+    play_randomly(here, game_id, players, rng, max_commands=2)
+    backup.take()
+    stored = here.current_version(game_id)
+    play_randomly(here, game_id, players, rng, max_commands=3)
+    cached = here.load(game_id)
+    backup.restore()
+    elsewhere = new_service()
+    for step in range(cached.version - stored):  # k other events: export consent given, withdrawn, ...
+        change = elsewhere.consent_to_export if step % 2 == 0 else elsewhere.withdraw_export_consent
+        change(game_id, players[0])
+    assert here.current_version(game_id) == cached.version
+
+    # a move the cached copy allows: without the check the append would take it, decided on
+    # moves the store no longer holds
+    seat = cached.rules.to_move(cached.state)[0]
+    command = cached.rules.legal_commands(cached.state, seat)[0]
+    try:
+        answer = here.submit_command(game_id, players[seat], command)
+        assert answer["version"] == cached.version + len(answer["events"])
+    except RuleViolation:
+        pass  # decided again on the store's game, which does not allow it
+    assert here.load(game_id).state == new_service().load(game_id).state  # not the cached copy's moves
 
 
 # -- read models ------------------------------------------------------------------------------
