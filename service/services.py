@@ -103,6 +103,7 @@ class GameService:
         try:
             game, _ = self.appender.append(Game(game_id, 0, Table(), rules), [NewEvent(created)])
         except VersionConflict:  # the same idempotent request made it first: answer with that game
+            self.store.confirm(stream_of(game_id))  # once it is as durable as our own append would be
             return self.load(game_id)
         self.store.set_add(_waiting_set(player["id"]), game_id)
         return game

@@ -12,6 +12,9 @@ from service.config import Config
 def open_store(config: Config) -> EventStore:
     url = config.store_url
     scheme = urlparse(url).scheme
+    if config.redis_wait_replicas and not scheme.startswith(("redis", "rediss")):
+        raise ValueError("GAMES_REDIS_WAIT_REPLICAS applies to a Redis store only; for SQLite, "
+                         "GAMES_SQLITE_SYNCHRONOUS=FULL makes each commit durable")
     if scheme == "sqlite":
         from service.adapters.sqlite_store import SqliteStore
 

@@ -124,6 +124,11 @@ class StreamRecorder(ABC):
     def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
         """What the append that used ``key`` on ``stream`` stored (keys are scoped per stream)."""
 
+    def confirm(self, stream: str) -> None:  # noqa: B027 - most stores need nothing
+        """Return once what ``stream`` holds is as durable as an acknowledged append (an
+        answer built on another request's write: Redis with the durability setting waits
+        for the replicas; other stores acknowledge nothing they have not made durable)."""
+
 
 class LogRecorder(ABC):
     """The global ordered log: every appended event once, in append order within its

@@ -140,6 +140,36 @@ def test_a_move_the_replica_did_not_confirm_answers_503_and_its_retry_answers_on
     app.extensions["games"].store.close()
 
 
+def test_a_retried_game_creation_answers_only_once_the_replica_has_the_game(replicated):
+    app = _app(replicated.url)
+    client = app.test_client()
+    # the retry reaches another process (its own connections: none of them wrote the game)
+    other = create_app(app.extensions["config"]).test_client()
+    ann = client.post("/players", json={"name": "Ann"}).get_json()
+    headers = {"Authorization": f"Bearer {ann['token']}", "Idempotency-Key": "table-1"}
+    replica_port = replicated.replica_ports[0]
+    replicated.pause(replica_port)
+    try:
+        first = client.post("/games", json={"type": "dynasties", "seats": 2}, headers=headers)
+        assert first.status_code == 503 and first.get_json()["code"] == "not_replicated"
+        retry = other.post("/games", json={"type": "dynasties", "seats": 2}, headers=headers)
+        assert retry.status_code == 503, retry.get_data(as_text=True)  # the game is there, not confirmed
+    finally:
+        replicated.resume(replica_port)
+    created = client.post("/games", json={"type": "dynasties", "seats": 2}, headers=headers)
+    assert created.status_code == 201
+    assert client.post("/games", json={"type": "dynasties", "seats": 2}, headers=headers).get_json()["id"] == \
+        created.get_json()["id"]
+    app.extensions["games"].store.close()
+
+
+def test_the_setting_is_refused_beside_a_store_that_is_not_redis(tmp_path):
+    from service.stores import open_store
+
+    with pytest.raises(ValueError, match="Redis store only"):
+        open_store(Config(store_url=f"sqlite:///{tmp_path}/events.db", redis_wait_replicas=1))
+
+
 class _Node:
     """A stand-in for a node's client: what the WAITAOF detection asks it."""
 

@@ -15,7 +15,10 @@ confirmation. Fewer replicas in time raise ``NotReplicated`` (503): the write ma
 the master, a retry with the same Idempotency-Key answers once it is confirmed. An answer
 built from what another connection wrote (an idempotent replay) is confirmed by
 ``confirm``: a small write on the same node (a fence) and a WAIT; replication keeps a
-master's writes in order, so the fence's confirmation covers everything before it.
+master's writes in order, so the fence's confirmation covers everything before it. (Redis
+7.0 makes a WAIT on any connection wait for the master's whole offset, which covers it
+already; the fence keeps it true where WAIT counts only the connection's own writes, as
+its documentation says.)
 """
 
 from __future__ import annotations

@@ -133,6 +133,9 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
     def version(self, stream: str) -> int:
         return self._redis.xlen(self._game(stream)[1])
 
+    def confirm(self, stream: str) -> None:
+        self._datastore.confirm(self._game(stream)[1])
+
     def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
         """The record, once replicated as the durability setting asks (an answer is built on it)."""
         idem = f"{self._stream_tag(stream)[1]}:idem:{stream}"
