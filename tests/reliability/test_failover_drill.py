@@ -198,7 +198,7 @@ class Registrar(Player):
 
     def __init__(self, url: str, label: str, stop: threading.Event):
         super().__init__(url, label, stop)
-        self.token_at: dict[str, float] = {}
+        self.token_at: dict[str, tuple[float, float]] = {}  # token -> (sent, acknowledged)
         self.owner: dict[str, str] = {}  # every acknowledged token -> its player
 
     def run(self) -> None:
@@ -206,10 +206,10 @@ class Registrar(Player):
             while not self.stop.is_set():
                 player_id, token = self.register(f"{self.label}-{self.n}")
                 self.n += 1
-                self.token_at[token], self.owner[token] = time.monotonic(), player_id
+                self.token_at[token], self.owner[token] = (self.last_attempt, time.monotonic()), player_id
                 try:
                     rotated = self.rotate(token)
-                    self.token_at[rotated], self.owner[rotated] = time.monotonic(), player_id
+                    self.token_at[rotated], self.owner[rotated] = (self.last_attempt, time.monotonic()), player_id
                 except Gone:
                     self.gone += 1
                 time.sleep(0.05)
@@ -321,10 +321,16 @@ def failover_drill(deployment: Deployment, stop_replicas: int, *, clients_count:
     result = verify(deployment.url, clients)
     # verify() compares what a move did (type, data); a bot that plays the same move again
     # after its acknowledged one was lost would pass that, so compare when it was made too
-    result["lost"] = _lost(deployment.url, clients)
+    lost = _lost(deployment.url, clients)
+    result["lost"] = len(lost)
+    result["lost, of them on the killed master"] = sum(deployment.slot_of(game_id) in victim_slots for game_id in lost)
     # sent once the replicas lagged and answered 201 before the master died
     result["acked on the victim while its replicas lagged"] = sum(
         c.sent_at[key] >= paused_at and at <= killed_at and deployment.slot_of(c.keys[key]) in victim_slots
+        for c in clients for key, at in c.acked_at.items())
+    # the other masters' games go on while the cluster has not yet promoted a replica (node timeout 2 s)
+    result["acked elsewhere in the 2 s after the kill"] = sum(
+        killed_at <= c.sent_at[key] and at <= killed_at + 2 and deployment.slot_of(c.keys[key]) not in victim_slots
         for c in clients for key, at in c.acked_at.items())
     result["acked after the kill"] = min(sum(at > killed_at for at in c.acked_at.values()) for c in clients)
     result["games not playable"] = sum(not _playable(deployment.url, game_id, seats)
@@ -334,9 +340,9 @@ def failover_drill(deployment: Deployment, stop_replicas: int, *, clients_count:
     result["players or games left after a loss"] = sum(c.gone for c in clients)
     everyone = (*clients, *registrars)
     result["tokens acked on the victim while its replicas lagged"] = sum(
-        paused_at <= at <= killed_at and key_slot(f"{deployment.namespace}:{{player:{r.owner[token]}}}".encode())
+        paused_at <= sent and acked <= killed_at and key_slot(f"{deployment.namespace}:{{player:{r.owner[token]}}}".encode())
         in victim_slots_all
-        for r in registrars for token, at in r.token_at.items())
+        for r in registrars for token, (sent, acked) in r.token_at.items())
     result["tokens lost"] = sum(_status(deployment.url, token) == 401 for c in everyone for token in c.tokens)
     result["rotated tokens back"] = sum(_status(deployment.url, token) != 401 for c in everyone
                                         for token in c.rotated_away)
@@ -349,9 +355,10 @@ def failover_drill(deployment: Deployment, stop_replicas: int, *, clients_count:
     return result
 
 
-def _lost(url: str, clients: list[Player]) -> int:
-    """Acknowledged moves whose events are not stored as answered (type, data and time)."""
-    lost = 0
+def _lost(url: str, clients: list[Player]) -> list[str]:
+    """The game of each acknowledged move whose events are not stored as answered (type,
+    data and time)."""
+    lost = []
     for client in clients:
         stored: dict[str, dict[int, dict]] = {}
         for key, answer in client.acked.items():
@@ -365,8 +372,9 @@ def _lost(url: str, clients: list[Player]) -> int:
                         break
                     after = page["next_after"]
                 stored[game_id] = {e["version"]: e for e in events}
-            lost += any(stored[game_id].get(e["version"], {}).get("at") != e["at"]
-                        or stored[game_id][e["version"]]["data"] != e["data"] for e in answer["events"])
+            if any(stored[game_id].get(e["version"], {}).get("at") != e["at"]
+                   or stored[game_id][e["version"]]["data"] != e["data"] for e in answer["events"]):
+                lost.append(game_id)
     return lost
 
 
