@@ -70,6 +70,7 @@ class Player(threading.Thread):
         self.acked_at: dict[str, float] = {}
         self.sent_at: dict[str, float] = {}  # when the attempt that was acknowledged was sent
         self.last_attempt = 0.0
+        self.unavailable_at: list[float] = []  # when each 503 came
         self.seats_of: dict[str, dict[str, str]] = {}  # game id -> player id -> token
         self.keys: dict[str, str] = {}  # key -> game id
         self.games: list[str] = []
@@ -91,6 +92,7 @@ class Player(threading.Thread):
                 if answer.status_code != 503:
                     return answer
                 self.refused[503] = self.refused.get(503, 0) + 1
+                self.unavailable_at.append(time.monotonic())
                 if not retry_503:
                     return answer
             except requests.RequestException:
@@ -336,6 +338,8 @@ def failover_drill(deployment: Deployment, stop_replicas: int, *, clients_count:
     result["games not playable"] = sum(not _playable(deployment.url, game_id, seats)
                                        for c in clients for game_id, seats in c.seats_of.items())
     result["503s"] = sum(c.refused.get(503, 0) for c in clients)
+    late = [at - killed_at for c in (*clients, *registrars) for at in c.unavailable_at if at >= killed_at]
+    result["seconds from the kill to the last 503"] = round(max(late), 1) if late else 0
     result["refused as chosen on a lost state"] = sum(c.refused.get(409, 0) + c.refused.get(422, 0) for c in clients)
     result["players or games left after a loss"] = sum(c.gone for c in clients)
     everyone = (*clients, *registrars)
