@@ -6,7 +6,11 @@ Starts, each on ports of its own:
   compare-and-append and whose GET returns a cached 2 KB state, with its own redis-server;
 * **redis**: ``python -m service serve`` on a Redis store of its own, plus one
   ``python -m service worker`` (projections on RQ, the production shape);
-* **sqlite**: ``python -m service serve`` on a SQLite file (projections in-process).
+* **sqlite**: ``python -m service serve`` on a SQLite file (projections in-process);
+* on request (``--targets``), the redis target's shape with a replica beside its Redis:
+  **redis-replica** (the durability setting off) and **redis-wait1**
+  (``GAMES_REDIS_WAIT_REPLICAS=1``: every acknowledged write waits for the replica), to
+  measure the setting's cost side by side.
 
 Each web server runs with ``service.__main__.gunicorn_settings`` (2 gevent workers).
 Before each round every target gets fresh Dynasties games, ``--connections`` of them
@@ -120,12 +124,13 @@ class Bench:
         self.started.append(proc)
         return proc
 
-    def redis(self, name: str) -> tuple[str, subprocess.Popen]:
+    def redis(self, name: str, replica_of: str | None = None) -> tuple[str, subprocess.Popen]:
         port = free_port()
         workdir = self.tmp / f"redis-{name}"
         workdir.mkdir()
+        following = ["--replicaof", "127.0.0.1", replica_of.rsplit(":", 1)[1].split("/")[0]] if replica_of else []
         proc = self.spawn(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                           "--appendonly", "no", "--dir", str(workdir)], name=f"redis-{name}")
+                           "--appendonly", "no", "--dir", str(workdir), *following], name=f"redis-{name}")
         url = f"redis://127.0.0.1:{port}/0"
         wait_for(lambda: subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).stdout
                  .strip() == b"PONG")
@@ -164,6 +169,19 @@ class Bench:
         worker = self.spawn([PY, "-m", "service", "worker", "--store", redis_url], env, "redis-worker")
         targets.append(Target("redis", f"http://127.0.0.1:{port}", {"web": web, "worker": worker, "redis": redis_proc},
                               redis_url=redis_url))
+        for name, wait in (("redis-replica", "0"), ("redis-wait1", "1")):
+            if name not in self.args.targets:
+                continue
+            redis_url, redis_proc = self.redis(name)
+            _, replica_proc = self.redis(f"{name}-replica", replica_of=redis_url)
+            port = free_port()
+            env = {"GAMES_STORE": redis_url, "GAMES_PROJECTIONS": "rq", "GAMES_REDIS_WAIT_REPLICAS": wait,
+                   **self.extra_env()}
+            web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", redis_url], env,
+                             f"{name}-web")
+            worker = self.spawn([PY, "-m", "service", "worker", "--store", redis_url], env, f"{name}-worker")
+            targets.append(Target(name, f"http://127.0.0.1:{port}", {"web": web, "worker": worker, "redis": redis_proc,
+                                                                      "replica": replica_proc}, redis_url=redis_url))
         port = free_port()
         store = f"sqlite:///{self.tmp}/events.db"
         env = {"GAMES_STORE": store, "GAMES_PROJECTIONS": "inline", **self.extra_env()}
@@ -399,7 +417,9 @@ def main() -> None:
             median_row = sorted(target.rounds, key=lambda r: r["cycles_s"])[len(target.rounds) // 2]
             ratio = f"{statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})" if ratios else "-"
             label = {"ceiling": "bare ceiling", "redis": "project, Redis + RQ worker", "sqlite": "project, SQLite",
-                     "redis@base": "baseline, Redis + RQ worker", "sqlite@base": "baseline, SQLite"}
+                     "redis@base": "baseline, Redis + RQ worker", "sqlite@base": "baseline, SQLite",
+                     "redis-replica": "project, Redis with a replica, setting off",
+                     "redis-wait1": "project, Redis with a replica, GAMES_REDIS_WAIT_REPLICAS=1"}
             print(f"| {label[target.name]} | {median_row['cycles_s']:,.0f} | {ratio} | "
                   f"{median_row['p50']:.1f} / {median_row['p99']:.1f} ms | {cpu_text(median_row['cpu_ms'])} |")
         rates = [args.rate] if args.rate else []

@@ -222,7 +222,8 @@ def _lag(config: Config, args: argparse.Namespace) -> int:
     for status in runner.status_all():
         behind = ", ".join(f"p{r['partition']}: {r['checkpoint']}/{r['head']}" for r in status["partitions"]
                            if r["head"] or r["checkpoint"])
-        print(f"{status['name']:<12} lag {status['lag']:>8}   {behind}")
+        ahead = f"   AHEAD of the log by {status['ahead']}: rebuild it" if status["ahead"] else ""
+        print(f"{status['name']:<12} lag {status['lag']:>8}   {behind}{ahead}")
     return 0
 
 

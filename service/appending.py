@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from domain.kernel.fairness import seed_revealed
-from service.adapters.codec import dumps
+from service.adapters.codec import digest, dumps
 from service.adapters.store import Recorded, StreamRecorder, VersionConflict
 from service.clocks import clock_events
 from service.envelopes import NewEvent, public_event, stamp, stream_of
@@ -87,7 +87,13 @@ class Appender:
                 idempotency[1]["last"] = game.version + len(events)
         stream = stream_of(game.id)
         envelopes = stamp(events, game.version, Clock(lambda: now).iso(), after.public_facts())
-        self.store.append(stream, game.version, envelopes, idempotency)
+        try:
+            self.store.append(stream, game.version, envelopes, idempotency, game.head)
+        except VersionConflict as conflict:
+            if conflict.current <= game.version:  # the store went back behind the copy decided on
+                self.loader.forget(game.id)
+            raise
+        after = replace(after, head=digest(envelopes[-1]))
         self.loader.remember(after)
         self.after_append(stream)
         self.loader.maybe_snapshot(game.version, after)

@@ -75,6 +75,14 @@ class Config:
     webhook_timeout: float = 5.0
     #: the bearer token of the server's operator (webhooks of every game's public events); empty: none
     operator_token: str = ""
+    #: Redis durability: acknowledge a write that an answer depends on (appends, idempotency
+    #: records and their replays, players and tokens, read-model checkpoints) only once this
+    #: many replicas have it (WAIT; WAITAOF where Redis 7.2+ offers it), else answer 503.
+    #: 0: off (a single Redis, or replication accepted as asynchronous)
+    redis_wait_replicas: int = 0
+    #: seconds a write waits for those replicas before the request answers 503 (keep it below
+    #: store_timeout)
+    redis_wait_timeout: float = 1.0
 
     @property
     def rq_url(self) -> str:
@@ -125,6 +133,8 @@ class Config:
             "webhook_backoff": float(env.get("GAMES_WEBHOOK_BACKOFF", cls.webhook_backoff)),
             "webhook_timeout": float(env.get("GAMES_WEBHOOK_TIMEOUT", cls.webhook_timeout)),
             "operator_token": env.get("GAMES_OPERATOR_TOKEN", cls.operator_token),
+            "redis_wait_replicas": int(env.get("GAMES_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas)),
+            "redis_wait_timeout": float(env.get("GAMES_REDIS_WAIT_TIMEOUT", cls.redis_wait_timeout)),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:

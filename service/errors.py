@@ -36,3 +36,18 @@ class TooManyRequests(ServiceError):
     """A quota is used up (``retry_after``: seconds, sent as the Retry-After header)."""
 
     status, code, title = 429, "too_many_requests", "Too Many Requests"
+
+
+class NotReplicated(ServiceError):
+    """A write reached the store's master but fewer replicas than the durability setting asks
+    for confirmed it in time (Redis ``WAIT``): not acknowledged. It may stand; a retry with the
+    same Idempotency-Key answers with it once it is confirmed, and never makes a second move."""
+
+    status, code, title = 503, "not_replicated", "Not replicated"
+
+    def __init__(self, wanted: int, confirmed: int, timeout: float):
+        super().__init__(f"the store's replicas did not confirm the write in time ({confirmed} of {wanted} "
+                         f"within {timeout:g} s); retry with the same Idempotency-Key",
+                         retry_after=1)
+        self.wanted = wanted
+        self.confirmed = confirmed

@@ -32,6 +32,9 @@ class Game:
     undone: frozenset[int] = frozenset()
     #: for a game that came in through ``POST /games/import``: ``{ranked, from, signature}``
     imported: dict[str, Any] | None = None
+    #: a fingerprint of the stored event at ``version`` (``service.adapters.codec.digest``; "":
+    #: unknown), by which a cached copy tells whether the store still holds what it folded
+    head: str = ""
     #: the prompts asked of this game so far, per seat: the rules build a prompt afresh on
     #: every call, and a cached game is asked again and again (a ``Game`` is never changed
     #: after it is made: the loader makes a new one per version)

@@ -56,7 +56,9 @@ def _feed(service: GameService, game: Game, player: Mapping[str, Any] | None, af
           heartbeat: float, max_seconds: float | None, credential: str | None, connection: Any) -> Iterator[Any]:
     stream = stream_of(game.id)
     # before the backlog: nothing falls between
-    subscriber = service.live_hub.subscribe(stream, credential if player else None, connection)
+    # the hub re-checks the pair: the token's hash in its player's own record
+    held = (str(player["id"]), credential) if player and credential else None
+    subscriber = service.live_hub.subscribe(stream, held, connection)
     try:
         started = last_sent = time.monotonic()
         backlog = service.store.read(stream, after)

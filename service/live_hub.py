@@ -46,6 +46,9 @@ from service.adapters.store import LogRecorder, Recorded
 
 log = logging.getLogger(__name__)
 
+#: what an open stream came with: its player's id and the hash of its token
+Credential = tuple[str, str]
+
 #: subscribers woken at once; then the hub pauses a millisecond so other requests get a turn
 FANOUT_CHUNK = 50
 
@@ -73,7 +76,7 @@ class Subscriber:
     """One open stream: its queue of batches, the credential it was opened with (None: a
     spectator) and its client's connection (a socket, or None when the server gives none)."""
 
-    def __init__(self, hub: LiveHub, stream: str, credential: str | None = None, connection: Any = None):
+    def __init__(self, hub: LiveHub, stream: str, credential: Credential | None = None, connection: Any = None):
         self.hub = hub
         self.stream = stream
         self.credential = credential
@@ -103,7 +106,7 @@ class Credentials(Protocol):
 
     def token_generation(self) -> int: ...
 
-    def still_current(self, credentials: set[str]) -> set[str]: ...
+    def still_current(self, credentials: set[Credential]) -> set[Credential]: ...
 
 
 class LiveHub:
@@ -133,7 +136,7 @@ class LiveHub:
         with self._lock:
             return sum(len(s) for s in self._subscribers.values())
 
-    def subscribe(self, stream: str, credential: str | None = None, connection: Any = None) -> Subscriber:
+    def subscribe(self, stream: str, credential: Credential | None = None, connection: Any = None) -> Subscriber:
         subscriber = Subscriber(self, stream, credential, connection)
         with self._lock:
             if subscriber.fd >= 0:

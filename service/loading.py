@@ -14,11 +14,21 @@ to get there, each giving the same game:
 An undo that takes back a version the cached or snapshotted game already holds makes
 that base useless: the loader then folds from further back. ``at`` loads the game as it
 was at a past version (time travel).
+
+A store can go back in time behind a process's back: a Redis failover to a replica that
+lacked the last writes, a restore from an older AOF or backup. A cached game (or a
+snapshot) is therefore never trusted blindly: its tail is read from its own version on,
+and unless the store still holds that version, with the same event (``Game.head``, a
+fingerprint of it), the copy is dropped, the fact logged, and the game loaded again from
+what the store holds. A command decided on a cached copy that the store is behind is
+refused by the append's version check (``Appender.append`` drops the copy then), so the
+retry decides on the store's truth.
 """
 
 from __future__ import annotations
 
 import base64
+import logging
 import pickle
 import threading
 from collections import OrderedDict
@@ -26,10 +36,13 @@ from collections.abc import Mapping
 
 from domain.kernel import GameRules
 from domain.kernel.table import Table, read_event, undone_versions
+from service.adapters.codec import digest as event_digest
 from service.adapters.store import EventStore, Recorded
 from service.envelopes import NewEvent, is_platform, is_undo, stored_shape, stream_of
 from service.errors import NotFound, Unprocessable
 from service.game import Game
+
+log = logging.getLogger(__name__)
 
 
 class GameLoader:
@@ -60,15 +73,18 @@ class GameLoader:
         ``trust_cache``: answer from this process's cache without asking the store for a
         newer tail (a command does this: its append checks the version anyway, and a
         conflict loads again). ``known_version``: the stream's version the caller has just
-        read (a conditional GET reads it for its ETag); a cached game at least that new is
-        the answer as is (the events up to a version never change), with no read."""
+        read (a conditional GET reads it for its ETag); a cached game at that version is the
+        answer as is, with no read."""
         if at is None:
             with self._lock:
                 cached = self._cache.get(game_id)
-            if cached is not None and (trust_cache or (known_version and cached.version >= known_version)):
+            # a cached game newer than the version just read is suspect (the store may have gone
+            # back): its tail is read and checked below
+            if cached is not None and (trust_cache or (known_version and cached.version == known_version)):
                 return cached
             if cached is not None:
-                game = self.extend(cached, self.store.read(stream_of(game_id), cached.version))
+                tail = self._tail_after(cached, self.store.read(stream_of(game_id), cached.version - 1))
+                game = self.extend(cached, tail) if tail is not None else None
                 if game is not None:
                     self.remember(game)
                     return game
@@ -87,11 +103,31 @@ class GameLoader:
             snapshot = self._load_snapshot(game_id, limit)
             if snapshot is None:
                 break
-            game = self.extend(snapshot, self.store.read(stream, snapshot.version, at))
+            tail = self._tail_after(snapshot, self.store.read(stream, snapshot.version - 1, at), cached=False)
+            game = self.extend(snapshot, tail) if tail is not None else None
             if game is not None:
                 return game
-            limit = snapshot.version - 1  # an undo reached behind this snapshot: try an older one
+            limit = snapshot.version - 1  # an undo reached behind this snapshot, or the store: try an older one
         return self.fold(game_id, self.store.read(stream, 0, at))
+
+    def _tail_after(self, base: Game, records: list[Recorded], cached: bool = True) -> list[Recorded] | None:
+        """``records`` (read from ``base.version`` on) after ``base``, if the store still holds
+        ``base``'s last event; else None, the copy dropped and the fact logged."""
+        if records and records[0].version == base.version and (
+                not base.head or event_digest(records[0].event) == base.head):
+            return records[1:]
+        stored = "another event" if records and records[0].version == base.version else "no such version"
+        log.warning("game %s: the %s at version %d is not what the store holds (%s): the store went back in "
+                    "time (a failover or a restore); loading the game again from the store",
+                    base.id, "cached copy" if cached else "snapshot", base.version, stored)
+        if cached:
+            self.forget(base.id)
+        return None
+
+    def forget(self, game_id: str) -> None:
+        """Drop this process's cached copy of a game (the store no longer holds it)."""
+        with self._lock:
+            self._cache.pop(game_id, None)
 
     def remember(self, game: Game) -> None:
         with self._lock:
@@ -109,7 +145,7 @@ class GameLoader:
         table = Table()
         table.apply(read_event(records[0].event))
         empty = Game(game_id, records[0].version, table, self.rules(table.game_type),
-                     imported=records[0].event.get("imported"))
+                     imported=records[0].event.get("imported"), head=event_digest(records[0].event))
         game = self.extend(empty, records[1:], fresh=True)
         assert game is not None, "an undo cannot reach behind the first event"
         return game
@@ -134,7 +170,8 @@ class GameLoader:
                 state = base.rules.evolve(state, read_event(record.event, base.rules.upcasters))
         table.finished = state is not None and (table.clocks.forfeited is not None
                                                 or base.rules.outcome(state) is not None)
-        return Game(base.id, tail[-1].version, table, base.rules, state, base.undone | undone, base.imported)
+        return Game(base.id, tail[-1].version, table, base.rules, state, base.undone | undone, base.imported,
+                    event_digest(tail[-1].event))
 
     def advance(self, game: Game, events: list[NewEvent]) -> Game:
         """The game as it will be once ``events`` are stored (nothing is written)."""
@@ -167,7 +204,7 @@ class GameLoader:
         if every and after.state is not None and after.version // every > before // every:
             blob = pickle.dumps((after.table, after.state, sorted(after.undone)))
             self.store.save_snapshot(stream_of(after.id), after.version, self.snapshot_schema(after.rules),
-                                     {"pickle": base64.b64encode(blob).decode()})
+                                     {"pickle": base64.b64encode(blob).decode(), "head": after.head})
 
     def _load_snapshot(self, game_id: str, at_most: int | None) -> Game | None:
         first = self.store.read(stream_of(game_id), 0, 1)
@@ -179,4 +216,5 @@ class GameLoader:
             return None
         version, body = found
         table, state, undone = pickle.loads(base64.b64decode(body["pickle"]))
-        return Game(game_id, version, table, rules, state, frozenset(undone), first[0].event.get("imported"))
+        return Game(game_id, version, table, rules, state, frozenset(undone), first[0].event.get("imported"),
+                    body.get("head", ""))

@@ -12,6 +12,15 @@ For one projection a catch-up does:
 3. save the rows that changed, their index entries and the new checkpoints together, with
    a compare-and-set on the checkpoints it loaded, every ``save_every`` events and at the end.
 
+A store can go back in time (a Redis failover to a replica that lacked the last writes,
+a restore from an older backup), leaving a checkpoint past what the log now holds: the
+model then holds events that are gone, and new events would take the positions it
+believes applied. A catch-up notices both: a checkpoint ahead of its log head, and a log
+entry at a checkpoint's position that is not the one applied there (each save keeps, in
+the model's ``_tail`` table, a digest of the entry at each checkpoint; the first read of
+a partition starts one entry early to compare it, at no extra round trip). Either way the
+fact is logged and the model rebuilt from position zero, never skipping an event.
+
 A save is one atomic write, so a crash anywhere loses at most the work since the last
 save, and that work is redone from the old checkpoint: an event is never applied twice to
 a stored model nor skipped. If another runner saved first (the compare-and-set fails with
@@ -37,7 +46,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from projections import PROJECTIONS, Projection, envelope
-from service.adapters.codec import loads
+from service.adapters.codec import digest, dumps, loads
 from service.adapters.store import CheckpointMoved, ReadModelStore, Recorded
 from service.errors import NotFound
 from service.stored_tables import RowCache, Session
@@ -49,6 +58,18 @@ MAX_RELOADS = 20
 
 #: ``progress(applied, total)``: events applied so far and (an estimate of) how many in all
 Progress = Callable[[int, int], None]
+
+#: the table of each model that keeps, per partition, the digest of the log entry at its checkpoint
+TAIL = "_tail"
+
+
+class LogWentBack(Exception):
+    """The log no longer holds, at a checkpoint's position, the entry the model applied there."""
+
+
+def _entry_digest(recorded: Recorded) -> str:
+    return digest([recorded.stream, recorded.version, recorded.event])
+
 
 class ProjectionRunner:
     def __init__(self, store: ReadModelStore, projections: Mapping[str, Projection] | None = None, *,
@@ -63,6 +84,8 @@ class ProjectionRunner:
         self.pause = pause
         self._caches = {name: RowCache(row_cache) for name in self.projections}
         self._saved: dict[str, dict[int, int]] = {}
+        #: per projection, the digests of the entries at the checkpoints this runner saved last
+        self._tails: dict[str, dict[int, str]] = {}
         self._locks = {name: threading.Lock() for name in self.projections}
 
     @property
@@ -100,10 +123,14 @@ class ProjectionRunner:
         saved every ``save_every`` events, never held all at once."""
         self.projection(name)
         with self._locks[name]:
-            self.store.delete_projection(name)
-            self._caches[name].clear()
-            self._saved.pop(name, None)
+            self._drop(name)
         return self.catch_up(name, progress=progress, heartbeat=heartbeat)
+
+    def _drop(self, name: str) -> None:
+        self.store.delete_projection(name)
+        self._caches[name].clear()
+        self._saved.pop(name, None)
+        self._tails.pop(name, None)
 
     def _run(self, projection: Projection, progress: Progress | None, heartbeat: Callable[[], None] | None,
              limit: int | None) -> int:
@@ -112,28 +139,44 @@ class ProjectionRunner:
         previous = self.store.load_checkpoints(name)
         if previous != cache.checkpoints:  # another runner saved since: what we cached is stale
             cache.clear()
+            self._tails.pop(name, None)
         heads = self.store.log_heads()
         checkpoints = {p: (previous or {}).get(p, 0) for p in heads}
+        ahead = {p: (c, heads[p]) for p, c in checkpoints.items() if c > heads[p]}
+        if ahead:
+            log.warning("projection %s: checkpoints ahead of the log (partition: (checkpoint, head)) %s: the "
+                        "store went back in time; rebuilding the projection from the log", name, ahead)
+            self._drop(name)
+            return self._run(projection, progress, heartbeat, limit)
         session = Session(self.store, projection, cache)
         total = sum(max(0, heads[p] - checkpoints[p]) for p in heads)
         applied = unsaved = 0
         batch = self.batch_size if limit is None else max(1, min(self.batch_size, limit))
         behind = {p: c for p, c in checkpoints.items() if heads[p] > c}  # only these partitions are read
-        for partition, recorded in self._merged(behind, heartbeat, batch):
-            projection.apply(session.model, envelope(recorded.stream, recorded.version, recorded.event,
-                                                     partition, recorded.position))
-            checkpoints[partition] = recorded.position
-            applied += 1
-            unsaved += 1
-            if unsaved >= self.save_every:
-                previous = self._save(session, checkpoints, previous)
-                unsaved = 0
-                if progress:
-                    progress(applied, max(total, applied))
-                if self.pause:
-                    time.sleep(self.pause)
-            if limit is not None and applied >= limit:
-                break
+        tails = self._tails.setdefault(name, {})
+        try:
+            merged = self._merged(behind, heartbeat, batch, self._expected_tails(name, behind))
+            for partition, recorded in merged:
+                projection.apply(session.model, envelope(recorded.stream, recorded.version, recorded.event,
+                                                         partition, recorded.position))
+                checkpoints[partition] = recorded.position
+                tails[partition] = _entry_digest(recorded)
+                applied += 1
+                unsaved += 1
+                if unsaved >= self.save_every:
+                    previous = self._save(session, checkpoints, previous)
+                    unsaved = 0
+                    if progress:
+                        progress(applied, max(total, applied))
+                    if self.pause:
+                        time.sleep(self.pause)
+                if limit is not None and applied >= limit:
+                    break
+        except LogWentBack as gone:
+            log.warning("projection %s: %s: the store went back in time; rebuilding the projection from the log",
+                        name, gone)
+            self._drop(name)
+            return self._run(projection, progress, heartbeat, limit)
         if unsaved or previous is None:
             previous = self._save(session, checkpoints, previous)
         self._saved[name] = previous
@@ -141,26 +184,53 @@ class ProjectionRunner:
             progress(applied, max(total, applied))
         return applied
 
+    def _expected_tails(self, name: str, behind: dict[int, int]) -> dict[int, tuple[int, str]]:
+        """Per partition to read: its checkpoint and the digest of the entry applied there
+        (from this runner's last save, else from the model's ``_tail`` table)."""
+        known = self._tails.get(name, {})
+        wanted = [p for p, c in behind.items() if c > 0 and p not in known]
+        if wanted:
+            for p, raw in zip(wanted, self.store.get_rows(name, TAIL, [str(p) for p in wanted]), strict=True):
+                if raw is not None:
+                    known[p] = loads(raw)
+        return {p: (c, known[p]) for p, c in behind.items() if c > 0 and p in known}
+
     def _save(self, session: Session, checkpoints: dict[int, int],
               previous: dict[int, int] | None) -> dict[int, int]:
         saved = dict(checkpoints)
         rows, index, cached = session.changes()
+        tails = self._tails.get(session.projection.name, {})
+        rows = [*rows, *((TAIL, str(p), dumps(tails[p])) for p, position in saved.items()
+                         if position != (previous or {}).get(p, 0) and p in tails)]
         self.store.save_rows(session.projection.name, saved, previous, rows, index)
         session.saved(cached)
         session.cache.checkpoints = saved
         return saved
 
     def _merged(self, checkpoints: dict[int, int], heartbeat: Callable[[], None] | None,
-                batch_size: int | None = None) -> Iterable[tuple[int, Recorded]]:
+                batch_size: int | None = None, verify: Mapping[int, tuple[int, str]] | None = None,
+                ) -> Iterable[tuple[int, Recorded]]:
         """Every partition's events after its checkpoint, each partition in its own order,
-        interleaved by append time (ties: lower partition first)."""
+        interleaved by append time (ties: lower partition first). ``verify``: per partition,
+        the checkpoint and the digest of the entry there; the first read starts at it and
+        raises ``LogWentBack`` if the log holds something else."""
         batch_size = batch_size or self.batch_size
         buffers: dict[int, deque[Recorded]] = {}
         read_to = dict(checkpoints)
         done: set[int] = set()
+        unverified = dict(verify or {})
 
         def refill(partition: int) -> None:
-            batch = self.store.read_log(partition, read_to[partition], batch_size)
+            check = unverified.pop(partition, None)
+            if check is None:
+                batch = self.store.read_log(partition, read_to[partition], batch_size)
+            else:
+                position, expected = check
+                batch = self.store.read_log(partition, position - 1, batch_size + 1)
+                if not batch or batch[0].position != position or _entry_digest(batch[0]) != expected:
+                    raise LogWentBack(f"partition {partition} no longer holds at position {position} the "
+                                      f"entry applied there")
+                batch = batch[1:]
             if batch:
                 buffers[partition] = deque(batch)
                 read_to[partition] = batch[-1].position
@@ -213,7 +283,7 @@ class ProjectionRunner:
         saved = self._saved.get(name)
         if saved is None:
             return self.lag(name)
-        return sum(max(0, head - saved.get(p, 0)) for p, head in self.heads().items())
+        return sum(abs(head - saved.get(p, 0)) for p, head in self.heads().items())  # ahead: rebuild
 
     def status(self, name: str, heads: dict[int, int] | None = None) -> dict[str, Any]:
         """Checkpoint, log head and lag per partition, and the total lag."""
@@ -221,8 +291,9 @@ class ProjectionRunner:
         heads = heads if heads is not None else self.heads()
         checkpoints = self.store.load_checkpoints(name) or {}
         rows = [{"partition": p, "checkpoint": checkpoints.get(p, 0), "head": head,
-                 "lag": max(0, head - checkpoints.get(p, 0))} for p, head in sorted(heads.items())]
-        return {"name": name, "lag": sum(r["lag"] for r in rows), "partitions": rows}
+                 "lag": head - checkpoints.get(p, 0)} for p, head in sorted(heads.items())]
+        return {"name": name, "lag": sum(r["lag"] for r in rows if r["lag"] > 0),
+                "ahead": -sum(r["lag"] for r in rows if r["lag"] < 0), "partitions": rows}
 
     def status_all(self) -> list[dict[str, Any]]:
         heads = self.heads()

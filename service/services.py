@@ -107,6 +107,7 @@ class GameService:
         try:
             game, _ = self.appender.append(Game(game_id, 0, Table(), rules), [NewEvent(created)])
         except VersionConflict:  # the same idempotent request made it first: answer with that game
+            self.store.confirm(stream_of(game_id))  # once it is as durable as our own append would be
             return self.load(game_id)
         self.store.set_add(_waiting_set(player["id"]), game_id)
         return game
@@ -193,8 +194,10 @@ class GameService:
             try:
                 seat, (events, played) = self._decide(game, player, command, expected_version)
             except (DomainError, Conflict, Forbidden):
-                if trusted and self.current_version(game_id) != game.version:
-                    raise VersionConflict(stream_of(game_id), game.version, -1) from None  # decide again
+                if trusted:  # refused on the cached copy: decide again if the store holds another game
+                    stored = self.load(game_id)
+                    if (stored.version, stored.head) != (game.version, game.head):
+                        raise VersionConflict(stream_of(game_id), game.version, -1) from None
                 raise
             try:
                 return self.appender.append_and_answer(

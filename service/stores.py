@@ -12,6 +12,9 @@ from service.config import Config
 def open_store(config: Config) -> EventStore:
     url = config.store_url
     scheme = urlparse(url).scheme
+    if config.redis_wait_replicas and not scheme.startswith(("redis", "rediss")):
+        raise ValueError("GAMES_REDIS_WAIT_REPLICAS applies to a Redis store only; for SQLite, "
+                         "GAMES_SQLITE_SYNCHRONOUS=FULL makes each commit durable")
     if scheme == "sqlite":
         from service.adapters.sqlite_store import SqliteStore
 
@@ -21,7 +24,8 @@ def open_store(config: Config) -> EventStore:
         from service.adapters.redis_store import RedisStore
 
         return RedisStore(url, partitions=config.redis_partitions, prefix=config.redis_prefix,
-                          timeout=config.store_timeout or None)
+                          timeout=config.store_timeout or None, wait_replicas=config.redis_wait_replicas,
+                          wait_timeout=config.redis_wait_timeout)
     if scheme == "memory":
         from service.adapters.memory_store import MemoryStore
 

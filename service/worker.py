@@ -233,7 +233,7 @@ def _sweep(config: Config) -> None:
             heads = runner.heads()
             for name in runner.names:
                 status = runner.status(name, heads)
-                if status["lag"] == 0:
+                if status["lag"] == 0 and not status["ahead"]:  # ahead: a catch-up rebuilds it
                     stalled.pop(name, None)
                     continue
                 # behind and not moving since the last sweep: the job its pending flag stands

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from service.adapters.codec import dumps, loads
+from service.adapters.codec import digest, dumps, loads
 from service.adapters.store import (
     CheckpointMoved,
     DuplicateRequest,
@@ -60,13 +60,13 @@ class MemoryStreamRecorder(MemoryRecorder, StreamRecorder):
     """Streams as lists of ``Recorded``; an append also extends the (single-partition) log."""
 
     def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
-               idempotency: tuple[str, dict[str, Any]] | None = None) -> int:
+               idempotency: tuple[str, dict[str, Any]] | None = None, head: str = "") -> int:
         data = self._data
         with data.lock:
             if idempotency and (stream, idempotency[0]) in data.idempotency:
                 raise DuplicateRequest(idempotency[0], _copy(data.idempotency[(stream, idempotency[0])]))
             records = data.streams.setdefault(stream, [])
-            if len(records) != expected_version:
+            if len(records) != expected_version or (head and records and digest(records[-1].event) != head):
                 raise VersionConflict(stream, expected_version, len(records))
             for event in events:
                 stored = Recorded(stream, len(records) + 1, loads(dumps(event)), 0, len(data.log) + 1)
@@ -192,10 +192,12 @@ class MemoryPlayerRecorder(MemoryRecorder, PlayerRecorder):
         found = self._data.players.get(player_id)
         return {"id": found["id"], "name": found["name"]} if found else None
 
-    def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
+    def player_by_token(self, token_hash: str, player_id: str | None = None) -> dict[str, Any] | None:
         with self._data.lock:  # add_player may grow the dict while we iterate
-            for found in self._data.players.values():
-                if found["token_hash"] == token_hash:
+            candidates = [self._data.players.get(player_id)] if player_id is not None \
+                else list(self._data.players.values())
+            for found in candidates:
+                if found is not None and found["token_hash"] == token_hash:
                     return {"id": found["id"], "name": found["name"]}
         return None
 

@@ -99,13 +99,17 @@ class StreamRecorder(ABC):
         expected_version: int,
         events: Sequence[dict[str, Any]],
         idempotency: tuple[str, dict[str, Any]] | None = None,
+        head: str = "",
     ) -> int:
         """Append ``events`` as versions ``expected_version + 1 ...`` and return the new version.
 
         Atomic: either every event is appended, with its log entry and the idempotency
         record, or nothing is. Raises ``VersionConflict`` if the stream is not at
         ``expected_version`` and ``DuplicateRequest`` if the idempotency key (scoped to
-        ``stream``) exists; the key is checked before the version.
+        ``stream``) exists; the key is checked before the version. ``head``: the digest
+        (``service.adapters.codec.digest``) of the event the appender decided on at
+        ``expected_version``; if the stream holds another event there (the store went back
+        in time and on again), ``VersionConflict`` too, its ``current`` = ``expected_version``.
         """
 
     @abstractmethod
@@ -119,6 +123,11 @@ class StreamRecorder(ABC):
     @abstractmethod
     def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
         """What the append that used ``key`` on ``stream`` stored (keys are scoped per stream)."""
+
+    def confirm(self, stream: str) -> None:  # noqa: B027 - most stores need nothing
+        """Return once what ``stream`` holds is as durable as an acknowledged append (an
+        answer built on another request's write: Redis with the durability setting waits
+        for the replicas; other stores acknowledge nothing they have not made durable)."""
 
 
 class LogRecorder(ABC):
@@ -210,8 +219,11 @@ class PlayerRecorder(ABC):
         """``{id, name}`` or None."""
 
     @abstractmethod
-    def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
-        """``{id, name}`` of the player whose current token has this hash, or None."""
+    def player_by_token(self, token_hash: str, player_id: str | None = None) -> dict[str, Any] | None:
+        """``{id, name}`` of the player whose current token has this hash, or None.
+        ``player_id``: the player the token names (tokens carry their player's id, so a store
+        can look in that player's record alone; None for a token issued before they did):
+        another player's record never matches."""
 
     @abstractmethod
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
@@ -225,10 +237,11 @@ class PlayerRecorder(ABC):
         on every process of a deployment: open live streams re-check their credentials only
         when it moved (one cheap read a second instead of a lookup per stream)."""
 
-    def current_tokens(self, token_hashes: Collection[str]) -> set[str]:
-        """Those of ``token_hashes`` that are still some player's current token (open live
-        streams re-check theirs with one call for all). Backends answer in one round trip."""
-        return {h for h in token_hashes if self.player_by_token(h) is not None}
+    def current_tokens(self, credentials: Collection[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Those of ``credentials`` (player id, token hash) whose hash is still that player's
+        current token (open live streams re-check theirs with one call for all). Backends
+        answer in one round trip."""
+        return {(p, h) for p, h in credentials if self.player_by_token(h, p) is not None}
 
 
 class SharedStateRecorder(ABC):

@@ -25,17 +25,26 @@ def health():
     """Liveness and readiness: every backing service answers (the store; in RQ mode the job
     queue; a Redis limits storage). A 503 problem names what is down in `checks`; each probe
     gives up after 1 s."""
-    store = current_app.extensions["games"].store
+    games = current_app.extensions["games"]
+    store = games.store
     found = checks(current_app)
     down = [name for name, check in found.items() if not check["ok"]]
     if not down:
-        return {"status": "ok", "store": type(store).__name__, "checks": found}
+        return {"status": "ok", "store": type(store).__name__, "checks": found, "warnings": _warnings(games)}
     response = problem(503, "unavailable", "Service Unavailable", f"not answering: {', '.join(down)}",
                        checks=found, store=type(store).__name__)
     response.headers["Retry-After"] = "5"
     return response
 
 
+def _warnings(games) -> list[str]:
+    """Read models whose checkpoints are past the log (the store went back in time)."""
+    try:
+        statuses = games.read_models.runner.status_all()
+    except Exception as exc:  # health reports, it never fails
+        return [f"projections: could not read their checkpoints ({type(exc).__name__})"]
+    return [f"projection {s['name']}: checkpoints ahead of the log by {s['ahead']} positions (the store went "
+            f"back in time); it is rebuilt from the log at its next catch-up" for s in statuses if s["ahead"]]
 @blp.route("/signing-keys", methods=["GET"])
 @blp.response(200, SigningKeysSchema)
 @blp.doc(operationId="listSigningKeys")

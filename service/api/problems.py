@@ -116,6 +116,11 @@ _ALL = [
     ProblemType("store_unavailable", 503, "Service Unavailable",
                 "The event store does not answer (Redis down or frozen, SQLite locked); nothing was done. "
                 "Retry after `Retry-After` seconds; `GET /health` says what is down."),
+    ProblemType("not_replicated", 503, "Not replicated",
+                "The store's master has the write but fewer replicas than the durability setting "
+                "(`GAMES_REDIS_WAIT_REPLICAS`) confirmed it in time, so it is not acknowledged. Retry after "
+                "`Retry-After` seconds with the same `Idempotency-Key`: the retry answers with the first "
+                "request's result once it is confirmed, never with a second move."),
     ProblemType("unavailable", 503, "Service Unavailable", "A backing service does not answer; retry later."),
     ProblemType("internal_error", 500, "Internal server error",
                 "The server failed to handle the request; it has been logged. Nothing is known to have changed."),

@@ -67,12 +67,17 @@ class PartitionStatusSchema(Schema):
     partition = fields.Integer(required=True)
     checkpoint = fields.Integer(required=True, metadata={"description": "log position of the last event applied"})
     head = fields.Integer(required=True, metadata={"description": "log position of the newest event"})
-    lag = fields.Integer(required=True)
+    lag = fields.Integer(required=True, metadata={
+        "description": "head - checkpoint, never clamped: negative when the checkpoint is ahead of the log "
+                       "(the store went back in time; the projection is rebuilt)"})
 
 
 class ProjectionStatusSchema(Schema):
     name = fields.String(required=True)
     lag = fields.Integer(required=True, metadata={"description": "events in the log not yet applied"})
+    ahead = fields.Integer(required=True, metadata={
+        "description": "positions by which checkpoints are past the log's heads (0 normally): the model holds "
+                       "events the store lost (a failover, a restore) and is rebuilt from the log"})
     partitions = fields.List(fields.Nested(PartitionStatusSchema), required=True)
 
 

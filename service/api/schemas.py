@@ -328,3 +328,6 @@ class HealthSchema(Schema):
     store = fields.String(required=True)
     checks = fields.Dict(keys=fields.String(), values=fields.Nested(HealthCheckSchema), metadata={
         "description": "each backing service (store, queue, limits) and whether it answers"})
+    warnings = fields.List(fields.String(), metadata={
+        "description": "what an operator should look at while the service still serves, e.g. a read model "
+                       "whose checkpoint is ahead of the log (the store went back in time: it is rebuilt)"})

@@ -38,7 +38,7 @@ class EventStoreContract(StoreContract):
             snapshots.save_snapshot("g-1", 2, "v1", {"at": 2})
             assert snapshots.load_snapshot("g-1", "v1") == (2, {"at": 2})
             players.add_player("p-1", "Ada", "hash-1")
-            assert players.player_by_token("hash-1") == {"id": "p-1", "name": "Ada"}
+            assert players.player_by_token("hash-1", "p-1") == {"id": "p-1", "name": "Ada"}
             assert shared.secret("s", "x") == "x"
             shared.set_add("set", "a")
             assert shared.set_members("set") == ["a"]

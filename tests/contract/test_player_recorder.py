@@ -13,33 +13,34 @@ class PlayerRecorderContract(StoreContract):
         store.add_player("p-2", "Brunhilde 🐉", "hash-2")
         assert store.player("p-1") == {"id": "p-1", "name": "Ada"}
         assert store.player("p-2") == {"id": "p-2", "name": "Brunhilde 🐉"}
-        assert store.player_by_token("hash-1") == {"id": "p-1", "name": "Ada"}
-        assert store.player_by_token("hash-2") == {"id": "p-2", "name": "Brunhilde 🐉"}
+        assert store.player_by_token("hash-1", "p-1") == {"id": "p-1", "name": "Ada"}
+        assert store.player_by_token("hash-2", "p-2") == {"id": "p-2", "name": "Brunhilde 🐉"}
         assert store.player("p-3") is None
-        assert store.player_by_token("hash-3") is None
+        assert store.player_by_token("hash-1", "p-2") is None  # another player's record never matches
+        assert store.player_by_token("hash-3", "p-3") is None
 
     def test_a_token_is_rotated_only_from_the_current_one(self, store):
         store.add_player("p-1", "Ada", "hash-1")
         store.add_player("p-2", "Bob", "hash-2")
         assert store.replace_token("p-1", "hash-1", "hash-1b") is True
-        assert store.player_by_token("hash-1") is None
-        assert store.player_by_token("hash-1b") == {"id": "p-1", "name": "Ada"}
+        assert store.player_by_token("hash-1", "p-1") is None
+        assert store.player_by_token("hash-1b", "p-1") == {"id": "p-1", "name": "Ada"}
         assert store.player("p-1") == {"id": "p-1", "name": "Ada"}
 
         assert store.replace_token("p-1", "hash-1", "hash-1c") is False  # rotated meanwhile
         assert store.replace_token("p-1", "hash-2", "hash-1c") is False  # another player's token
         assert store.replace_token("p-9", "hash-1b", "hash-1c") is False  # no such player
-        assert store.player_by_token("hash-1c") is None
-        assert store.player_by_token("hash-1b") == {"id": "p-1", "name": "Ada"}
-        assert store.player_by_token("hash-2") == {"id": "p-2", "name": "Bob"}
+        assert store.player_by_token("hash-1c", "p-1") is None
+        assert store.player_by_token("hash-1b", "p-1") == {"id": "p-1", "name": "Ada"}
+        assert store.player_by_token("hash-2", "p-2") == {"id": "p-2", "name": "Bob"}
 
     def test_a_revoked_token_finds_no_player(self, store):
         store.add_player("p-1", "Ada", "hash-1")
         assert store.replace_token("p-1", "hash-1", None) is True
-        assert store.player_by_token("hash-1") is None and store.player_by_token("") is None
+        assert store.player_by_token("hash-1", "p-1") is None and store.player_by_token("", "p-1") is None
         assert store.player("p-1") == {"id": "p-1", "name": "Ada"}  # the player stays
         assert store.replace_token("p-1", "hash-1", "hash-new") is False  # nothing to rotate from
-        assert store.player_by_token("hash-new") is None
+        assert store.player_by_token("hash-new", "p-1") is None
 
     def test_the_token_generation_moves_with_every_rotation_and_revocation_only(self, store):
         store.add_player("p-1", "Ada", "hash-1")
@@ -59,11 +60,12 @@ class PlayerRecorderContract(StoreContract):
         store.add_player("p-3", "Cy", "hash-3")
         store.replace_token("p-1", "hash-1", "hash-1b")
         store.replace_token("p-2", "hash-2", None)
-        asked = {"hash-1", "hash-1b", "hash-2", "hash-3", "hash-unknown"}
-        assert store.current_tokens(asked) == {"hash-1b", "hash-3"}
+        asked = {("p-1", "hash-1"), ("p-1", "hash-1b"), ("p-2", "hash-2"), ("p-3", "hash-3"),
+                 ("p-3", "hash-unknown"), ("p-2", "hash-3")}  # another player's token matches nobody
+        assert store.current_tokens(asked) == {("p-1", "hash-1b"), ("p-3", "hash-3")}
         assert store.current_tokens(set()) == set()
-        many = {f"h-{i}" for i in range(1200)} | {"hash-3"}  # more than one SQL statement binds
-        assert store.current_tokens(many) == {"hash-3"}
+        many = {("p-9", f"h-{i}") for i in range(1200)} | {("p-3", "hash-3")}  # more than one SQL statement binds
+        assert store.current_tokens(many) == {("p-3", "hash-3")}
 
     def test_players_outlive_the_store_object(self, store, reopen):
         store.add_player("p-1", "Ada", "hash-1")
@@ -73,9 +75,9 @@ class PlayerRecorderContract(StoreContract):
 
         again = reopen()
         assert again.player("p-1") == {"id": "p-1", "name": "Ada"}
-        assert again.player_by_token("hash-1") == {"id": "p-1", "name": "Ada"}
-        assert again.player_by_token("hash-2") is None
-        assert again.player_by_token("hash-2b") == {"id": "p-2", "name": "Bob"}
+        assert again.player_by_token("hash-1", "p-1") == {"id": "p-1", "name": "Ada"}
+        assert again.player_by_token("hash-2", "p-2") is None
+        assert again.player_by_token("hash-2b", "p-2") == {"id": "p-2", "name": "Bob"}
 
 
 class TestPlayerRecorder(PlayerRecorderContract):

@@ -39,6 +39,17 @@ class StreamRecorderContract(StoreContract):
         assert positions == sorted(positions) and len(set(positions)) == 4 and positions[0] >= 1
         assert store.version("g-2") == 0
 
+    def test_an_append_that_names_another_event_at_the_expected_version_conflicts(self, store):
+        from service.adapters.codec import digest
+
+        store.append("g-1", 0, [EVENT, {"type": "B"}])
+        assert store.append("g-1", 2, [{"type": "C"}], head=digest({"type": "B"})) == 3
+        with pytest.raises(VersionConflict) as conflict:
+            store.append("g-1", 3, [{"type": "D"}], head=digest({"type": "B"}))  # it decided on B, not C
+        assert (conflict.value.expected, conflict.value.current) == (3, 3)
+        assert store.version("g-1") == 3 and store.read("g-1")[-1].event == {"type": "C"}
+        assert store.append("g-1", 3, [{"type": "D"}]) == 4  # no head: not checked
+
     def test_read_ranges(self, store):
         store.append("g-1", 0, [{"n": n} for n in range(1, 8)])
         versions = lambda **kw: [r.version for r in store.read("g-1", **kw)]  # noqa: E731

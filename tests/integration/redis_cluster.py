@@ -1,14 +1,18 @@
 """A real Redis Cluster for tests: three masters started here, on spare ports.
 
-Each node is ``redis-server --cluster-enabled yes`` (no persistence, its own directory);
-``redis-cli --cluster create`` assigns the 16,384 slots over them. The cluster bus of a
-node listens on its port + 10000, so both must be free.
+Each node is ``redis-server --cluster-enabled yes`` (no persistence unless asked, its own
+directory); ``redis-cli --cluster create`` assigns the 16,384 slots over them (and, with
+``replicas``, that many replicas to each master). The cluster bus of a node listens on its
+port + 10000, so both must be free. A failover drill kills a master (``kill``) and makes a
+replica lag (``pause``/``resume``: SIGSTOP/SIGCONT).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -16,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 import pytest
+import redis
 
 
 def _free(port: int) -> bool:
@@ -47,8 +52,84 @@ class RedisCluster:
     def url(self) -> str:
         return "redis-cluster://" + ",".join(f"127.0.0.1:{p}" for p in self.ports)
 
+    def process(self, port: int) -> subprocess.Popen:
+        return self.processes[self.ports.index(port)]
+
+    def pause(self, port: int) -> None:
+        os.kill(self.process(port).pid, signal.SIGSTOP)
+
+    def resume(self, port: int) -> None:
+        os.kill(self.process(port).pid, signal.SIGCONT)
+
+    def lag(self, port: int) -> None:
+        """Make the replica on ``port`` lag: stop it (SIGSTOP) and cut its replication link on
+        its master's side, so that the master's next writes stay in the master's backlog. (A
+        stop alone does not: on loopback, the master's stream keeps filling the stopped
+        replica's socket buffer, and the replica reads it all when it resumes.)"""
+        replica = redis.Redis(port=port, socket_timeout=5)
+        link = next(c for c in replica.client_list() if "M" in c["flags"])
+        master_port = int(link["addr"].rsplit(":", 1)[1])
+        self.pause(port)
+        redis.Redis(port=master_port, socket_timeout=5).client_kill_filter(addr=link["laddr"])
+
+    def kill(self, port: int) -> None:
+        self.process(port).kill()
+        self.process(port).wait(timeout=10)
+
+    def nodes(self) -> list[dict]:
+        """``CLUSTER NODES`` as seen by a live node: port, id, role, its master's id, slot ranges."""
+        for port in self.ports:
+            if self.process(port).poll() is None:
+                text = _cli(shutil.which("redis-cli") or "redis-cli", port, "cluster", "nodes")
+                if text:
+                    break
+        found = []
+        for line in text.splitlines():
+            parts = line.split()
+            found.append({"id": parts[0], "port": int(parts[1].split(":")[1].split("@")[0]),
+                          "role": "master" if "master" in parts[2] else "replica",
+                          "failed": "fail" in parts[2] and "fail?" not in parts[2],
+                          "master": parts[3] if parts[3] != "-" else None, "slots": parts[8:]})
+        return found
+
+    def slots_of(self, port: int) -> set[int]:
+        """The slots the master on ``port`` serves."""
+        found: set[int] = set()
+        for node in self.nodes():
+            if node["port"] == port:
+                for spec in node["slots"]:
+                    if spec[0] != "[":
+                        low, _, high = spec.partition("-")
+                        found.update(range(int(low), int(high or low) + 1))
+        return found
+
+    def master_of_slot(self, slot: int) -> int:
+        for node in self.nodes():
+            if node["role"] == "master" and not node["failed"]:
+                for spec in node["slots"]:
+                    low, _, high = spec.partition("-")
+                    if spec[0] != "[" and int(low) <= slot <= int(high or low):
+                        return node["port"]
+        raise LookupError(f"no master serves slot {slot}")
+
+    def replicas_of(self, port: int) -> list[int]:
+        nodes = self.nodes()
+        master = next(n for n in nodes if n["port"] == port)
+        return [n["port"] for n in nodes if n["master"] == master["id"]]
+
+    def wait_healthy(self, timeout: float = 30) -> None:
+        cli = shutil.which("redis-cli") or "redis-cli"
+        live = [p for p in self.ports if self.process(p).poll() is None]
+        _wait(lambda: all("cluster_state:ok" in _cli(cli, p, "cluster", "info") for p in live),
+              "the cluster did not become healthy", timeout)
+
     def stop(self) -> None:
         for process in self.processes:
+            if process.poll() is None:
+                try:
+                    os.kill(process.pid, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass
             process.terminate()
         for process in self.processes:
             try:
@@ -58,28 +139,39 @@ class RedisCluster:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def start_cluster(masters: int = 3) -> RedisCluster:
+def start_cluster(masters: int = 3, replicas: int = 0, node_timeout_ms: int = 5000,
+                  aof_always: bool = False) -> RedisCluster:
     server, cli = shutil.which("redis-server"), shutil.which("redis-cli")
     if server is None or cli is None:
         pytest.skip("redis-server and redis-cli are needed for the Redis Cluster tests")
-    cluster = RedisCluster(_ports(masters), workdir=tempfile.mkdtemp(prefix="redis-cluster-"))
+    cluster = RedisCluster(_ports(masters * (1 + replicas)), workdir=tempfile.mkdtemp(prefix="redis-cluster-"))
+    persistence = ["--appendonly", "yes", "--appendfsync", "always"] if aof_always else ["--appendonly", "no"]
     try:
         for port in cluster.ports:
+            directory = os.path.join(cluster.workdir, str(port))
+            os.makedirs(directory)
             cluster.processes.append(subprocess.Popen(
                 [server, "--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-                 "--cluster-config-file", f"nodes-{port}.conf", "--cluster-node-timeout", "5000",
-                 "--save", "", "--appendonly", "no", "--dir", cluster.workdir],
+                 "--cluster-config-file", f"nodes-{port}.conf", "--cluster-node-timeout", str(node_timeout_ms),
+                 "--save", "", *persistence, "--dir", directory],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         for port in cluster.ports:
             _wait(lambda port=port: _cli(cli, port, "ping") == "PONG", "a cluster node did not start")
         created = subprocess.run([cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in cluster.ports),
-                                  "--cluster-replicas", "0", "--cluster-yes"], capture_output=True, text=True,
-                                 timeout=60)
+                                  "--cluster-replicas", str(replicas), "--cluster-yes"], capture_output=True,
+                                 text=True, timeout=60)
         if created.returncode != 0:
             raise RuntimeError(f"redis-cli --cluster create failed: {created.stdout}{created.stderr}")
         for port in cluster.ports:
             _wait(lambda port=port: "cluster_state:ok" in _cli(cli, port, "cluster", "info"),
                   "the cluster did not become ready")
+        if replicas:
+            _wait(lambda: sum(n["role"] == "replica" for n in cluster.nodes()) == masters * replicas,
+                  "the replicas did not join")
+            for port in cluster.ports:
+                _wait(lambda port=port: _cli(cli, port, "info", "replication").count("state=online")
+                      == (replicas if "role:master" in _cli(cli, port, "info", "replication") else 0),
+                      "a master's replicas did not come online")
     except BaseException:
         cluster.stop()
         raise

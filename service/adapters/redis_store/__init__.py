@@ -24,8 +24,10 @@ partition ``partition_of(stream, partitions)``)::
     P:{pN}:snapd:<s>:<h>     Hash, version -> state JSON  (<s>, <h>: stream and schema,
                              with ``%`` and ``:`` escaped so the pair is unambiguous)
     P:{pN}:snaps             Set naming the snapshot keys of the partition (for deletion)
-    P:{players}:player:<id>  Hash ``id``, ``name``, ``token_hash``
-    P:{players}:tokens       Hash, token hash -> ``{id, name}`` JSON (the token index)
+    P:{player:<id>}          Hash ``id``, ``name``, ``token_hash`` (a token names its player,
+                             so a token check reads this one key)
+    P:{players}:player:<id>  the old layout, read for tokens issued before tokens named their
+    P:{players}:tokens       player (hash per player; token hash -> ``{id, name}`` JSON)
     P:{rm:<name>}:c          String, the read model's checkpoints (JSON, canonical)
     P:{rm:<name>}:t:<table>  Hash, key -> row JSON (one per table of the read model)
     P:{rm:<name>}:i:<index>  Sorted set, key by score (one per index of the read model)
@@ -35,7 +37,7 @@ partition ``partition_of(stream, partitions)``)::
 
 Every key an append touches carries the partition's hash tag, so the append script is
 single-slot; every other multi-key operation stays in one slot too (snapshots: the
-partition's tag; players: ``{players}``; a read model: ``{rm:<name>}``, so its save, one
+partition's tag; a player: ``{player:<id>}``; a read model: ``{rm:<name>}``, so its save, one
 script writing rows, index entries and checkpoints with a compare-and-set, is atomic). The
 layout is thus ready for Redis Cluster: a ``redis-cluster://`` URL connects through a
 cluster client (``service.adapters.redis_client``), and nothing else changes. The prefix
@@ -52,7 +54,8 @@ Durability. What survives a crash is what Redis's persistence settings put on di
 A script's writes reach the AOF and the replicas as one MULTI/EXEC block, and Redis drops
 an unfinished block at the tail of the AOF when it loads it, so a recovered store never
 holds half an append. Replication is asynchronous: a failover to a replica can lose the
-last acknowledged appends (WAIT / WAITAOF narrow that window but do not close it).
+last acknowledged appends, unless ``wait_replicas`` makes every write an answer depends
+on wait for that many replicas (``RedisDatastore``; docs/operations.md).
 """
 
 from __future__ import annotations
@@ -74,10 +77,11 @@ class RedisStore(RedisStreamRecorder, RedisLogRecorder, RedisProjectionRecorder,
     snapshots of each stream and schema are kept; ``timeout``: see ``RedisDatastore``."""
 
     def __init__(self, url: str, partitions: int = 16, prefix: str = "dyn", keep_snapshots: int = 3,
-                 timeout: float | None = None):
+                 timeout: float | None = None, wait_replicas: int = 0, wait_timeout: float = 1.0):
         if keep_snapshots < 1:
             raise ValueError("keep_snapshots must be >= 1")
-        super().__init__(RedisDatastore(url, partitions=partitions, prefix=prefix, timeout=timeout))
+        super().__init__(RedisDatastore(url, partitions=partitions, prefix=prefix, timeout=timeout,
+                                        wait_replicas=wait_replicas, wait_timeout=wait_timeout))
         self.url = url
         self.keep_snapshots = keep_snapshots
 

@@ -79,10 +79,10 @@ class RedisProjectionRecorder(RedisRecorder, ProjectionRecorder):
         for idx, key, score in index:
             number = key_number(f"{base}:i:{idx}")
             ops += ["r", number, key, ""] if score is None else ["z", number, key, repr(float(score))]
-        saved = self._save_rows(
-            keys=keys,
-            args=["0" if previous is None else "1", b"" if previous is None else _canonical(previous),
-                  _canonical(checkpoints), *ops])
+        saved = self._write(
+            self._save_rows, keys,
+            ["0" if previous is None else "1", b"" if previous is None else _canonical(previous),
+             _canonical(checkpoints), *ops])
         if not saved:
             raise CheckpointMoved(name)
 

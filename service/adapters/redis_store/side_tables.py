@@ -2,8 +2,9 @@
 
 Snapshots live under their stream's partition tag (a sorted set of versions and a hash of
 states per stream and schema, and a registry per partition naming them for deletion);
-players under ``{players}`` (a hash per player and a token index), so a token swap is one
-single-slot script; secrets and sets are single keys.
+players each under a tag of their own (``{player:<id>}``, one hash), so a token swap is one
+single-slot script and the players spread over a cluster's slots; secrets and sets are
+single keys.
 """
 
 from __future__ import annotations
@@ -37,24 +38,25 @@ if not state then return false end
 return {found[1], state}
 """
 
-# KEYS: 1 player hash, 2 token index; ARGV: 1 id, 2 name, 3 token hash, 4 public record JSON
+# KEYS: 1 the player's hash; ARGV: 1 id, 2 name, 3 token hash
 ADD_PLAYER = """
-local old = redis.call('HGET', KEYS[1], 'token_hash')
-if old and old ~= ARGV[3] then redis.call('HDEL', KEYS[2], old) end
 redis.call('HSET', KEYS[1], 'id', ARGV[1], 'name', ARGV[2], 'token_hash', ARGV[3])
-redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
 return 1
 """
 
-# KEYS: 1 player hash, 2 token index, 3 token generation; ARGV: 1 old token hash, 2 new token hash ('' to revoke)
+# KEYS: 1 the player's hash; ARGV: 1 id, 2 name, 3 token hash (a player moved from the old
+# layout: written only if the new record is not there yet, so a rotation meanwhile stands)
+MOVE_PLAYER = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'name', ARGV[2], 'token_hash', ARGV[3])
+return 1
+"""
+
+# KEYS: 1 the player's hash; ARGV: 1 old token hash, 2 new token hash ('' to revoke)
 REPLACE_TOKEN = """
 local current = redis.call('HGET', KEYS[1], 'token_hash')
-if (not current) or current ~= ARGV[1] then return 0 end
-local record = redis.call('HGET', KEYS[2], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
+if (not current) or current == '' or current ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'token_hash', ARGV[2])
-if ARGV[2] ~= '' and record then redis.call('HSET', KEYS[2], ARGV[2], record) end
-redis.call('INCR', KEYS[3])
 return 1
 """
 
@@ -106,48 +108,95 @@ class RedisSnapshotRecorder(RedisRecorder, SnapshotRecorder):
 
 
 class RedisPlayerRecorder(RedisRecorder, PlayerRecorder):
-    """``P:{players}:player:<id>`` hashes and the ``P:{players}:tokens`` index."""
+    """``P:{player:<id>}`` hashes (``id``, ``name``, ``token_hash``), one slot per player.
+
+    A token names its player (``service.players``), so a token check reads that player's
+    hash alone, wherever the cluster put it: losing one master pauses only the players on
+    it. The old layout (``P:{players}:player:<id>`` hashes and the ``P:{players}:tokens``
+    index, every player in one slot) stays readable: a token from before carries no id and
+    is looked up in the old index, then checked against the player's new record if there is
+    one; a player's first token change moves the record to the new layout.
+    """
 
     def __init__(self, datastore: RedisDatastore) -> None:
         super().__init__(datastore)
         self._add_player = self._redis.register_script(ADD_PLAYER)
+        self._move_player = self._redis.register_script(MOVE_PLAYER)
         self._replace_token = self._redis.register_script(REPLACE_TOKEN)
 
     def _player(self, player_id: str) -> str:
+        return f"{self.prefix}:{{player:{player_id}}}"
+
+    def _legacy_player(self, player_id: str) -> str:
         return f"{self.prefix}:{{players}}:player:{player_id}"
 
-    def _tokens(self) -> str:
+    def _legacy_tokens(self) -> str:
         return f"{self.prefix}:{{players}}:tokens"
 
     def add_player(self, player_id: str, name: str, token_hash: str) -> None:
-        self._add_player(keys=[self._player(player_id), self._tokens()],
-                         args=[player_id, name, token_hash, dumps({"id": player_id, "name": name})])
+        self._write(self._add_player, [self._player(player_id)], [player_id, name, token_hash])
 
     def player(self, player_id: str) -> dict[str, Any] | None:
         found_id, name = self._redis.hmget(self._player(player_id), ["id", "name"])
         if found_id is None:
+            found_id, name = self._redis.hmget(self._legacy_player(player_id), ["id", "name"])
+        if found_id is None:
             return None
         return {"id": found_id.decode(), "name": name.decode()}
 
-    def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
-        raw = self._redis.hget(self._tokens(), token_hash)
-        return loads(raw) if raw is not None else None
+    def player_by_token(self, token_hash: str, player_id: str | None = None) -> dict[str, Any] | None:
+        if player_id is not None:
+            found_id, name, current = self._redis.hmget(self._player(player_id), ["id", "name", "token_hash"])
+            if not current or current.decode() != token_hash:  # '' is a revoked token
+                return None
+            return {"id": found_id.decode(), "name": name.decode()}
+        raw = self._redis.hget(self._legacy_tokens(), token_hash)  # a token from before tokens named players
+        if raw is None:
+            return None
+        player = loads(raw)
+        current = self._redis.hget(self._player(player["id"]), "token_hash")
+        if current is not None and current.decode() != token_hash:
+            return None  # moved to the new layout and changed since
+        return player
 
-    def current_tokens(self, token_hashes: Collection[str]) -> set[str]:
-        hashes = list(token_hashes)
-        if not hashes:
+    def current_tokens(self, credentials: Collection[tuple[str, str]]) -> set[tuple[str, str]]:
+        asked = list(credentials)
+        if not asked:
             return set()
-        return {h for h, record in zip(hashes, self._redis.hmget(self._tokens(), hashes), strict=True) if record}
+        with self._redis.pipeline(transaction=False) as pipe:  # each player's own slot
+            for player_id, _ in asked:
+                pipe.hget(self._player(player_id), "token_hash")
+            stored = pipe.execute()
+        current = {(p, h) for (p, h), now in zip(asked, stored, strict=True) if now is not None and now.decode() == h}
+        legacy = [(p, h) for (p, h), now in zip(asked, stored, strict=True) if now is None]
+        if legacy:  # players not yet moved to the layout of one slot per player
+            records = self._redis.hmget(self._legacy_tokens(), [h for _, h in legacy])
+            current.update((p, h) for (p, h), raw in zip(legacy, records, strict=True)
+                           if raw is not None and loads(raw)["id"] == p)
+        return current
 
     def _generation(self) -> str:
+        # one key for the whole deployment: losing its master stops only the streams' re-check
+        # of tokens (logged), never a request's token check, which reads the player's own slot
         return f"{self.prefix}:{{players}}:token-generation"
 
     def token_generation(self) -> int:
         return int(self._redis.get(self._generation()) or 0)
 
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
-        return bool(self._replace_token(keys=[self._player(player_id), self._tokens(), self._generation()],
-                                        args=[old_hash, new_hash or ""]))
+        key = self._player(player_id)
+        if not self._redis.exists(key):
+            self._move_from_legacy(player_id)
+        replaced = bool(self._write(self._replace_token, [key], [old_hash, new_hash or ""]))
+        if replaced:  # after the token's own write: the player's slot alone decides the answer
+            self._redis.incr(self._generation())
+        return replaced
+
+    def _move_from_legacy(self, player_id: str) -> None:
+        found_id, name, token_hash = self._redis.hmget(self._legacy_player(player_id), ["id", "name", "token_hash"])
+        if found_id is not None:
+            self._write(self._move_player, [self._player(player_id)],
+                        [found_id, name, token_hash if token_hash is not None else b""])
 
 
 class RedisSharedStateRecorder(RedisRecorder, SharedStateRecorder):
@@ -156,6 +205,7 @@ class RedisSharedStateRecorder(RedisRecorder, SharedStateRecorder):
     def secret(self, name: str, candidate: str) -> str:
         key = f"{self.prefix}:secret:{name}"
         self._redis.set(key, candidate, nx=True)
+        self._datastore.confirm(key)  # what it signs must outlive a failover
         return self._redis.get(key).decode()
 
     def set_add(self, name: str, member: str) -> None:

@@ -1,7 +1,10 @@
 """Streams and the partitioned log on Redis: one atomic Lua script per append.
 
 Appends: one Lua script (``APPEND``) checks the idempotency key, then the version (the
-game stream's length: entries are never deleted or trimmed), XADDs every event to the game
+game stream's length: entries are never deleted or trimmed) and, when the appender says
+which event it decided on, that the stream's last entry is that one (each game-stream
+entry keeps its event's digest as ``h``: after a failover the stream can be back at the
+same length with other events), XADDs every event to the game
 stream and to the partition log with ids derived from the version and from an INCRBY on
 the partition's position counter, and stores the idempotency record. A script runs
 atomically, and it does every check before its first write, so it never stops half way.
@@ -22,13 +25,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from service.adapters.codec import dumps, loads
+from service.adapters.codec import digest_of, dumps, loads
 from service.adapters.redis_store.datastore import RedisDatastore, RedisRecorder
 from service.adapters.store import DuplicateRequest, LogRecorder, Recorded, StreamRecorder, VersionConflict
 
 # KEYS: 1 game stream, 2 partition log, 3 position counter, 4 idempotency hash
 # ARGV: 1 stream name, 2 expected version, 3 "1" if an idempotency key is given,
-#       4 idempotency key, 5 idempotency record, 6.. event bodies
+#       4 idempotency key, 5 idempotency record, 6 the digest of the event decided on at the
+#       expected version ('' : not checked), 7.. pairs of event body and its digest
 APPEND = """
 local with_key = ARGV[3] == '1'
 if with_key then
@@ -38,14 +42,21 @@ end
 local expected = tonumber(ARGV[2])
 local current = redis.call('XLEN', KEYS[1])
 if current ~= expected then return {'conflict', current} end
-local count = #ARGV - 5
+if ARGV[6] ~= '' and current > 0 then
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1][2]
+  for i = 1, #last, 2 do
+    if last[i] == 'h' and last[i + 1] ~= ARGV[6] then return {'conflict', current} end
+  end
+end
+local count = (#ARGV - 6) / 2
 if count > 0 then
   local first = redis.call('INCRBY', KEYS[3], count) - count
   for i = 1, count do
     local version = string.format('%d', expected + i)
     local position = string.format('%d', first + i)
-    redis.call('XADD', KEYS[1], version .. '-1', 'e', ARGV[5 + i], 'n', position)
-    redis.call('XADD', KEYS[2], position .. '-1', 's', ARGV[1], 'v', version, 'e', ARGV[5 + i])
+    local body = ARGV[5 + 2 * i]
+    redis.call('XADD', KEYS[1], version .. '-1', 'e', body, 'n', position, 'h', ARGV[6 + 2 * i])
+    redis.call('XADD', KEYS[2], position .. '-1', 's', ARGV[1], 'v', version, 'e', body)
   end
 end
 if with_key then redis.call('HSET', KEYS[4], ARGV[4], ARGV[5]) end
@@ -53,6 +64,15 @@ return {'ok', expected + count}
 """
 
 _READ_CHUNK = 5000
+
+
+def _with_digests(events: Sequence[dict[str, Any]]) -> list[bytes | str]:
+    """Each event's body and its digest (kept in the game stream's entry as ``h``)."""
+    out: list[bytes | str] = []
+    for event in events:
+        body = dumps(event)
+        out += [body, digest_of(body)]
+    return out
 
 
 def _number(entry_id: bytes) -> int:
@@ -73,16 +93,16 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
         return partition, f"{tag}:game:{stream}"
 
     def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
-               idempotency: tuple[str, dict[str, Any]] | None = None) -> int:
+               idempotency: tuple[str, dict[str, Any]] | None = None, head: str = "") -> int:
         partition, game = self._game(stream)
         tag = self._tag(partition)
         if idempotency:
             key_args: list[Any] = ["1", idempotency[0], dumps(idempotency[1])]
         else:
             key_args = ["0", "", ""]
-        reply = self._append(
-            keys=[game, f"{tag}:log", f"{tag}:logpos", f"{tag}:idem:{stream}"],
-            args=[stream, int(expected_version), *key_args, *(dumps(event) for event in events)],
+        reply = self._write(
+            self._append, [game, f"{tag}:log", f"{tag}:logpos", f"{tag}:idem:{stream}"],
+            [stream, int(expected_version), *key_args, head, *_with_digests(events)],
         )
         outcome, value = reply
         if outcome == b"ok":
@@ -91,6 +111,7 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
             raise VersionConflict(stream, expected_version, int(value))
         if outcome == b"dup":
             assert idempotency is not None
+            self._datastore.confirm(game)  # another connection stored the record: confirm it too
             raise DuplicateRequest(idempotency[0], loads(value))
         raise RuntimeError(f"unexpected reply from the append script: {reply!r}")  # pragma: no cover
 
@@ -112,9 +133,17 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
     def version(self, stream: str) -> int:
         return self._redis.xlen(self._game(stream)[1])
 
+    def confirm(self, stream: str) -> None:
+        self._datastore.confirm(self._game(stream)[1])
+
     def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
-        raw = self._redis.hget(f"{self._stream_tag(stream)[1]}:idem:{stream}", key)
-        return loads(raw) if raw is not None else None
+        """The record, once replicated as the durability setting asks (an answer is built on it)."""
+        idem = f"{self._stream_tag(stream)[1]}:idem:{stream}"
+        raw = self._redis.hget(idem, key)
+        if raw is None:
+            return None
+        self._datastore.confirm(idem)
+        return loads(raw)
 
 
 class RedisLogRecorder(RedisRecorder, LogRecorder):

@@ -43,19 +43,22 @@ class SqlitePlayerRecorder(SqliteRecorder, PlayerRecorder):
         row = self._db.row("SELECT id, name FROM players WHERE id = ?", (player_id,))
         return {"id": row[0], "name": row[1]} if row else None
 
-    def player_by_token(self, token_hash: str) -> dict[str, Any] | None:
+    def player_by_token(self, token_hash: str, player_id: str | None = None) -> dict[str, Any] | None:
         row = self._db.row("SELECT id, name FROM players WHERE token_hash = ?", (token_hash,))
-        return {"id": row[0], "name": row[1]} if row else None
+        if row is None or (player_id is not None and row[0] != player_id):
+            return None
+        return {"id": row[0], "name": row[1]}
 
-    def current_tokens(self, token_hashes: Collection[str]) -> set[str]:
-        hashes = list(token_hashes)
-        found: set[str] = set()
+    def current_tokens(self, credentials: Collection[tuple[str, str]]) -> set[tuple[str, str]]:
+        asked = set(credentials)
+        hashes = [h for _, h in asked]
+        found: set[tuple[str, str]] = set()
         for start in range(0, len(hashes), 500):  # SQLite binds at most 999 parameters by default
             chunk = hashes[start:start + 500]
-            rows = self._db.rows(f"SELECT token_hash FROM players WHERE token_hash IN ({','.join('?' * len(chunk))})",
+            rows = self._db.rows(f"SELECT id, token_hash FROM players WHERE token_hash IN ({','.join('?' * len(chunk))})",
                                  tuple(chunk))
-            found.update(row[0] for row in rows)
-        return found
+            found.update((row[0], row[1]) for row in rows)
+        return found & asked
 
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
         with self._db.write() as db:

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from service.adapters.codec import dumps, loads
+from service.adapters.codec import digest_of, dumps, loads
 from service.adapters.sqlite_store.datastore import SqliteRecorder
 from service.adapters.store import DuplicateRequest, LogRecorder, Recorded, StreamRecorder, VersionConflict
 
@@ -21,7 +21,7 @@ class SqliteStreamRecorder(SqliteRecorder, StreamRecorder):
     """``events`` rows by (stream, version), and ``idempotency`` records by (stream, key)."""
 
     def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
-               idempotency: tuple[str, dict[str, Any]] | None = None) -> int:
+               idempotency: tuple[str, dict[str, Any]] | None = None, head: str = "") -> int:
         with self._db.write() as db:
             if idempotency:
                 row = db.execute("SELECT record FROM idempotency WHERE stream = ? AND key = ?",
@@ -31,6 +31,11 @@ class SqliteStreamRecorder(SqliteRecorder, StreamRecorder):
             current = _version(db, stream)
             if current != expected_version:
                 raise VersionConflict(stream, expected_version, current)
+            if head and current:
+                row = db.execute("SELECT body FROM events WHERE stream = ? AND version = ?",
+                                 (stream, current)).fetchone()
+                if row and digest_of(row[0]) != head:  # another event at that version
+                    raise VersionConflict(stream, expected_version, current)
             try:
                 db.executemany(
                     "INSERT INTO events (stream, version, body) VALUES (?, ?, ?)",
