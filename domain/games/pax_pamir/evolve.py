@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from domain.games.pax_pamir import places
 from domain.games.pax_pamir.data.board import Border, Coalition, Region
 from domain.games.pax_pamir.events import SETUP_STARTED
 from domain.games.pax_pamir.options import PaxOptions
@@ -61,16 +62,16 @@ def _card_used(s: PaxState, e: Event) -> None:
 
 
 def _take_card(s: PaxState, place: str, card: int) -> None:
-    kind, _, rest = place.partition(":")
+    kind, at = places.parse(place)
     if kind == "market":
-        row, column = (int(x) for x in rest.split(":"))
+        row, column = at
         s.market[row][column] = None
     elif kind == "hand":
-        s.players[int(rest)].hand.remove(card)
+        s.players[at[0]].hand.remove(card)
     elif kind == "court":
-        s.players[int(rest)].court.remove(card)
+        s.players[at[0]].court.remove(card)
     elif kind == "prizes":
-        s.players[int(rest)].prizes.remove(card)
+        s.players[at[0]].prizes.remove(card)
     elif kind == "deck":
         s.deck.remove(card)
     elif kind == "discard":  # a betrayed card kept as a prize (R-BTR-4)
@@ -80,18 +81,18 @@ def _take_card(s: PaxState, place: str, card: int) -> None:
 
 
 def _put_card(s: PaxState, place: str, card: int, side: str | None) -> None:
-    kind, _, rest = place.partition(":")
+    kind, at = places.parse(place)
     if kind == "hand":
-        s.players[int(rest)].hand.append(card)
+        s.players[at[0]].hand.append(card)
     elif kind == "court":
-        court = s.players[int(rest)].court
+        court = s.players[at[0]].court
         court.insert(0, card) if side == "left" else court.append(card)
     elif kind == "prizes":
-        s.players[int(rest)].prizes.append(card)
+        s.players[at[0]].prizes.append(card)
     elif kind == "discard":
         s.discard.append(card)
     elif kind == "market":
-        row, column = (int(x) for x in rest.split(":"))
+        row, column = at
         s.market[row][column] = card
     else:
         raise AssertionError(f"no card can go to {place}")
@@ -104,11 +105,11 @@ def _card_moved(s: PaxState, e: Event) -> None:
 
 
 def _rupees(s: PaxState, place: str, amount: int) -> None:
-    kind, _, rest = place.partition(":")
+    kind, at = places.parse(place)
     if kind == "seat":
-        s.players[int(rest)].rupees += amount
+        s.players[at[0]].rupees += amount
     elif kind == "market":
-        row, column = (int(x) for x in rest.split(":"))
+        row, column = at
         s.market_rupees[row][column] += amount
     else:  # the bank, or removed from the game
         s.bank_flow -= amount
@@ -147,8 +148,8 @@ def _piece_moved(s: PaxState, e: Event) -> None:
     _pieces(s, kind, owner, e.data["src"], -1)
     _pieces(s, kind, owner, e.data["dst"], +1)
     if e.data.get("placed"):
-        s.placed[f"{kind}:{owner}:{e.data['dst']}"] += 1
-    src_key = f"{kind}:{owner}:{e.data['src']}"
+        s.placed[places.placed_key(kind, owner, e.data["dst"])] += 1
+    src_key = places.placed_key(kind, owner, e.data["src"])
     if s.placed.get(src_key):
         if e.data["dst"] == SUPPLY:  # a piece removed (R-LIM pickups take only unplaced ones)
             s.placed[src_key] = min(s.placed[src_key], _count(s, kind, owner, e.data["src"]))

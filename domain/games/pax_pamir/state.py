@@ -4,7 +4,8 @@ Plain lists, dicts and Counters; ``copy_state`` is hand-rolled for speed. Rulers
 totals, influence, hostages and supplies are never stored: ``queries`` derives them
 (R-CMP-5, section 4 "derived values").
 
-Places are short strings, so events and command arguments stay plain JSON:
+Places are short strings, so events and command arguments stay plain JSON (``places``
+builds and reads them, and nothing else does):
 
 * a card is at ``deck``, ``market:<row>:<col>``, ``hand:<seat>``, ``court:<seat>``,
   ``prizes:<seat>``, ``discard`` or ``out`` (unused in this game);

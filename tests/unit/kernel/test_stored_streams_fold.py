@@ -55,16 +55,15 @@ def _as_before_but_r_lim(state, legal: list[dict]) -> list[dict]:
     return [command for command in legal if command != here]
 
 
-def _as_recorded(views: dict, recorded: dict) -> dict:
-    """The views restricted to what the recording holds: a view may gain a field, and the
-    options a new option (at its default, which an old stream never set), after the
-    recording; everything it held must be as it was."""
-    def restrict(now: dict, then: dict) -> dict:
-        kept = {k: now.get(k) for k in then}
-        if isinstance(now.get("options"), dict) and isinstance(then.get("options"), dict):
-            kept["options"] = {k: now["options"].get(k) for k in then["options"]}
-        return kept
-    return {seat: restrict(view, recorded.get(seat, {})) for seat, view in views.items()}
+def _as_recorded(now: object, then: object) -> object:
+    """``now`` restricted to what the recording ``then`` holds: a view may gain a field (the
+    options a new option, a player a new count) after the recording, at any depth; every
+    field the recording holds must be as it was."""
+    if isinstance(now, dict) and isinstance(then, dict):
+        return {k: _as_recorded(now.get(k), v) for k, v in then.items()}
+    if isinstance(now, list) and isinstance(then, list) and len(now) == len(then):
+        return [_as_recorded(a, b) for a, b in zip(now, then, strict=True)]
+    return now
 
 
 def _options_as_recorded(rules, event: dict, recorded: dict) -> dict:

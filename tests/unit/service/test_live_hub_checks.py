@@ -45,7 +45,7 @@ def test_a_stream_whose_client_closed_its_socket_is_ended_and_an_open_one_is_not
 def test_a_rotated_or_revoked_token_ends_its_streams_and_no_other():
     hub, players = hub_and_players()
     ann, bob, cy = (players.create(name) for name in ("Ann", "Bob", "Cy"))
-    streams = {p["name"]: hub.subscribe("game-1", hash_token(p["token"])) for p in (ann, bob, cy)}
+    streams = {p["name"]: hub.subscribe("game-1", (p["id"], hash_token(p["token"]))) for p in (ann, bob, cy)}
     spectator = hub.subscribe("game-1")
     hub.check_subscribers()
     assert not any(s.ended for s in (*streams.values(), spectator))
@@ -59,7 +59,7 @@ def test_a_rotated_or_revoked_token_ends_its_streams_and_no_other():
 def test_credentials_are_looked_up_only_when_the_generation_moved_or_for_new_streams():
     hub, players = hub_and_players()
     ann, bob = players.create("Ann"), players.create("Bob")
-    hub.subscribe("game-1", hash_token(ann["token"]))
+    hub.subscribe("game-1", (ann["id"], hash_token(ann["token"])))
     hub.check_subscribers()
     looked = players.lookups
     hub.check_subscribers()
@@ -70,6 +70,6 @@ def test_credentials_are_looked_up_only_when_the_generation_moved_or_for_new_str
     old = bob["token"]
     players.revoke_token(old)
     hub.check_subscribers()
-    late = hub.subscribe("game-1", hash_token(old))
+    late = hub.subscribe("game-1", (bob["id"], hash_token(old)))
     hub.check_subscribers()
     assert late.ended == "credential"

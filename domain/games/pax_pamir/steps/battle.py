@@ -7,6 +7,7 @@ A piece a Battle may remove names its owner (``army:kabul:british``, ``tribe:kab
 from __future__ import annotations
 
 from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import (
     BORDERS_OF,
@@ -52,19 +53,19 @@ def region_enemies(s: PaxState, seat: int, region: Region) -> list[str]:
     """R-BAT-1: armies of other coalitions, their roads on the region's borders (section 21
     item 15), and tribes of seats of another loyalty not under their own Citadel."""
     loyalty = block_owner(s, seat)
-    found = [f"army:{region.value}:{c.value}" for c in Coalition if c != loyalty and s.armies[region][c] > 0]
+    found = [places.enemy("army", region.value, c.value) for c in Coalition if c != loyalty and s.armies[region][c] > 0]
     for border in BORDERS_OF[region]:
-        found += [f"road:{border.value}:{c.value}" for c in Coalition if c != loyalty and s.roads[border][c] > 0]
+        found += [places.enemy("road", border.value, c.value) for c in Coalition if c != loyalty and s.roads[border][c] > 0]
     for other, player in enumerate(s.players):
         if (other != seat and player.loyalty != loyalty and s.tribes[region][other] > 0
                 and not _citadel_protects(s, other, region)):
-            found.append(f"tribe:{region.value}:{other}")
+            found.append(places.enemy("tribe", region.value, other))
     return found
 
 
 def card_enemies(s: PaxState, seat: int, number: int) -> list[str]:
     """R-BAT-2: spies of other seats, except those of an Indispensable Advisors owner."""
-    return [f"spy:{number}:{other}" for other, count in sorted(s.spies.get(number, {}).items())
+    return [places.enemy("spy", number, other) for other, count in sorted(s.spies.get(number, {}).items())
             if other != seat and count > 0 and not q.has_ability(s, other, Ability.INDISPENSABLE_ADVISORS)]
 
 
@@ -145,7 +146,7 @@ class Battle(ActionStep):
 
     @handles(REMOVE_ENEMY)
     def remove(self, t: Play, frame: Frame, seat: int, piece: str) -> None:
-        kind, place, owner = piece.split(":")
+        kind, place, owner = places.parse_enemy(piece)
         if kind in ("army", "road"):
             t.update(left=frame.left - 1)
             t.emit(ev.piece_moved(kind, owner, place, SUPPLY))

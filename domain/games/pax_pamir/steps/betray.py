@@ -4,6 +4,7 @@ and perhaps keep it as a prize."""
 from __future__ import annotations
 
 from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import (
     Coalition,
@@ -98,7 +99,7 @@ class Prize(ActionStep):
     def advance(self, t: Play, frame: Frame) -> None:
         seat = seat_of(frame)
         t.end()
-        t.emit(ev.card_moved(frame.card, "discard", f"prizes:{seat}"))
+        t.emit(ev.card_moved(frame.card, "discard", places.prizes(seat)))
 
     @handles(KEEP_PRIZE)
     def keep(self, t: Play, frame: Frame, seat: int, _: None) -> None:

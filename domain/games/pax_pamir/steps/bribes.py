@@ -29,6 +29,7 @@ item 9; the kernel marks it, ``barrier_on_handover``).
 from __future__ import annotations
 
 from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.cards import COURT_CARDS, Ability, EventEffect
 from domain.games.pax_pamir.state import PaxState
@@ -89,7 +90,7 @@ def settle(t: Play, frame: Frame, amount: int) -> None:
     """The bribe is agreed at ``amount``: the rupees go to the recipient (R-BRB-5) and the
     caller goes on."""
     if amount:
-        t.emit(ev.rupees_moved(amount, f"seat:{frame.seat}", f"seat:{frame.recipient}", "bribe"))
+        t.emit(ev.rupees_moved(amount, places.purse(frame.owner_seat), places.purse(frame.recipient), "bribe"))
     t.end()
 
 

@@ -4,6 +4,7 @@ Instability; then the next seat's turn (R-CLN-7)."""
 from __future__ import annotations
 
 from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import MARKET_COLUMNS, MARKET_ROWS
 from domain.games.pax_pamir.data.cards import PUBLIC_WITHDRAWAL, is_dominance_check, is_event
@@ -44,7 +45,7 @@ def discard_column_zero_event(t: Play, row: int) -> None:
     number = t.state.market[row][0]
     if number is None or not (is_event(number) or is_dominance_check(number)):
         return
-    t.emit(ev.card_moved(number, f"market:{row}:0", "discard"))
+    t.emit(ev.card_moved(number, places.market(row, 0), "discard"))
     if is_dominance_check(number):
         t.call(names.DOMINANCE_CHECK, None, reason="discard")
     else:
@@ -94,9 +95,9 @@ def shift_market(t: Play) -> None:
                 continue
             if column != target:
                 carried = s.market_rupees[row][column]
-                t.emit(ev.card_moved(number, f"market:{row}:{column}", f"market:{row}:{target}"))
+                t.emit(ev.card_moved(number, places.market(row, column), places.market(row, target)))
                 if carried:
-                    t.emit(ev.rupees_moved(carried, f"market:{row}:{column}", f"market:{row}:{target}", "shift"))
+                    t.emit(ev.rupees_moved(carried, places.market(row, column), places.market(row, target), "shift"))
                 destroy_on_withdrawal(t, row, target)
             target += 1
 
@@ -105,7 +106,7 @@ def destroy_on_withdrawal(t: Play, row: int, column: int) -> None:
     """Section 16.2 and 23 item 4: rupees never stay on Public Withdrawal."""
     s = t.state
     if s.market[row][column] == PUBLIC_WITHDRAWAL and s.market_rupees[row][column]:
-        t.emit(ev.rupees_moved(s.market_rupees[row][column], f"market:{row}:{column}", "removed", "withdrawal"))
+        t.emit(ev.rupees_moved(s.market_rupees[row][column], places.market(row, column), "removed", "withdrawal"))
 
 
 class Refill(Step[PaxState]):
@@ -133,8 +134,8 @@ class Refill(Step[PaxState]):
                 others = [(r, c, n) for r, c, n in q.market_slots(s) if is_dominance_check(n) and (r, c) != (row, column)]
                 if others:
                     other_row, other_column, other = others[0]
-                    t.emit(ev.card_moved(other, f"market:{other_row}:{other_column}", "discard"))
-                    t.emit(ev.card_moved(number, f"market:{row}:{column}", "discard"))
+                    t.emit(ev.card_moved(other, places.market(other_row, other_column), "discard"))
+                    t.emit(ev.card_moved(number, places.market(row, column), "discard"))
                     t.call(names.DOMINANCE_CHECK, None, reason="instability")
                     return  # resumes here (shift and refill again) once the check is resolved
         t.end()

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import MARKET_COLUMNS, MARKET_ROWS, Coalition, Region
 from domain.games.pax_pamir.data.cards import COURT_CARDS, PUBLIC_WITHDRAWAL
@@ -81,21 +82,21 @@ def pieces_on_board(s: PaxState, kind: str, seat: int) -> list[str]:
     if kind in ("army", "road"):
         coalition = block_owner(s, seat)
         for region, armies in s.armies.items():
-            if armies[coalition] > s.placed.get(f"army:{coalition}:{region}", 0):
-                found.append(f"army:{region}")
+            if armies[coalition] > s.placed.get(places.placed_key("army", coalition, region), 0):
+                found.append(places.piece("army", region))
         for border, roads in s.roads.items():
-            if roads[coalition] > s.placed.get(f"road:{coalition}:{border}", 0):
-                found.append(f"road:{border}")
+            if roads[coalition] > s.placed.get(places.placed_key("road", coalition, border), 0):
+                found.append(places.piece("road", border))
         return found
     for region, tribes in s.tribes.items():
-        if tribes[seat] > s.placed.get(f"tribe:{seat}:{region}", 0):
-            found.append(f"tribe:{region}")
+        if tribes[seat] > s.placed.get(places.placed_key("tribe", seat, region), 0):
+            found.append(places.piece("tribe", region))
     for number, spies in s.spies.items():
-        if spies[seat] > s.placed.get(f"spy:{seat}:{number}", 0):
-            found.append(f"spy:{number}")
+        if spies[seat] > s.placed.get(places.placed_key("spy", seat, number), 0):
+            found.append(places.piece("spy", number))
     for value in sorted(s.players[seat].gifts):
-        if not s.placed.get(f"gift:{seat}:{value}"):
-            found.append(f"gift:{value}")
+        if not s.placed.get(places.placed_key("gift", seat, value)):
+            found.append(places.piece("gift", value))
     return found
 
 
@@ -150,7 +151,7 @@ class TakePiece(Step[PaxState]):
         if not choices:
             return None
         what = "block" if frame.kind in ("army", "road") else "cylinder"
-        here = f"{frame.kind}:{frame.dst}"
+        here = places.piece(frame.kind, frame.dst)
         stays = " (taking the one already there leaves the board as it is)" if here in choices else ""
         return Prompt(seat, f"Your supply has no {what} left: take one of yours from the board to place as "
                       f"{describe_place(frame.kind, frame.dst)}{stays}.").one_of(TAKE_PIECE, choices)
@@ -161,7 +162,7 @@ class TakePiece(Step[PaxState]):
     @handles(TAKE_PIECE)
     def take(self, t: Play, frame: Frame, seat: int, piece: str) -> None:
         s = t.state
-        source_kind, _, place = piece.partition(":")
+        source_kind, place = places.parse_piece(piece)
         owner = owner_key(s, frame.kind, seat)
         kind, dst = frame.kind, frame.dst
         placed = frame.locals.get("placed", True)
@@ -186,9 +187,9 @@ def pay_rupee_to_market(t: Play, seat: int, row: int, column: int, reason: str) 
     s = t.state
     number = s.market[row][column]
     if number == PUBLIC_WITHDRAWAL:
-        t.emit(ev.rupees_moved(1, f"seat:{seat}", "removed", reason))
+        t.emit(ev.rupees_moved(1, places.purse(seat), "removed", reason))
         return
-    t.emit(ev.rupees_moved(1, f"seat:{seat}", f"market:{row}:{column}", reason))
+    t.emit(ev.rupees_moved(1, places.purse(seat), places.market(row, column), reason))
     if number is not None and (row, column) not in s.marked:
         t.emit(ev.market_slot_marked(row, column))
 
@@ -228,7 +229,7 @@ def pay_action_cost(t: Play, seat: int, amount: int, reason: str, offset: int = 
             if index < len(cards[row]):
                 pay_rupee_to_market(t, seat, row, cards[row][index], reason)
             else:
-                t.emit(ev.rupees_moved(1, f"seat:{seat}", "removed", reason))
+                t.emit(ev.rupees_moved(1, places.purse(seat), "removed", reason))
 
 
 class ActionStep(Step[PaxState]):

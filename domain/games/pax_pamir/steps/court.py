@@ -5,6 +5,7 @@ stack, so a choice owed by any seat in the chain is asked where it arises."""
 from __future__ import annotations
 
 from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import places
 from domain.games.pax_pamir.data.board import Region, Suit
 from domain.games.pax_pamir.data.cards import COURT_CARDS, ImpactIcon
 from domain.games.pax_pamir.state import SUPPLY, PaxState, is_wakhan
@@ -52,7 +53,7 @@ class DiscardCourtCard(Procedure):
         for spy_owner, count in sorted(t.state.spies.get(number, {}).items()):
             for _ in range(count):
                 t.emit(ev.piece_moved("spy", spy_owner, str(number), SUPPLY))
-        t.emit(ev.card_moved(number, f"court:{owner}", frame.dst))
+        t.emit(ev.card_moved(number, places.court(owner), frame.dst))
 
     def repay_leverage(self, t: Play, frame: Frame) -> None:
         if not is_leveraged(frame.card):
@@ -60,7 +61,7 @@ class DiscardCourtCard(Procedure):
         owner = frame.owner_seat
         paid = min(LEVERAGE_DEBT, t.state.players[owner].rupees)
         if paid:
-            t.emit(ev.rupees_moved(paid, f"seat:{owner}", "bank", "leverage"))
+            t.emit(ev.rupees_moved(paid, places.purse(owner), "bank", "leverage"))
         if paid < LEVERAGE_DEBT and not is_wakhan(t.state, owner):  # section 20: she discards nothing
             t.call(names.LEVERAGE_DISCARD, owner, missing=LEVERAGE_DEBT - paid, card=frame.card)
 
@@ -106,7 +107,7 @@ def discard_card(t: Play, seat: int, number: int) -> None:
     """A card the seat chose to give up: from the hand straight to the discard pile (no
     R-DSC steps), from the court as a full R-DSC."""
     if number in t.state.players[seat].hand:
-        t.emit(ev.card_moved(number, f"hand:{seat}", "discard"))
+        t.emit(ev.card_moved(number, places.hand(seat), "discard"))
     else:
         discard_from_court(t, seat, number)
 
@@ -141,7 +142,7 @@ class LoyaltyChange(Procedure):
         for value in sorted(player.gifts):
             t.emit(ev.piece_moved("gift", seat, str(value), SUPPLY))
         for number in list(player.prizes):
-            t.emit(ev.card_moved(number, f"prizes:{seat}", "discard"))
+            t.emit(ev.card_moved(number, places.prizes(seat), "discard"))
 
     def discard_patriots(self, t: Play, frame: Frame) -> None:
         seat = frame.owner_seat

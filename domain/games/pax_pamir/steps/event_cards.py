@@ -12,6 +12,7 @@ check clears them all (R-EVT-1).
 from __future__ import annotations
 
 from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import Coalition, Region, Suit
 from domain.games.pax_pamir.data.cards import (
@@ -114,7 +115,7 @@ class EventPurchased(Step[PaxState]):
         seat = frame.owner_seat
         t.end()
         if side.effect == EventEffect.BACKING_OF_PERSIAN_ARISTOCRACY:
-            t.emit(ev.rupees_moved(PERSIAN_ARISTOCRACY_RUPEES, "bank", f"seat:{seat}", side.effect.value))
+            t.emit(ev.rupees_moved(PERSIAN_ARISTOCRACY_RUPEES, "bank", places.purse(seat), side.effect.value))
         elif side.duration == Duration.UNTIL_NEXT_DOMINANCE_CHECK:
             start_effect(t, side, seat)  # New Tactics, Koh-i-noor, Courtly Manners, Nationalism, ...
 
@@ -162,7 +163,7 @@ class EventDiscarded(Step[PaxState]):
         elif effect == EventEffect.FAILURE_TO_IMPRESS:
             for seat, player in enumerate(t.state.players):
                 for number in list(player.prizes):
-                    t.emit(ev.card_moved(number, f"prizes:{seat}", "discard"))
+                    t.emit(ev.card_moved(number, places.prizes(seat), "discard"))
         elif effect == EventEffect.CONFIDENCE_FAILURE:
             order = clockwise(t.state, active)
             t.call(names.CONFIDENCE_FAILURE, order[0], later=order[1:])
@@ -190,7 +191,7 @@ class ConfidenceFailure(Step[PaxState]):
 
     @handles(DISCARD)
     def discard(self, t: Play, frame: Frame, seat: int, number: int) -> None:
-        t.emit(ev.card_moved(number, f"hand:{seat}", "discard"))
+        t.emit(ev.card_moved(number, places.hand(seat), "discard"))
         self._next(t, frame)
 
     def _next(self, t: Play, frame: Frame) -> None:

@@ -4,6 +4,7 @@ with a road, spies along the court track."""
 from __future__ import annotations
 
 from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import CROSSINGS, Region
 from domain.games.pax_pamir.data.cards import (
@@ -67,12 +68,12 @@ def movable_pieces(s: PaxState, seat: int) -> list[str]:
         if not (army or tribe) or not region_destinations(s, seat, region):
             continue
         if army:
-            found.append(f"army:{region.value}")
+            found.append(places.piece("army", region.value))
         if tribe:
-            found.append(f"tribe:{region.value}")
+            found.append(places.piece("tribe", region.value))
     for _, number in q.court_cards(s):
         if my_spies(s, seat, number) > 0 and spy_destinations(s, seat, number):
-            found.append(f"spy:{number}")
+            found.append(places.piece("spy", number))
     return found
 
 
@@ -97,7 +98,7 @@ class Move(ActionStep):
         seat = seat_of(frame)
         piece = frame.piece
         if piece is not None:
-            kind, _, place = piece.partition(":")
+            kind, place = places.parse_piece(piece)
             if kind == "spy":
                 cards = spy_destinations(s, seat, int(place))
                 if cards:
@@ -118,7 +119,7 @@ class Move(ActionStep):
 
     @handles(MOVE_TO)
     def to_region(self, t: Play, frame: Frame, seat: int, region: str) -> None:
-        kind, _, place = frame.piece.partition(":")
+        kind, place = places.parse_piece(frame.piece)
         t.update(piece=None, left=frame.left - 1)
         if kind == "army":
             t.emit(ev.piece_moved("army", block_owner(t.state, seat).value, place, region))
@@ -127,7 +128,7 @@ class Move(ActionStep):
 
     @handles(MOVE_SPY_TO)
     def to_card(self, t: Play, frame: Frame, seat: int, number: int) -> None:
-        place = frame.piece.partition(":")[2]
+        place = places.parse_piece(frame.piece)[1]
         t.update(piece=None, left=frame.left - 1)
         t.emit(ev.piece_moved("spy", seat, place, str(number)))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import (
     MARKET_COLUMNS,
@@ -72,7 +73,7 @@ def setup(t: Play, seats: int, options: PaxOptions) -> None:
     for row, column in market_fill_order():
         t.emit(ev.card_dealt(t.state.deck[0], row, column))
     for seat in range(seats):
-        t.emit(ev.rupees_moved(STARTING_RUPEES, "bank", f"seat:{seat}", "setup"))
+        t.emit(ev.rupees_moved(STARTING_RUPEES, "bank", places.purse(seat), "setup"))
     t.emit(ev.loyalty_order_chosen(order))
     t.call(names.TURNS, None, next=first_turn)
     t.call(names.LOYALTY, order[0], order=order, index=0)

@@ -4,6 +4,7 @@ from players whose court holds a card of a region the taxer rules."""
 from __future__ import annotations
 
 from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.cards import (
     COURT_CARDS,
@@ -70,12 +71,12 @@ class Tax(ActionStep):
     def market(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         row, column = next((r, c) for r, c, n in q.market_slots(t.state) if n == number)
         t.update(left=frame.left - 1)
-        t.emit(ev.rupees_moved(1, f"market:{row}:{column}", f"seat:{seat}", "tax"))
+        t.emit(ev.rupees_moved(1, places.market(row, column), places.purse(seat), "tax"))
 
     @handles(TAX_PLAYER)
     def player(self, t: Play, frame: Frame, seat: int, other: int) -> None:
         t.update(left=frame.left - 1)
-        t.emit(ev.rupees_moved(1, f"seat:{other}", f"seat:{seat}", "tax"))
+        t.emit(ev.rupees_moved(1, places.purse(other), places.purse(seat), "tax"))
 
 
 VERBS = (

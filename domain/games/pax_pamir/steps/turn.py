@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import BORDERS_OF, MARKET_ROWS, Suit
 from domain.games.pax_pamir.data.cards import (
@@ -85,14 +86,14 @@ def purchase(t: Play, seat: int, number: int) -> None:
                 pay_rupee_to_market(t, seat, target, left, "purchase")
     waiting = s.market_rupees[row][column]
     if waiting:
-        t.emit(ev.rupees_moved(waiting, f"market:{row}:{column}", f"seat:{seat}", "purchase"))
+        t.emit(ev.rupees_moved(waiting, places.market(row, column), places.purse(seat), "purchase"))
     if is_court_card(number):
-        t.emit(ev.card_moved(number, f"market:{row}:{column}", f"hand:{seat}"))
+        t.emit(ev.card_moved(number, places.market(row, column), places.hand(seat)))
     elif is_dominance_check(number):
-        t.emit(ev.card_moved(number, f"market:{row}:{column}", "discard"))
+        t.emit(ev.card_moved(number, places.market(row, column), "discard"))
         t.call(names.DOMINANCE_CHECK, None, reason="purchase")
     else:
-        t.emit(ev.card_moved(number, f"market:{row}:{column}", "discard"))
+        t.emit(ev.card_moved(number, places.market(row, column), "discard"))
         t.call(names.EVENT_PURCHASED, seat, card=number)
 
 
@@ -205,7 +206,7 @@ class PlayCard(Procedure):
         seat = frame.owner_seat
         if not frame.locals.get("radicalize"):  # Wakhan's Radicalize is one action, paid by its purchase
             t.emit(ev.action_spent(seat, "play"))
-        t.emit(ev.card_moved(frame.card, f"hand:{seat}", f"court:{seat}", side=frame.locals.get("side", "right")))
+        t.emit(ev.card_moved(frame.card, places.hand(seat), places.court(seat), side=frame.locals.get("side", "right")))
         patriot = COURT_CARDS[frame.card].patriot
         if patriot is not None and patriot != t.state.players[seat].loyalty and not is_wakhan(t.state, seat):
             t.call(names.LOYALTY_CHANGE, seat, coalition=patriot.value, keep=frame.card)
@@ -272,7 +273,7 @@ class Impacts(Step[PaxState]):
         elif icon == ImpactIcon.TRIBE:
             place_piece(t, seat, "tribe", region.value)
         elif icon == ImpactIcon.LEVERAGE:
-            t.emit(ev.rupees_moved(LEVERAGE_RUPEES, "bank", f"seat:{seat}", "leverage"))
+            t.emit(ev.rupees_moved(LEVERAGE_RUPEES, "bank", places.purse(seat), "leverage"))
         elif icon in FAVORED_SUIT_OF_ICON:
             change_favored_suit(t, FAVORED_SUIT_OF_ICON[icon], "impact")
 

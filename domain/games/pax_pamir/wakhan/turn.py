@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.games.pax_pamir import events as ev
+from domain.games.pax_pamir import places
 from domain.games.pax_pamir.data.cards import COURT_CARDS, CardAction, is_court_card
 from domain.games.pax_pamir.state import PaxState
 from domain.games.pax_pamir.steps import actions as card_actions
@@ -134,7 +135,7 @@ class WakhanTurn(Step[PaxState]):
             if played in s.players[seat].hand:  # the ruler's bribe was beyond her purse
                 decided(t, seat, "Discard", {"card": played}, "radicalize: she cannot pay the bribe, so she "
                         "discards the card instead")
-                t.emit(ev.card_moved(played, f"hand:{seat}", "discard"))
+                t.emit(ev.card_moved(played, places.hand(seat), "discard"))
             return
         if s.actions_left <= 0 or frame.skips >= SKIPS_TO_STOP:
             t.update(phase="bonus", plan=None)

@@ -1,0 +1,71 @@
+"""Where cards, rupees and pieces are, as the short strings events and commands carry:
+every place name is built and read back here, and nowhere else (``state`` lists them).
+
+* a card is at ``deck``, ``market:<row>:<col>``, ``hand:<seat>``, ``court:<seat>``,
+  ``prizes:<seat>`` or ``discard``;
+* rupees move between ``bank``, ``seat:<n>`` (a player's purse) and ``market:<row>:<col>``;
+  ``removed`` is the bank too, named apart where the rules say rupees leave the game;
+* a piece is named ``<kind>:<place>`` (``army:kabul``, ``road:herat_kabul``, ``spy:54``,
+  ``gift:4``), and a piece a Battle may remove also names its owner
+  (``army:kabul:british``, ``tribe:kabul:1``).
+"""
+
+from __future__ import annotations
+
+BANK = "bank"
+REMOVED = "removed"
+DECK = "deck"
+DISCARD = "discard"
+
+
+def market(row: int, column: int) -> str:
+    return f"market:{row}:{column}"
+
+
+def purse(seat: int) -> str:
+    """A player's rupees."""
+    return f"seat:{seat}"
+
+
+def hand(seat: int) -> str:
+    return f"hand:{seat}"
+
+
+def court(seat: int) -> str:
+    return f"court:{seat}"
+
+
+def prizes(seat: int) -> str:
+    return f"prizes:{seat}"
+
+
+def parse(place: str) -> tuple[str, tuple[int, ...]]:
+    """``market:1:3`` -> ("market", (1, 3)); ``hand:2`` -> ("hand", (2,)); ``deck`` -> ("deck", ())."""
+    kind, _, rest = place.partition(":")
+    return kind, tuple(int(part) for part in rest.split(":")) if rest else ()
+
+
+def piece(kind: str, place: str | int) -> str:
+    return f"{kind}:{place}"
+
+
+def parse_piece(name: str) -> tuple[str, str]:
+    """``spy:54`` -> ("spy", "54")."""
+    kind, _, place = name.partition(":")
+    return kind, place
+
+
+def enemy(kind: str, place: str | int, owner: str | int) -> str:
+    """A piece a Battle may remove, with its owner (a coalition or a seat)."""
+    return f"{kind}:{place}:{owner}"
+
+
+def parse_enemy(name: str) -> tuple[str, str, str]:
+    kind, place, owner = name.split(":")
+    return kind, place, owner
+
+
+def placed_key(kind: str, owner: str | int, place: str | int) -> str:
+    """The state's count of pieces placed this turn (section 23 item 8) is kept per
+    ``<kind>:<owner>:<place>``."""
+    return f"{kind}:{owner}:{place}"
