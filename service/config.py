@@ -64,6 +64,9 @@ class Config:
     #: SQLite durability: NORMAL (a killed process loses nothing; a power cut may lose the last
     #: commits) or FULL (each commit fsynced)
     sqlite_synchronous: str = "NORMAL"
+    #: bot seats: the least seconds a bot takes over a move, its thinking included (so that
+    #: people can follow its moves; 0: as fast as it decides)
+    bot_think_seconds: float = 0.3
 
     @property
     def rq_url(self) -> str:
@@ -108,6 +111,7 @@ class Config:
             "proxy_hops": int(env.get("GAMES_PROXY_HOPS", cls.proxy_hops)),
             "store_timeout": float(env.get("GAMES_STORE_TIMEOUT", cls.store_timeout)),
             "sqlite_synchronous": env.get("GAMES_SQLITE_SYNCHRONOUS", cls.sqlite_synchronous),
+            "bot_think_seconds": float(env.get("GAMES_BOT_THINK_SECONDS", cls.bot_think_seconds)),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:

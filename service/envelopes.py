@@ -48,12 +48,17 @@ class NewEvent:
     event: Event
     actor: int | None = None
     source: str = PLATFORM
+    #: the acting seat is a computer opponent: ``kind:level`` (its events say so)
+    bot: str | None = None
 
 
 def stored_shape(new: NewEvent) -> dict[str, Any]:
     """The stored shape of an event, before the append stamps it (``stamp``)."""
     event = new.event
-    return {**event.to_json(), "source": new.source, "actor": new.actor, "v": current_version(new.source, event.type)}
+    shape = {**event.to_json(), "source": new.source, "actor": new.actor, "v": current_version(new.source, event.type)}
+    if new.bot is not None:
+        shape["bot"] = new.bot
+    return shape
 
 
 def stamp(events: list[NewEvent], version: int, at: str, after: dict[str, Any]) -> list[dict[str, Any]]:
@@ -82,6 +87,8 @@ def public_event(record: Recorded, viewer: Viewer) -> dict[str, Any]:
     out = redact(Event.from_json(envelope), None if is_platform(envelope) else viewer)
     out.update(version=record.version, source=envelope.get("source", GAME_SOURCE), actor=envelope.get("actor"),
                at=envelope.get("at"))
+    if "bot" in envelope:
+        out["bot"] = envelope["bot"]
     return out
 
 

@@ -62,8 +62,12 @@ def game_created(kind: str, options: dict[str, Any], seats: int, created_by: str
                  secret_to=frozenset())
 
 
-def seat_taken(seat: int, player_id: str, name: str) -> Event:
-    return Event(SEAT_TAKEN, {"seat": seat, "player_id": player_id, "name": name})
+def seat_taken(seat: int, player_id: str, name: str, bot: dict[str, str] | None = None) -> Event:
+    """``bot``: the seat is reserved for a computer opponent, ``{kind, level}``."""
+    data: dict[str, Any] = {"seat": seat, "player_id": player_id, "name": name}
+    if bot is not None:
+        data["bot"] = dict(bot)
+    return Event(SEAT_TAKEN, data)
 
 
 @upcaster(PLATFORM, SEAT_TAKEN, from_version=1)
@@ -110,6 +114,8 @@ class Table:
     export_consent: set[int] = field(default_factory=set)
     #: options kept secret (their values are in ``options``, from the event's secret part)
     secret_options: tuple[str, ...] = ()
+    #: players that are computer opponents: player id -> ``{kind, level}``
+    bots: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -140,6 +146,10 @@ class Table:
         """A finished game, or one whose every seat consented, may leave the server whole."""
         return self.finished or (self.started and len(self.export_consent) == self.seats)
 
+    def bot_seats(self) -> dict[int, dict[str, str]]:
+        """Seats played by a bot: seat -> ``{kind, level}`` (after any random seating)."""
+        return {seat: self.bots[player] for seat, player in self.players.items() if player in self.bots}
+
     def open_seats(self) -> list[int]:
         return [s for s in range(self.seats) if s not in self.players]
 
@@ -155,6 +165,8 @@ class Table:
         elif event.type == SEAT_TAKEN:
             self.players[event.data["seat"]] = event.data["player_id"]
             self.names[event.data["player_id"]] = event.data["name"]
+            if "bot" in event.data:
+                self.bots[event.data["player_id"]] = dict(event.data["bot"])
         elif event.type == GAME_STARTED:
             self.players = dict(enumerate(event.data["players"]))
             self.started = True

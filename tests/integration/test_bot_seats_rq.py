@@ -1,0 +1,126 @@
+"""Bot seats on Redis, moved by a real RQ worker process that is killed once mid-game.
+
+A person plays over real HTTP (the app in this process, in RQ mode) against bots whose
+moves are RQ jobs run by ``python -m service worker``. While a bot is thinking (its think
+time makes the job last), the worker is killed with SIGKILL; a new worker starts, its
+sweep asks again for the move the lost job owed, and the game goes on to the end. Every
+decision is made once: each bot move was decided at the version it was appended at (its
+idempotency key says which), no two moves share a decision, and the log folds to the end.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from domain.kernel.events import Event
+from domain.kernel.rules import fold
+from domain.kernel.table import PLATFORM
+from service.app import create_app
+from service.config import Config
+from service.envelopes import stream_of
+from tests.api.conftest import LiveServer, serve
+
+pytestmark = [pytest.mark.integration, pytest.mark.api]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def rq_deployment(redis_url, tmp_path):
+    url, namespace = redis_url
+    config = Config(store_url=url, projections="rq", redis_prefix=namespace, queue_name=f"{namespace}-projections",
+                    redis_partitions=4, bot_think_seconds=0, stream_max_seconds=0.1)
+    app = create_app(config)
+    server = serve(app)
+    workers: list[subprocess.Popen] = []
+
+    def start_worker(think: float) -> subprocess.Popen:
+        environment = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_REDIS_PREFIX": namespace,
+                       "GAMES_REDIS_PARTITIONS": "4", "GAMES_BOT_THINK_SECONDS": str(think),
+                       "GAMES_SWEEP_INTERVAL": "1"}
+        with open(tmp_path / f"worker-{len(workers)}.log", "wb") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "service", "worker", "--store", url, "--queue", config.queue_name],
+                cwd=ROOT, env=environment, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+        workers.append(process)
+        return process
+
+    yield LiveServer(f"http://127.0.0.1:{server.server_port}", app), start_worker
+    server.shutdown()
+    for process in workers:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait(timeout=10)
+
+
+def kill(process: subprocess.Popen) -> None:
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
+
+
+@pytest.mark.parametrize(("kind", "seats", "bots", "options"), [
+    ("dynasties", 3, [{"kind": "greedy"}, {"kind": "mcts", "level": "easy"}], {"starting_gold": 10}),
+    ("pax_pamir", 2, [{"kind": "greedy"}], {}),
+])
+def test_a_game_against_bots_on_redis_survives_its_worker_killed_mid_move(rq_deployment, kind, seats, bots,
+                                                                           options):
+    server, start_worker = rq_deployment
+    worker = start_worker(think=0.3)
+    rng = random.Random(seats)
+    _, client = server.new_player("person")
+    created = client.post(f"{server.url}/games", json={"type": kind, "seats": seats, "options": options,
+                                                        "bots": bots})
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    assert client.post(f"{server.url}/games/{game_id}/join", json={}).status_code == 200
+    killed = False
+    deadline = time.monotonic() + 300
+    while True:
+        assert time.monotonic() < deadline, "the game did not end in time"
+        game = client.get(f"{server.url}/games/{game_id}").json()
+        if game["status"] == "finished":
+            break
+        legal = client.get(f"{server.url}/games/{game_id}/legal-commands").json()
+        if not legal["commands"]:
+            if not killed and game["version"] > 40:  # a bot is thinking: its job is cut short
+                time.sleep(0.15)
+                kill(worker)
+                killed = True
+                stalled = client.get(f"{server.url}/games/{game_id}").json()["version"]
+                time.sleep(1.0)
+                assert client.get(f"{server.url}/games/{game_id}").json()["version"] == stalled, \
+                    "no worker, no bot move"
+                worker = start_worker(think=0.05)
+            time.sleep(0.02)
+            continue
+        command = rng.choice(legal["commands"])
+        posted = client.post(f"{server.url}/games/{game_id}/commands",
+                             json={**command, "expected_version": legal["version"]})
+        assert posted.status_code in (201, 409), posted.text
+    assert killed, "the worker was killed mid-game"
+    service = server.games
+    stream = stream_of(game_id)
+    records = service.store.read(stream, 0, 10**9)
+    bot_players = {seat["seat"]: seat["player_id"] for seat in game["seats"] if seat["bot"]}
+    moves = 0
+    for record in records:
+        envelope = record.event
+        if envelope.get("bot") and record.version == envelope["batch"]:  # the first event of a bot's move
+            decided_at = envelope["batch"] - 1
+            kept = service.store.idempotency_record(stream, f"{bot_players[envelope['actor']]}:bot-{decided_at}")
+            assert kept is not None and kept["first"] == record.version, "the move was made under its decision's key"
+            moves += 1
+    assert moves > 10
+    loaded = service.load(game_id)
+    state = fold(loaded.rules, [Event.from_json(r.event) for r in records if r.event.get("source") != PLATFORM])
+    assert loaded.rules.outcome(state) is not None and loaded.rules.outcome(state) == loaded.rules.outcome(loaded.state)
