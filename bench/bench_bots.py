@@ -68,7 +68,11 @@ def run_pairing(kind: str, seats: int, pairing: str, games: int, level: str | No
     first, second = pairing.split("-")
     jobs = [(kind, seats, first, second, level, game) for game in range(games)]
     started = time.perf_counter()
-    results = list(pool.imap_unordered(one_game, jobs)) if pool else [one_game(job) for job in jobs]
+    results = []
+    for result in (pool.imap_unordered(one_game, jobs) if pool else map(one_game, jobs)):
+        results.append(result)  # a running tally on stderr, for long runs
+        print(f"  {kind}:{seats} {pairing}: {len(results)}/{games} games, {first} won "
+              f"{sum(r['a_share'] for r in results):.1f}", file=sys.stderr, flush=True)
     wins = sum(r["a_share"] for r in results)
     low, high = wilson(wins, games)
     times: dict[str, list[float]] = {}

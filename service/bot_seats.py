@@ -47,6 +47,8 @@ BOT_GAMES = "bot-games"
 RETRIES = 5
 #: events read per page when a bot reads its seat's record
 PAGE = 1000
+#: threads of a server process that play bot seats on the embedded store
+THREADS = 2
 
 
 class Driver(Protocol):
@@ -187,17 +189,17 @@ def sweep(service: Any, driver: Driver) -> int:
 
 
 class ThreadDriver:
-    """The embedded store's driver: one daemon thread in this process plays bot moves, one
-    request per game waiting at a time."""
+    """The embedded store's driver: ``threads`` daemon threads of this process play bot moves
+    (a bot's think time holds one of them), one request per game waiting at a time."""
 
-    def __init__(self, think: float = 0.0):
+    def __init__(self, think: float = 0.0, threads: int = THREADS):
         self.think = think
+        self.threads = threads
         self.service: Any = None
         self._queue: queue.Queue[str] = queue.Queue()
         self._waiting: set[str] = set()
         self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self.busy = threading.Event()
+        self._started = False
 
     def attach(self, service: Any) -> None:
         self.service = service
@@ -207,9 +209,10 @@ class ThreadDriver:
             if game_id in self._waiting:
                 return
             self._waiting.add(game_id)
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="bot-seats", daemon=True)
-                self._thread.start()
+            if not self._started:
+                self._started = True
+                for number in range(self.threads):
+                    threading.Thread(target=self._run, name=f"bot-seats-{number}", daemon=True).start()
         self._queue.put(game_id)
 
     def _run(self) -> None:
@@ -217,14 +220,7 @@ class ThreadDriver:
             game_id = self._queue.get()
             with self._lock:
                 self._waiting.discard(game_id)
-            self.busy.set()
             try:
                 play_one(self.service, game_id, self.think)
             except Exception:  # never let the thread die; the next request or sweep tries again
                 log.exception("a bot move in game %s failed", game_id)
-            finally:
-                if self._queue.empty():
-                    self.busy.clear()
-
-    def idle(self) -> bool:
-        return self._queue.empty() and not self._waiting and not self.busy.is_set()

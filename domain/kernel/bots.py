@@ -160,9 +160,9 @@ def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int 
         commands = list(seen.commands)
         if len(commands) == 1:
             return commands[0]
+        deadline = clock() + milliseconds / 1000 if clock is not None and milliseconds else None  # reading included
         sampler = game.sampler(seen.view, seen.events, seen.seat)
         root = _Node()
-        deadline = clock() + milliseconds / 1000 if clock is not None and milliseconds else None
         for _ in range(iterations):
             _iterate(game, sampler.draw(rng), seen.seat, root, rng, depth, exploration)
             if deadline is not None and clock is not None and clock() >= deadline:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from typing import Any
 
 import pytest
@@ -23,6 +22,7 @@ from service.app import create_app
 from service.config import Config
 from service.envelopes import stream_of
 from tests.api.conftest import LiveServer, serve
+from tests.helpers.bots_http import play_against_bots
 
 pytestmark = pytest.mark.api
 
@@ -34,42 +34,6 @@ def bot_server(tmp_path):
     server = serve(app)
     yield LiveServer(f"http://127.0.0.1:{server.server_port}", app)
     server.shutdown()
-
-
-def play_against_bots(server: LiveServer, kind: str, seats: int, bots: list[dict[str, Any]],
-                      options: dict[str, Any] | None = None, seed: int = 0, timeout: float = 240) -> dict:
-    """One person at the seat left open plays random legal commands; returns the game's events."""
-    rng = random.Random(seed)
-    _, client = server.new_player("person")
-    created = client.post(f"{server.url}/games", json={"type": kind, "seats": seats, "options": options or {},
-                                                        "bots": bots})
-    assert created.status_code == 201, created.text
-    game = created.json()
-    assert sum(1 for seat in game["seats"] if seat["bot"]) == len(bots)
-    game_id = game["id"]
-    joined = client.post(f"{server.url}/games/{game_id}/join", json={})
-    assert joined.status_code == 200, joined.text
-    deadline = time.monotonic() + timeout
-    while True:
-        assert time.monotonic() < deadline, "the game did not end in time"
-        summary = client.get(f"{server.url}/games/{game_id}").json()
-        if summary["status"] == "finished":
-            break
-        legal = client.get(f"{server.url}/games/{game_id}/legal-commands").json()
-        if not legal["commands"]:
-            time.sleep(0.01)  # a bot's move
-            continue
-        command = rng.choice(legal["commands"])
-        posted = client.post(f"{server.url}/games/{game_id}/commands",
-                             json={**command, "expected_version": legal["version"]})
-        assert posted.status_code in (201, 409), posted.text  # 409: a bot's simultaneous Tribute came first
-    events = []
-    after = 0
-    while after is not None:
-        page = client.get(f"{server.url}/games/{game_id}/events", params={"after": after, "limit": 1000}).json()
-        events += page["events"]
-        after = page["next_after"]
-    return {"summary": summary, "events": events, "human": joined.json()["seat"]}
 
 
 def check_bots_acted_and_said_so(played: dict, bots: list[dict[str, Any]]) -> None:

@@ -11,7 +11,6 @@ idempotency key says which), no two moves share a decision, and the log folds to
 from __future__ import annotations
 
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from service.app import create_app
 from service.config import Config
 from service.envelopes import stream_of
 from tests.api.conftest import LiveServer, serve
+from tests.helpers.bots_http import play_against_bots
 
 pytestmark = [pytest.mark.integration, pytest.mark.api]
 
@@ -75,38 +75,24 @@ def kill(process: subprocess.Popen) -> None:
 def test_a_game_against_bots_on_redis_survives_its_worker_killed_mid_move(rq_deployment, kind, seats, bots,
                                                                            options):
     server, start_worker = rq_deployment
-    worker = start_worker(think=0.3)
-    rng = random.Random(seats)
-    _, client = server.new_player("person")
-    created = client.post(f"{server.url}/games", json={"type": kind, "seats": seats, "options": options,
-                                                        "bots": bots})
-    assert created.status_code == 201, created.text
-    game_id = created.json()["id"]
-    assert client.post(f"{server.url}/games/{game_id}/join", json={}).status_code == 200
-    killed = False
-    deadline = time.monotonic() + 300
-    while True:
-        assert time.monotonic() < deadline, "the game did not end in time"
-        game = client.get(f"{server.url}/games/{game_id}").json()
-        if game["status"] == "finished":
-            break
-        legal = client.get(f"{server.url}/games/{game_id}/legal-commands").json()
-        if not legal["commands"]:
-            if not killed and game["version"] > 40:  # a bot is thinking: its job is cut short
-                time.sleep(0.15)
-                kill(worker)
-                killed = True
-                stalled = client.get(f"{server.url}/games/{game_id}").json()["version"]
-                time.sleep(1.0)
-                assert client.get(f"{server.url}/games/{game_id}").json()["version"] == stalled, \
-                    "no worker, no bot move"
-                worker = start_worker(think=0.05)
-            time.sleep(0.02)
-            continue
-        command = rng.choice(legal["commands"])
-        posted = client.post(f"{server.url}/games/{game_id}/commands",
-                             json={**command, "expected_version": legal["version"]})
-        assert posted.status_code in (201, 409), posted.text
+    workers = [start_worker(think=0.3)]
+    killed = []
+
+    def kill_once_mid_move(game: dict) -> None:
+        if killed or game["version"] <= 40:
+            return
+        time.sleep(0.15)  # a bot is thinking (its job lasts its think time): cut it short
+        kill(workers[-1])
+        killed.append(game["version"])
+        version = server.client().get(f"{server.url}/games/{game['id']}").json()["version"]
+        time.sleep(1.0)
+        assert server.client().get(f"{server.url}/games/{game['id']}").json()["version"] == version, \
+            "no worker, no bot move"
+        workers.append(start_worker(think=0.05))
+
+    played = play_against_bots(server, kind, seats, bots, options, seed=seats, timeout=300,
+                               waiting=kill_once_mid_move)
+    game, game_id = played["summary"], played["summary"]["id"]
     assert killed, "the worker was killed mid-game"
     service = server.games
     stream = stream_of(game_id)

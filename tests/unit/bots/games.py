@@ -49,3 +49,28 @@ def random_positions(kind: str, seats: int, seed: int, every: int, limit: int = 
         game.play(seat, chooser.choice(game.rules.legal_commands(game.state, seat)))
         played += 1
     yield game
+
+
+def worlds_differing_in_one_hand(seeds: range, seats: int = 3) -> Iterator[tuple[Any, Any, int]]:
+    """Pairs of Dynasties games (``tests.property.test_dynasties_no_leaks.play``'s worlds)
+    that differ only in seat ``p``'s hidden cards: two cards p drew face down exchanged in
+    the deck, the same moves replayed. Yields (A, B, p); seeds where the exchange makes
+    another public game are left out."""
+    from domain.kernel.errors import RuleViolation
+    from tests.property.test_dynasties_no_leaks import StackedRng, play, secretly_drawn
+
+    for seed in seeds:
+        p = seed % seats
+        a = play(seed, seats, {}, Rng(seed, 0))
+        drawn = secretly_drawn(a[0], p)
+        if len(drawn) < 2:
+            continue
+        order = list(a[0][1].secret["order"])
+        i, j = order.index(drawn[0]), order.index(drawn[1])
+        order[i], order[j] = order[j], order[i]
+        try:
+            b = play(seed, seats, {}, StackedRng(order, seed), script=a[1])
+        except RuleViolation:
+            continue  # p placed the first card before drawing the second: another public game
+        if len(b[1]) == len(a[1]):
+            yield a, b, p

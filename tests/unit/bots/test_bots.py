@@ -13,12 +13,11 @@ from domain.games.dynasties import RULES as DYNASTIES
 from domain.games.pax_pamir import RULES as PAX
 from domain.kernel.arena import play_match, seen
 from domain.kernel.bots import BOT_KINDS, Seen, bot_kinds, mcts_bot
-from domain.kernel.errors import RuleViolation
 from domain.kernel.rng import Rng
 from domain.kernel.rules import fold
 from tests.games.highcard import RULES as HIGHCARD
-from tests.property.test_dynasties_no_leaks import StackedRng, play, secretly_drawn
 from tests.property.test_pax_pamir_no_leaks import World, exchanged, setup_events, with_deck
+from tests.unit.bots.games import worlds_differing_in_one_hand
 
 FAST = {"random": BOT_KINDS["random"].bot(), "greedy": BOT_KINDS["greedy"].bot(),
         "mcts": mcts_bot(iterations=8, depth=6)}
@@ -86,21 +85,8 @@ def _choices(rules, state, events, seat):
 
 def test_changing_a_humans_hand_changes_no_dynasties_bots_input_or_choice():
     compared = 0
-    for seed in range(10):
-        seats, human = 3, seed % 3
-        a = play(seed, seats, {}, Rng(seed, 0))
-        drawn = secretly_drawn(a[0], human)
-        if len(drawn) < 2:
-            continue
-        order = list(a[0][1].secret["order"])
-        i, j = order.index(drawn[0]), order.index(drawn[1])
-        order[i], order[j] = order[j], order[i]
-        try:
-            b = play(seed, seats, {}, StackedRng(order, seed), script=a[1])
-        except RuleViolation:
-            continue
-        if len(b[1]) != len(a[1]):
-            continue
+    for a, b, human in worlds_differing_in_one_hand(range(10)):
+        seats = 3
         differing = 0
         for cut in range(20, len(a[0]), 9):
             state_a, state_b = fold(DYNASTIES, a[0][:cut]), fold(DYNASTIES, b[0][:cut])

@@ -20,12 +20,9 @@ from domain.games.dynasties import RULES as DYNASTIES
 from domain.games.pax_pamir import RULES as PAX
 from domain.games.pax_pamir.data.board import PILE_EXTRAS, pile_size
 from domain.games.pax_pamir.data.cards import DOMINANCE_CHECKS, EVENT_CARDS
-from domain.kernel.errors import RuleViolation
 from domain.kernel.events import redact
-from domain.kernel.rng import Rng
 from domain.kernel.rules import fold
-from tests.property.test_dynasties_no_leaks import StackedRng, play, secretly_drawn
-from tests.unit.bots.games import random_positions
+from tests.unit.bots.games import random_positions, worlds_differing_in_one_hand
 
 POSITIONS = [("dynasties", seats, seed) for seats in (2, 3, 6) for seed in range(3)] + \
     [("pax_pamir", seats, seed) for seats in (2, 4, 5) for seed in range(2)]
@@ -104,21 +101,8 @@ def test_the_samplers_input_is_the_same_when_only_hidden_cards_differ():
     moves replayed: every other seat's input to its sampler (its view and its events) is the
     same halfway through, so with the same generator the same states are drawn."""
     compared = 0
-    for seed in range(12):
-        seats, p = 3, seed % 3
-        a = play(seed, seats, {}, Rng(seed, 0))
-        drawn = secretly_drawn(a[0], p)
-        if len(drawn) < 2:
-            continue
-        swapped = list(a[0][1].secret["order"])
-        i, j = swapped.index(drawn[0]), swapped.index(drawn[1])
-        swapped[i], swapped[j] = swapped[j], swapped[i]
-        try:
-            b = play(seed, seats, {}, StackedRng(swapped, seed), script=a[1])
-        except RuleViolation:
-            continue  # p placed the first card before drawing the second: another public game
-        if len(b[1]) != len(a[1]):
-            continue
+    for a, b, p in worlds_differing_in_one_hand(range(12)):
+        seats = 3
         cut = len(a[0]) // 2
         state_a, state_b = fold(DYNASTIES, a[0][:cut]), fold(DYNASTIES, b[0][:cut])
         assert state_a.deck != state_b.deck or state_a.hands[p] != state_b.hands[p] or \
