@@ -61,11 +61,13 @@ def fingerprint(kind: str, body: Any, expected: int | None) -> str:
 
 class Appender:
     def __init__(self, store: StreamRecorder, loader: GameLoader, clock: Clock,
-                 after_append: Callable[[str], None]):
+                 after_append: Callable[[str], None], after_move: Callable[[Game], None] | None = None):
         self.store = store
         self.loader = loader
         self.clock = clock
         self.after_append = after_append
+        #: told of the game after each append (bot seats: is a bot prompted now?)
+        self.after_move = after_move or (lambda game: None)
 
     def append(self, game: Game, events: list[NewEvent],
                idempotency: tuple[str, dict[str, Any]] | None = None,
@@ -96,6 +98,7 @@ class Appender:
         after = replace(after, head=digest(envelopes[-1]))
         self.loader.remember(after)
         self.after_append(stream)
+        self.after_move(after)
         self.loader.maybe_snapshot(game.version, after)
         return after, [Recorded(stream, game.version + i + 1, body) for i, body in enumerate(envelopes)]
 

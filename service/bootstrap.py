@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
+from service.bot_seats import BotSeats, Driver, ThreadDriver, sweep
 from service.clocks import InProcessTimeouts, RqTimeouts
 from service.config import Config
 from service.inline_projections import InlineProjections
@@ -37,9 +38,17 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
         read_models = ReadModels(runner, catch_up_on_read=True, mode="inline")
     else:
         raise ValueError(f"unknown projections mode {config.projections!r}: use inline or rq")
+    driver: Driver
+    if config.projections == "rq":  # bot moves are RQ jobs too, run by the workers
+        from service.rq_bots import RqDriver
+
+        driver = RqDriver.from_config(config)
+    else:  # a worker thread of this process plays the bot seats
+        driver = ThreadDriver(config.bot_think_seconds)
     service = GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append,
                           read_models=read_models, signing_keys=config.signing_keys,
-                          max_waiting_games=config.limit_waiting_games_per_player, stream_poll=config.stream_poll)
+                          max_waiting_games=config.limit_waiting_games_per_player, stream_poll=config.stream_poll,
+                          bots=BotSeats(driver))
     service.webhooks = Webhooks(store, service.loader, WebhookSettings.from_config(config))
     if config.projections == "rq":  # the workers deliver, and their scheduler runs the retries
         from service.webhook_jobs import RqDeliveries
@@ -60,4 +69,7 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
         service.timeouts(stream)
 
     service.appender.after_append = after_each_append
+    if isinstance(driver, ThreadDriver):
+        driver.attach(service)
+        sweep(service, driver)  # moves a stopped server owed its bot seats
     return service

@@ -83,6 +83,9 @@ class Config:
     #: seconds a write waits for those replicas before the request answers 503 (keep it below
     #: store_timeout)
     redis_wait_timeout: float = 1.0
+    #: bot seats: the least seconds a bot takes over a move, its thinking included (so that
+    #: people can follow its moves; 0: as fast as it decides)
+    bot_think_seconds: float = 0.3
 
     @property
     def rq_url(self) -> str:
@@ -135,6 +138,7 @@ class Config:
             "operator_token": env.get("GAMES_OPERATOR_TOKEN", cls.operator_token),
             "redis_wait_replicas": int(env.get("GAMES_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas)),
             "redis_wait_timeout": float(env.get("GAMES_REDIS_WAIT_TIMEOUT", cls.redis_wait_timeout)),
+            "bot_think_seconds": float(env.get("GAMES_BOT_THINK_SECONDS", cls.bot_think_seconds)),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:

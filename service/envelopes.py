@@ -50,6 +50,8 @@ class NewEvent:
     source: str = PLATFORM
     #: for a game's own event, its game's schema history (``GameRules.upcasters``)
     upcasters: Upcasters | None = None
+    #: the acting seat is a computer opponent: ``kind:level`` (its events say so)
+    bot: str | None = None
 
 
 def stored_shape(new: NewEvent) -> dict[str, Any]:
@@ -57,7 +59,10 @@ def stored_shape(new: NewEvent) -> dict[str, Any]:
     event = new.event
     history = PLATFORM_UPCASTERS if new.source == PLATFORM else new.upcasters
     assert history is not None, "a game's event is stored with its game's schema history"
-    return {**event.to_json(), "source": new.source, "actor": new.actor, "v": history.current_version(event.type)}
+    shape = {**event.to_json(), "source": new.source, "actor": new.actor, "v": history.current_version(event.type)}
+    if new.bot is not None:
+        shape["bot"] = new.bot
+    return shape
 
 
 def stamp(events: list[NewEvent], version: int, at: str, after: dict[str, Any]) -> list[dict[str, Any]]:
@@ -86,6 +91,8 @@ def public_event(record: Recorded, viewer: Viewer, game: Upcasters | None = None
     out = redact(read_event(envelope, game), None if is_platform(envelope) else viewer)
     out.update(version=record.version, source=envelope.get("source", GAME_SOURCE), actor=envelope.get("actor"),
                at=envelope.get("at"))
+    if "bot" in envelope:
+        out["bot"] = envelope["bot"]
     return out
 
 

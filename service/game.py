@@ -79,6 +79,7 @@ class Game:
     def summary(self) -> dict[str, Any]:
         table = self.table
         facts = self.public_facts()
+        bots = table.bot_seats()
         return {
             "id": self.id,
             "type": table.game_type,
@@ -86,7 +87,8 @@ class Game:
             "options": table.public_options(),
             "seats": [
                 {"seat": s, "player_id": table.players.get(s),
-                 "name": table.names.get(table.players[s]) if s in table.players else None}
+                 "name": table.names.get(table.players[s]) if s in table.players else None,
+                 "bot": bots.get(s)}
                 for s in range(table.seats)
             ],
             "to_move": facts["to_move"],

@@ -24,10 +24,11 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from domain.kernel import Command, DomainError, GameRules, RuleViolation
+from domain.kernel.bots import bot_kinds
 from domain.kernel.clocks import clock_timed_out, clocks_paused, clocks_resumed, pause_voted, seat_forfeited
 from domain.kernel.events import EVERYONE
 from domain.kernel.fairness import SECRET_BITS
@@ -43,6 +44,7 @@ from domain.kernel.table import (
 )
 from service.adapters.store import DuplicateRequest, EventStore, VersionConflict
 from service.appending import Appender, Clock, fingerprint, retry_on_conflict
+from service.bot_seats import BOT_GAMES, bot_label, check_bot_seats
 from service.clocks import deadline_in, timeout_command
 from service.envelopes import GAME_SOURCE, NewEvent, game_of, public_event, stream_of
 from service.errors import Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized, Unprocessable
@@ -61,12 +63,14 @@ class GameService:
     def __init__(self, store: EventStore, registry: Mapping[str, GameRules], *,
                  clock: Clock | None = None, after_append: Callable[[str], None] | None = None,
                  read_models: ReadModels | None = None, cache_size: int = 512, snapshot_every: int = 0,
-                 signing_keys: tuple[str, ...] = (), max_waiting_games: int = 0, stream_poll: float = 0.2):
+                 signing_keys: tuple[str, ...] = (), max_waiting_games: int = 0, stream_poll: float = 0.2,
+                 bots: Callable[[Game], None] | None = None):
         self.store = store
         self.registry = dict(registry)
         self.players = Players(store)
         self.loader = GameLoader(store, self.registry, cache_size=cache_size, snapshot_every=snapshot_every)
-        self.appender = Appender(store, self.loader, clock or Clock(), after_append or (lambda stream: None))
+        #: ``bots``: told of the game after each append (``service.bot_seats.BotSeats``)
+        self.appender = Appender(store, self.loader, clock or Clock(), after_append or (lambda stream: None), bots)
         self.logs = PortableLogs(self.loader, self.appender, self.appender.clock, tuple(signing_keys), self.players)
         #: without a worker or a catch-up after appends, a read catches the models up itself
         self.read_models = read_models or ReadModels(ProjectionRunner(store), catch_up_on_read=True)
@@ -86,17 +90,21 @@ class GameService:
             {"type": rules.kind, "title": rules.title, "min_seats": rules.min_seats, "max_seats": rules.max_seats,
              "options": [spec.to_json() for spec in (*PLATFORM_OPTIONS, *rules.options_type.specs())],
              "commands": [{"type": verb.type, "args": verb.args, "description": verb.description,
-                           "arguments": [verb.arg.to_json()] if verb.arg else []} for verb in rules.commands]}
+                           "arguments": [verb.arg.to_json()] if verb.arg else []} for verb in rules.commands],
+             "bots": [{"kind": kind.name, "description": kind.description, "levels": list(kind.levels),
+                       "default_level": kind.default_level} for kind in bot_kinds(rules).values()]}
             for rules in self.registry.values()
         ]
 
     # -- lifecycle -------------------------------------------------------------------
     def create_game(self, player: Mapping[str, Any], kind: str, options: Mapping[str, Any], seats: int,
-                    idempotency_key: str | None = None) -> Game:
+                    idempotency_key: str | None = None, bots: Sequence[Mapping[str, Any]] = ()) -> Game:
+        """``bots``: seats reserved for computer opponents, ``{seat?, kind, level?}`` each."""
         rules = self.loader.rules(kind)
         platform, own = split_options(dict(options))
         game_options = rules.check_setup(seats, own)
         checked = {**platform, **game_options.to_json()}
+        reserved = check_bot_seats(rules, seats, bots)
         if idempotency_key:  # the same request again finds the game it made
             game_id = hashlib.sha256(f"{player['id']}:{idempotency_key}".encode()).hexdigest()[:16]
         else:
@@ -104,12 +112,18 @@ class GameService:
         self._check_waiting_quota(player["id"], game_id)
         created = game_created(kind, checked, seats, player["id"], secrets.token_hex(SECRET_BITS // 8),
                                rules.options_type.secret_names(), salt=secrets.token_hex(SECRET_BITS // 8))
+        events = [NewEvent(created)]
+        for seat, bot in reserved.items():  # each bot is a player of its own; its token is never used
+            robot = self.players.create(f"{bot['kind']} bot ({bot['level']})")
+            events.append(NewEvent(seat_taken(seat, robot["id"], robot["name"], bot)))
         try:
-            game, _ = self.appender.append(Game(game_id, 0, Table(), rules), [NewEvent(created)])
+            game, _ = self.appender.append(Game(game_id, 0, Table(), rules), events)
         except VersionConflict:  # the same idempotent request made it first: answer with that game
             self.store.confirm(stream_of(game_id))  # once it is as durable as our own append would be
             return self.load(game_id)
         self.store.set_add(_waiting_set(player["id"]), game_id)
+        if reserved:
+            self.store.set_add(BOT_GAMES, game_id)
         return game
 
     def _check_waiting_quota(self, player_id: str, game_id: str) -> None:
@@ -200,9 +214,12 @@ class GameService:
                         raise VersionConflict(stream_of(game_id), game.version, -1) from None
                 raise
             try:
+                bot = game.table.bot_seats().get(seat)
+                label = bot_label(bot) if bot else None
                 return self.appender.append_and_answer(
-                    game, seat, [NewEvent(e, seat, GAME_SOURCE, game.rules.upcasters) for e in events], player,
-                    idempotency_key, request, played)
+                    game, seat,
+                    [NewEvent(e, seat, GAME_SOURCE, upcasters=game.rules.upcasters, bot=label) for e in events],
+                    player, idempotency_key, request, played)
             except VersionConflict as conflict:
                 if expected_version is not None:
                     raise Conflict(f"the game moved on to version {conflict.current}",
@@ -257,7 +274,7 @@ class GameService:
             else:
                 decided = game.rules.decide(game.state, seat, command, game.table.rng(game.version))
                 events = [NewEvent(clock_timed_out(seat, started_version, command.type)),
-                          *(NewEvent(e, seat, GAME_SOURCE) for e in decided)]
+                          *(NewEvent(e, seat, GAME_SOURCE, upcasters=game.rules.upcasters) for e in decided)]
             self.appender.append(game, events)
             return None
 

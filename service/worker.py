@@ -36,6 +36,7 @@ from rq import SimpleWorker
 from rq.job import Job
 
 from service import job_runtime
+from service.bot_seats import play_one, sweep
 from service.config import Config
 from service.projections_runner import ProjectionRunner
 from service.rq_projections import RqProjections, job_safe
@@ -108,6 +109,32 @@ def _catch_up(rt: Runtime, name: str) -> int:
         return applied
 
     return locked(rt.projections, rt.runner, name, rt.config.projection_lock_ttl, work)
+
+
+# -- bot seats (``service.rq_bots`` enqueues a job per bot decision) ------------------------
+_services: dict[Config, Any] = {}
+
+
+def _service(config: Config) -> Any:
+    """A game service of this worker's own, for the bot seats' moves."""
+    if config not in _services:
+        from service.bootstrap import build_service
+
+        _services[config] = build_service(config)
+    return _services[config]
+
+
+def bot_move_job(game_id: str) -> bool:
+    """One move of a prompted bot seat of ``game_id`` (``service.bot_seats.play_one``)."""
+    config = runtime().config
+    return play_one(_service(config), game_id, config.bot_think_seconds)
+
+
+def sweep_bots(config: Config) -> int:
+    """Ask for every bot move a lost job left undone (a worker's start and its lag sweeps)."""
+    from service.rq_bots import RqDriver
+
+    return sweep(_service(config), RqDriver.from_config(config))
 
 
 def rebuild_job(name: str) -> int:
@@ -183,6 +210,7 @@ def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = Tr
             rt = runtime(config)
             rt.projections.request_all(force=True)
             _sweep_clocks(config)
+            sweep_bots(config)
             worker = SimpleWorker([rt.projections.queue], connection=rt.projections.connection,
                                   name=job_safe(f"{config.queue_name}-{uuid.uuid4().hex[:8]}"))
             delay = RECONNECT_FIRST
@@ -241,6 +269,7 @@ def _sweep(config: Config) -> None:
                 stuck = stalled.get(name) == status["partitions"]
                 projections.request(name, force=stuck)
                 stalled[name] = status["partitions"]
+            sweep_bots(config)
         except redis.RedisError as exc:  # Redis is away: the main loop waits for it too
             log.info("lag sweep skipped: %s", exc)
         except Exception:  # never let the safety net die

@@ -69,8 +69,12 @@ def game_created(kind: str, options: dict[str, Any], seats: int, created_by: str
     return Event(GAME_CREATED, data, secret=secret, secret_to=frozenset())
 
 
-def seat_taken(seat: int, player_id: str, name: str) -> Event:
-    return Event(SEAT_TAKEN, {"seat": seat, "player_id": player_id, "name": name})
+def seat_taken(seat: int, player_id: str, name: str, bot: dict[str, str] | None = None) -> Event:
+    """``bot``: the seat is reserved for a computer opponent, ``{kind, level}``."""
+    data: dict[str, Any] = {"seat": seat, "player_id": player_id, "name": name}
+    if bot is not None:
+        data["bot"] = dict(bot)
+    return Event(SEAT_TAKEN, data)
 
 
 def _seat_taken_v1_to_v2(body: dict[str, Any]) -> dict[str, Any]:
@@ -138,6 +142,8 @@ class Table:
     secret_options: tuple[str, ...] = ()
     #: the turn clocks (``domain.kernel.clocks``), when the game has them
     clocks: Clocks = field(default_factory=Clocks)
+    #: players that are computer opponents: player id -> ``{kind, level}``
+    bots: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -176,6 +182,10 @@ class Table:
         """A finished game, or one whose every seat consented, may leave the server whole."""
         return self.finished or (self.started and len(self.export_consent) == self.seats)
 
+    def bot_seats(self) -> dict[int, dict[str, str]]:
+        """Seats played by a bot: seat -> ``{kind, level}`` (after any random seating)."""
+        return {seat: self.bots[player] for seat, player in self.players.items() if player in self.bots}
+
     def open_seats(self) -> list[int]:
         return [s for s in range(self.seats) if s not in self.players]
 
@@ -193,6 +203,8 @@ class Table:
         elif event.type == SEAT_TAKEN:
             self.players[event.data["seat"]] = event.data["player_id"]
             self.names[event.data["player_id"]] = event.data["name"]
+            if "bot" in event.data:
+                self.bots[event.data["player_id"]] = dict(event.data["bot"])
         elif event.type == GAME_STARTED:
             self.players = dict(enumerate(event.data["players"]))
             self.started = True

@@ -35,6 +35,10 @@ _ALL = [
     ProblemType("invalid_option", 422, "Invalid game option",
                 "A game option (or the number of seats) is unknown or outside its allowed values; `option` "
                 "names it. `GET /game-types` lists every option with its default and limits."),
+    ProblemType("invalid_bots", 422, "Invalid bot seats",
+                "A seat reserved for a bot names a kind or level this game does not offer, a seat outside the "
+                "game, a seat twice, or leaves no seat for a person; `GET /game-types` lists each game's bot "
+                "kinds and levels."),
     ProblemType("unknown_game_type", 422, "Unknown game type",
                 "No game of this type is hosted here; `GET /game-types` lists those that are."),
     ProblemType("invalid_seat", 422, "No such seat", "The seat asked for is outside the game's seats."),

@@ -107,9 +107,11 @@ def list_game_types():
 @games.doc(operationId="createGame", security=BEARER, parameters=[IDEMPOTENCY])
 @_errors(401, 422)
 def create_game(body):
-    """Create a game with open seats. The creator does not take a seat until it joins."""
+    """Create a game with open seats. The creator does not take a seat until it joins. Seats in
+    ``bots`` are reserved for computer opponents: they play through the same commands as anyone,
+    seeing only their seat's view, as soon as they are asked."""
     game = service().create_game(current_player(required=True), body["type"], body["options"], body["seats"],
-                                 idempotency_key())
+                                 idempotency_key(), body["bots"])
     return game.summary()
 
 

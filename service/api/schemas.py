@@ -108,6 +108,13 @@ class CommandInfoSchema(Schema):
     description = fields.String(required=True)
 
 
+class BotKindSchema(Schema):
+    kind = fields.String(required=True)
+    description = fields.String(required=True)
+    levels = fields.List(fields.String(), required=True)
+    default_level = fields.String(required=True)
+
+
 class GameTypeSchema(Schema):
     type = fields.String(required=True)
     title = fields.String(required=True)
@@ -115,13 +122,34 @@ class GameTypeSchema(Schema):
     max_seats = fields.Integer(required=True)
     options = fields.List(fields.Nested(OptionSchema), required=True)
     commands = fields.List(fields.Nested(CommandInfoSchema), required=True)
+    bots = fields.List(fields.Nested(BotKindSchema), required=True,
+                       metadata={"description": "the kinds of bot that can take a seat (POST /games, bots)"})
 
 
 # -- games -----------------------------------------------------------------------------
+class BotSeatSchema(StrictSchema):
+    """A seat reserved for a computer opponent."""
+
+    kind = fields.String(required=True, validate=validate.Length(min=1, max=32),
+                         metadata={"description": "random, greedy, mcts, or a kind of the game's own "
+                                                  "(GET /game-types lists them)"})
+    level = fields.String(validate=validate.Length(min=1, max=32), allow_none=True,
+                          metadata={"description": "one of the kind's levels (default: its default level)"})
+    seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=63), allow_none=True,
+                          metadata={"description": "the seat (default: the last seat still open)"})
+
+
 class NewGameSchema(StrictSchema):
     type = fields.String(required=True, validate=validate.Length(min=1, max=64))
     seats = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=64))
     options = fields.Dict(keys=fields.String(), load_default=dict)
+    bots = fields.List(fields.Nested(BotSeatSchema), load_default=list, validate=validate.Length(max=63),
+                       metadata={"description": "seats reserved for bots, which play as soon as they are asked"})
+
+
+class BotInfoSchema(Schema):
+    kind = fields.String(required=True)
+    level = fields.String(required=True)
 
 
 class JoinSchema(StrictSchema):
@@ -132,6 +160,7 @@ class SeatSchema(Schema):
     seat = fields.Integer(required=True)
     player_id = fields.String(required=True, allow_none=True)
     name = fields.String(required=True, allow_none=True)
+    bot = fields.Nested(BotInfoSchema, allow_none=True, metadata={"description": "the seat is a bot's"})
 
 
 class OutcomeSchema(Schema):
@@ -277,6 +306,7 @@ class EventSchema(Schema):
     data = fields.Dict(required=True)
     secret = fields.Dict(metadata={"description": "hidden facts, present only for a seat allowed to see them"})
     redacted = fields.Boolean(metadata={"description": "true when hidden facts were withheld"})
+    bot = fields.String(metadata={"description": "present when a bot seat acted: its kind and level, kind:level"})
 
 
 class EventPageQuerySchema(StrictSchema):

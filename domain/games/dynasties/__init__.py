@@ -9,9 +9,10 @@ Command handling (prompts, refusals, running automatic steps) is the kernel's
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from domain.games.dynasties import bots as _bots
 from domain.games.dynasties import rules as _rules
 from domain.games.dynasties.events import UPCASTERS
 from domain.games.dynasties.evolve import EVENT_TYPES
@@ -81,6 +82,19 @@ class DynastiesRules(StepRules[DynastiesState]):
 
     def copy(self, state: DynastiesState) -> DynastiesState:
         return copy_state(state)
+
+    # -- what computer opponents need (``domain.kernel.bots``) ------------------------------
+    score_scale = _bots.SCORE_SCALE
+    face_down_verbs: frozenset[str] = frozenset({'SubmitTribute'})
+    #: bot kinds of this game's own, beside random, greedy and mcts (name -> ``BotKind``)
+    bot_kinds: dict[str, Any] = {}
+
+    def sampler(self, view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int) -> Any:
+        """A full state consistent with what ``seat`` has seen, drawn at random (``bots``)."""
+        return _bots.sampler(view, events, seat)
+
+    def scores(self, state: DynastiesState) -> list[float]:
+        return _bots.scores(state)
 
 
 RULES = DynastiesRules()

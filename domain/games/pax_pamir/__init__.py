@@ -8,9 +8,10 @@ with every decision taken where the rulebook is silent, are in ``docs/rules/pax_
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from domain.games.pax_pamir import bots as _bots
 from domain.games.pax_pamir.data.board import MAX_SEATS, Suit
 from domain.games.pax_pamir.events import UPCASTERS
 from domain.games.pax_pamir.evolve import EVENT_TYPES, evolve
@@ -110,6 +111,19 @@ class PaxPamirRules(StepRules[PaxState]):
 
     def copy(self, state: PaxState) -> PaxState:
         return copy_state(state)
+
+    # -- what computer opponents need (``domain.kernel.bots``) ------------------------------
+    score_scale = _bots.SCORE_SCALE
+    face_down_verbs: frozenset[str] = frozenset()
+    #: bot kinds of this game's own, beside random, greedy and mcts (name -> ``BotKind``)
+    bot_kinds: dict[str, Any] = {}
+
+    def sampler(self, view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int) -> Any:
+        """A full state consistent with what ``seat`` has seen, drawn at random (``bots``)."""
+        return _bots.sampler(view, events, seat, self.evolve)
+
+    def scores(self, state: PaxState) -> list[float]:
+        return _bots.scores(state)
 
 
 RULES = PaxPamirRules()

@@ -1,0 +1,124 @@
+"""Bot strength and speed: win rates of each kind against each other, and time per decision.
+
+A pairing ``A-B`` plays ``--games`` games in which one seat is kind A and every other seat
+kind B; A's seat moves round the table from game to game (seat ``game % seats``), and the
+game seeds are the same for every pairing. If A were no stronger than B it would win
+``1/seats`` of the games (shared wins count as a fraction); A beats B when the 95% Wilson
+interval of its win rate lies above that. Bots see only their seat's view and redacted
+events (``domain.kernel.arena``); decisions are timed with ``time.perf_counter``.
+
+    .venv/bin/python bench/bench_bots.py                       # the issue's table, >= 200 games each
+    .venv/bin/python bench/bench_bots.py --games 40 --only dynasties:3 --pairings greedy-random
+    .venv/bin/python bench/bench_bots.py --processes 2 --json bench/bots.json
+
+Configurations: Dynasties at 3 seats, Pax Pamir at 2 and 4 seats. Pairings:
+``greedy-random``, ``mcts-greedy`` and ``mcts-random`` (``mcts`` at its default level,
+or ``--mcts-level``); a game kind such as Wakhan joins with ``--pairings wakhan-random``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from domain.games import default_registry  # noqa: E402
+from domain.kernel.arena import play_match  # noqa: E402
+from domain.kernel.bots import bot_kinds  # noqa: E402
+
+CONFIGS = {"dynasties:3": ("dynasties", 3), "pax_pamir:2": ("pax_pamir", 2), "pax_pamir:4": ("pax_pamir", 4)}
+PAIRINGS = ("greedy-random", "mcts-greedy", "mcts-random")
+
+
+def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a win rate."""
+    if games == 0:
+        return 0.0, 1.0
+    p = wins / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return centre - half, centre + half
+
+
+def one_game(job: tuple[str, int, str, str, str | None, int]) -> dict[str, Any]:
+    kind, seats, first, second, level, game = job
+    rules = default_registry()[kind]
+    kinds = bot_kinds(rules)
+    seat_a = game % seats
+    lineup = [first if seat == seat_a else second for seat in range(seats)]
+    bots = [kinds[name].bot(level if name == "mcts" else None) for name in lineup]
+    match = play_match(rules, seats, bots, seed=f"bench:{game}", clock=time.perf_counter)
+    winners = match.outcome.winners if match.outcome else ()
+    share = 1 / len(winners) if winners else 0.0
+    return {"a_share": share if seat_a in winners else 0.0, "decisions": match.decisions,
+            "ended": match.outcome is not None,
+            "times": {name: [t for seat, times in enumerate(match.seconds) if lineup[seat] == name for t in times]
+                      for name in set(lineup)}}
+
+
+def run_pairing(kind: str, seats: int, pairing: str, games: int, level: str | None, pool: Any) -> dict[str, Any]:
+    first, second = pairing.split("-")
+    jobs = [(kind, seats, first, second, level, game) for game in range(games)]
+    started = time.perf_counter()
+    results = []
+    for result in (pool.imap_unordered(one_game, jobs) if pool else map(one_game, jobs)):
+        results.append(result)  # a running tally on stderr, for long runs
+        print(f"  {kind}:{seats} {pairing}: {len(results)}/{games} games, {first} won "
+              f"{sum(r['a_share'] for r in results):.1f}", file=sys.stderr, flush=True)
+    wins = sum(r["a_share"] for r in results)
+    low, high = wilson(wins, games)
+    times: dict[str, list[float]] = {}
+    for r in results:
+        for name, values in r["times"].items():
+            times.setdefault(name, []).extend(values)
+    baseline = 1 / seats
+    return {
+        "config": f"{kind}:{seats}", "pairing": pairing, "games": games, "a": first, "b": second,
+        "a_wins": round(wins, 2), "a_rate": round(wins / games, 3), "baseline": round(baseline, 3),
+        "wilson95": [round(low, 3), round(high, 3)], "a_beats_b": low > baseline,
+        "unfinished": sum(1 for r in results if not r["ended"]),
+        "decision_ms": {name: {"mean": round(1000 * statistics.fmean(v), 2),
+                               "p95": round(1000 * sorted(v)[int(0.95 * (len(v) - 1))], 2),
+                               "max": round(1000 * max(v), 2), "count": len(v)} for name, v in times.items() if v},
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--only", action="append", choices=sorted(CONFIGS), help="a configuration (repeatable)")
+    parser.add_argument("--pairings", default=",".join(PAIRINGS))
+    parser.add_argument("--mcts-level", default=None, help="a named level of mcts (default: its default)")
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+    pool = multiprocessing.Pool(args.processes) if args.processes > 1 else None
+    out = []
+    for name in args.only or list(CONFIGS):
+        kind, seats = CONFIGS[name]
+        for pairing in args.pairings.split(","):
+            row = run_pairing(kind, seats, pairing, args.games, args.mcts_level, pool)
+            out.append(row)
+            times = "; ".join(f"{k} {v['mean']} ms mean, {v['p95']} p95, {v['max']} max"
+                              for k, v in sorted(row["decision_ms"].items()))
+            print(f"{row['config']:12} {pairing:14} {row['games']} games: {row['a']} wins {row['a_rate']:.3f} "
+                  f"(95% {row['wilson95'][0]:.3f}-{row['wilson95'][1]:.3f}, even {row['baseline']:.3f}) "
+                  f"{'BEATS' if row['a_beats_b'] else 'not shown to beat'} {row['b']}; "
+                  f"{times}; {row['seconds']} s", flush=True)
+            if args.json:
+                args.json.write_text(json.dumps(out, indent=1))
+    if pool:
+        pool.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""What computer opponents need of Dynasties: a sampler of the hidden facts and an evaluation.
+
+**Sampler.** From one seat's view and the events as that seat was shown them, a full
+state consistent with everything it has seen (``domain.kernel.sampling``): the deck is
+dealt as unknown cards, each hidden draw takes whatever is on top, and public events (an
+Enquire's face-up card, a Noble placed, the Tributes revealed) pin down the cards they
+name. Each ``draw`` deals the unseen cards at random into the other hands, the deck, the
+face-down Retirements, and guesses each other seat's face-down Tribute uniformly from what
+that seat holds. The seat's own hand and Tribute are exactly what it was shown.
+
+**Evaluation** (the ``greedy`` bot's one step, and ``mcts``'s estimate where a playout
+stops): a seat's gold, plus its expected share of the Stakes (the seats whose Family
+tallies highest now share them), plus a fifth of the value of its hand (Nobles still to
+place). Once the game is over: gold plus the Legacy share.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from domain.games.dynasties import evolve as _evolve
+from domain.games.dynasties.cards import DECK, value_of
+from domain.games.dynasties.state import DynastiesState, copy_state
+from domain.kernel.events import Event
+from domain.kernel.sampling import Places, SampleInconsistent, deal_tokens, is_token, seen_event, unseen
+
+#: How much a Noble in hand counts, per point of its value, against a gold piece.
+HAND_WEIGHT = 0.2
+#: Gold is the unit of the evaluation; a gap of this many gold is "clearly ahead" for a playout.
+SCORE_SCALE = 10.0
+
+
+def _places(s: DynastiesState) -> Iterator[tuple[str, list[Any]]]:
+    yield "deck", s.deck
+    yield "graveyard", s.graveyard
+    yield "tributes", s.tribute_commit
+    for seat in range(s.seats):
+        yield f"hand:{seat}", s.hands[seat]
+    for seat in range(s.seats):
+        yield f"family:{seat}", s.families[seat]
+    yield "tribute_zone", s.tribute_zone
+
+
+class DynastiesSampler:
+    """The skeleton of one seat's knowledge, folded once; ``draw`` completes it at random."""
+
+    def __init__(self, view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int):
+        self.seat = seat
+        mine = f"hand:{seat}"
+        self.places: Places[DynastiesState] = Places(_places, lambda name: name in _GUESSED or (
+            name.startswith("hand:") and name != mine))
+        #: the fold's own guesses (a reshuffle's order) come from a fixed generator: the
+        #: skeleton depends on the events only
+        self._guess = random.Random(0)
+        self._seen_tribute = False
+        state: DynastiesState | None = None
+        for raw in events:
+            state = self._apply(state, seen_event(raw))
+        if state is None:
+            raise SampleInconsistent("no events to sample from")
+        self.skeleton = state
+        hand = view.get("hand")
+        if hand is not None and sorted(hand) != sorted(state.hands[seat]):
+            raise SampleInconsistent("the events do not give the hand the view shows")
+
+    def _apply(self, s: DynastiesState | None, e: Event) -> DynastiesState:
+        if s is None:
+            return _evolve.evolve(None, e)
+        kind, data, places = e.type, e.data, self.places
+        if kind == "DeckShuffled" and e.secret is None:
+            e = Event(kind, data, secret={"order": places.tokens(data["count"])})
+        elif kind == "CardDrawn":
+            if e.secret is None:
+                if not s.deck:
+                    raise SampleInconsistent("a card was drawn from an empty deck")
+                e = Event(kind, data, secret={"card": s.deck[0]})
+            else:
+                places.make(s, e.secret["card"], "deck", s.deck, 0)
+        elif kind == "GraveyardReshuffled" and e.secret is None:
+            order = s.graveyard[:]
+            self._guess.shuffle(order)
+            e = Event(kind, data, secret={"order": order})
+        elif kind == "ProspectsEnquired":
+            places.make(s, data["revealed_card"], "deck", s.deck, 0)
+        elif kind == "TributeCommitted":
+            hand = s.hands[data["seat"]]
+            if e.secret is None:
+                e = Event(kind, data, secret={"card": self._pick(hand, 1)[0]})
+            else:
+                places.make(s, e.secret["card"], f"hand:{data['seat']}", hand)
+        elif kind == "TributesRevealed":
+            for row in data["tributes"]:
+                places.make(s, row["card"], "tributes", s.tribute_commit, row["seat"])
+        elif kind == "NoblePlaced":
+            places.make(s, data["card"], f"hand:{data['seat']}", s.hands[data["seat"]])
+        elif kind == "NoblesRetired":
+            hand = s.hands[data["seat"]]
+            if e.secret is None:
+                e = Event(kind, data, secret={"cards": self._pick(hand, data["count"])})
+            else:
+                for card in e.secret["cards"]:
+                    places.make(s, card, f"hand:{data['seat']}", hand)
+        return _evolve.evolve(s, e)
+
+    def _pick(self, hand: list[Any], count: int) -> list[Any]:
+        """Cards a seat gave face down, guessed: unknown ones first (a later reveal corrects
+        a guess; ``draw`` guesses the ones still face down afresh)."""
+        tokens = [card for card in hand if is_token(card)]
+        known = [card for card in hand if not is_token(card)]
+        self._guess.shuffle(known)
+        picked = (tokens + known)[:count]
+        if len(picked) < count:
+            raise SampleInconsistent("a seat gave more cards than it held")
+        return picked
+
+    def draw(self, rng: random.Random) -> DynastiesState:
+        """One full state consistent with what the seat has seen."""
+        s = copy_state(self.skeleton)
+        slots = [(place, index) for _, place, index in self.places.held_tokens(s)]
+        deal_tokens(slots, unseen(DECK, self.places.known(s)), rng.shuffle)
+        for seat, committed in enumerate(s.tribute_commit):
+            if committed is None or seat == self.seat:
+                continue
+            pool = [*s.hands[seat], committed]  # the face-down Tribute is any card the seat held
+            index = rng.randrange(len(pool))
+            s.tribute_commit[seat] = pool.pop(index)
+            s.hands[seat] = pool
+        return s
+
+
+_GUESSED = frozenset({"deck", "graveyard", "tributes"})
+
+
+def sampler(view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int) -> DynastiesSampler:
+    return DynastiesSampler(view, events, seat)
+
+
+def scores(s: DynastiesState) -> list[float]:
+    """Each seat's worth in gold now (see the module's docstring)."""
+    if s.outcome is not None:
+        return [float(gold + share) for gold, share in zip(s.outcome["treasuries"], s.outcome["legacy_shares"],
+                                                           strict=True)]
+    totals = [_tally(s, family) for family in s.families]
+    best = max(totals)
+    leaders = [seat for seat, total in enumerate(totals) if total == best]
+    out = []
+    for seat in range(s.seats):
+        share = s.stakes / len(leaders) if seat in leaders else 0.0
+        hand = sum(value_of(card) for card in s.hands[seat])
+        out.append(s.treasury[seat] - s.debt[seat] + share + HAND_WEIGHT * hand)
+    return out
+
+
+def _tally(s: DynastiesState, family: list[str]) -> int:
+    bonus_c, bonus_d = s.options.coronation_bonus, s.options.dynasty_bonus
+    return sum(value_of(card) + (bonus_c if value_of(card) == 1 else 0)
+               + (bonus_d if card.rsplit("-", 1)[0] == s.current_dynasty else 0) for card in family)

@@ -1,0 +1,158 @@
+"""What computer opponents need of Pax Pamir: a sampler of the hidden facts and an evaluation.
+
+**Sampler.** What is hidden in Pax Pamir is the deck (its order and which cards are in
+it) and the cards left out; a hand is hidden from view, but every card in it was bought
+face up from the market, so the events tell it (``domain.kernel.sampling``). The seat's
+events are folded with the deck and the cards left out as unknown cards; each card dealt
+face up pins down the top of the deck. A ``draw`` deals the unseen cards back the way
+R-SET-1 built the deck: the six piles keep their shape (pile 1 no event, pile 2 two
+events, piles 3-6 one event and their own Dominance Check), each pile's unseen cards
+shuffled within it; the rest are the cards left out. A deck that does not have that shape
+(a given ``deal``) is dealt uniformly, its Dominance Checks kept in it.
+
+**Evaluation** (``greedy``'s one step, ``mcts``'s estimate where a playout stops), per
+seat: 4 per victory point, 1 per point of influence, 2 per region the seat rules and a
+half per rupee. Once the game is over: the victory points, and 100 for a winner.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.board import MARKET_ROWS, PILE_EXTRAS, pile_size
+from domain.games.pax_pamir.data.cards import ALL_CARDS, COURT_CARDS, DOMINANCE_CHECKS, EVENT_CARDS
+from domain.games.pax_pamir.state import PaxState, copy_state
+from domain.games.pax_pamir.wakhan.ai_cards import AI_CARDS
+from domain.kernel.events import Event
+from domain.kernel.sampling import Places, SampleInconsistent, deal_tokens, seen_event, unseen
+
+VP_WEIGHT, INFLUENCE_WEIGHT, RULE_WEIGHT, RUPEE_WEIGHT = 4.0, 1.0, 2.0, 0.5
+WIN_BONUS = 100.0
+#: A gap of this much evaluation is "clearly ahead" for a playout (about one victory point).
+SCORE_SCALE = 4.0
+
+_GUESSED = frozenset({"deck", "out"})
+
+
+def _places(s: PaxState) -> Iterator[tuple[str, list[Any]]]:
+    yield "deck", s.deck
+    yield "out", s.out_of_game
+    for row in range(MARKET_ROWS):
+        yield f"market:{row}", s.market[row]
+    yield "discard", s.discard
+    for seat, player in enumerate(s.players):
+        yield f"hand:{seat}", player.hand
+        yield f"court:{seat}", player.court
+        yield f"prizes:{seat}", player.prizes
+
+
+class PaxSampler:
+    """The skeleton of one seat's knowledge, folded once; ``draw`` completes it at random."""
+
+    def __init__(self, view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int,
+                 evolve: Callable[[PaxState | None, Event], PaxState]):
+        self.seat = seat
+        self._evolve = evolve
+        self.places: Places[PaxState] = Places(_places, _GUESSED.__contains__)
+        self.built = 0
+        #: the cards dealt from the deck, in order: position ``i`` of the built deck
+        self.dealt: list[int] = []
+        state: PaxState | None = None
+        for raw in events:
+            state = self._apply(state, seen_event(raw))
+        if state is None:
+            raise SampleInconsistent("no events to sample from")
+        self.skeleton = state
+        mine = view.get("players", [{}] * (seat + 1))[seat].get("hand")
+        if mine is not None and sorted(mine) != sorted(state.players[seat].hand):
+            raise SampleInconsistent("the events do not give the hand the view shows")
+
+    def _apply(self, s: PaxState | None, e: Event) -> PaxState:
+        places = self.places
+        if e.type == "DeckBuilt" and e.secret is None:
+            self.built = e.data["deck_count"]
+            e = Event(e.type, e.data, secret={"deck": places.tokens(self.built),
+                                              "out": places.tokens(len(ALL_CARDS) - self.built)})
+        elif e.type == "CardDealt" and s is not None:
+            places.make(s, e.data["card"], "deck", s.deck, 0)
+            self.dealt.append(e.data["card"])
+        elif e.type == "WakhanDeckShuffled" and e.secret is None and s is not None and s.wakhan is not None:
+            # every AI card not in her deck goes in under it; its order is nobody's (``draw`` shuffles)
+            e = Event(e.type, e.data, secret={"ai_deck": sorted(set(AI_CARDS) - set(s.wakhan.deck))},
+                      secret_to=e.secret_to, barrier=e.barrier)
+        elif e.type == "CardMoved" and "card" not in e.data and e.secret is None and s is not None:
+            source = _hand_of(s, e.data["src"])  # a card between hands, hidden from this seat
+            e = Event(e.type, e.data, secret={"card": source[0]})
+        return self._evolve(s, e)
+
+    def draw(self, rng: random.Random) -> PaxState:
+        """One full state consistent with what the seat has seen."""
+        s = copy_state(self.skeleton)
+        if s.wakhan is not None:  # Wakhan's AI deck: its order is hidden from every seat
+            rng.shuffle(s.wakhan.deck)
+        known = self.places.known(s)
+        if not self._deal_by_piles(s, known, rng):
+            checks = unseen(sorted(DOMINANCE_CHECKS), known)
+            deck_slots = list(range(len(s.deck)))
+            rng.shuffle(deck_slots)
+            for index, card in zip(deck_slots, checks, strict=False):
+                s.deck[index] = card
+            slots = [(place, index) for _, place, index in self.places.held_tokens(s)]
+            deal_tokens(slots, unseen(sorted(ALL_CARDS), self.places.known(s)), rng.shuffle)
+        return s
+
+    def _deal_by_piles(self, s: PaxState, known: set[Any], rng: random.Random) -> bool:
+        size = pile_size(s.seats)
+        piles = [(size, events, checks) for events, checks in PILE_EXTRAS]
+        if self.built != sum(a + b + c for a, b, c in piles) or len(self.dealt) + len(s.deck) != self.built:
+            return False
+        court = unseen(sorted(COURT_CARDS), known)
+        events = unseen(sorted(EVENT_CARDS), known)
+        rng.shuffle(court)
+        rng.shuffle(events)
+        checks = iter(sorted(DOMINANCE_CHECKS))
+        start, deck = 0, []
+        for court_count, event_count, check_count in piles:
+            end = start + court_count + event_count + check_count
+            gone = self.dealt[start:end]
+            pile = [check for check in (next(checks) for _ in range(check_count)) if check not in gone]
+            court_left = court_count - sum(1 for card in gone if card in COURT_CARDS)
+            event_left = event_count - sum(1 for card in gone if card in EVENT_CARDS)
+            if court_left < 0 or event_left < 0 or court_left > len(court) or event_left > len(events):
+                return False
+            pile += court[:court_left] + events[:event_left]
+            court, events = court[court_left:], events[event_left:]
+            rng.shuffle(pile)
+            deck += pile
+            start = end
+        if len(deck) != len(s.deck) or len(court) + len(events) != len(s.out_of_game):
+            return False
+        s.deck[:] = deck
+        s.out_of_game[:] = court + events
+        return True
+
+
+def _hand_of(s: PaxState, place: str) -> list[int]:
+    kind, _, seat = place.partition(":")
+    if kind != "hand" or not s.players[int(seat)].hand:
+        raise SampleInconsistent(f"a hidden card left {place}")
+    return s.players[int(seat)].hand
+
+
+def sampler(view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int,
+            evolve: Callable[[PaxState | None, Event], PaxState]) -> PaxSampler:
+    """``evolve``: the rules' own (frame events included)."""
+    return PaxSampler(view, events, seat, evolve)
+
+
+def scores(s: PaxState) -> list[float]:
+    """Each seat's standing now (see the module's docstring)."""
+    if s.outcome is not None:
+        winners = set(s.outcome["winners"])
+        return [float(vp) + (WIN_BONUS if seat in winners else 0.0) for seat, vp in enumerate(s.outcome["vp"])]
+    return [VP_WEIGHT * player.vp + INFLUENCE_WEIGHT * q.influence(s, seat)
+            + RULE_WEIGHT * len(q.ruled_regions(s, seat)) + RUPEE_WEIGHT * player.rupees
+            for seat, player in enumerate(s.players)]

@@ -1,0 +1,245 @@
+"""Computer opponents: pure players that see only what their seat sees.
+
+A bot is a function from what its seat has been shown (``Seen``: the seat's view, the
+game's events as redacted for that seat, the commands its prompt offers) to one of those
+commands. It never receives a state: ``greedy`` and ``mcts`` search on states drawn by
+the game's sampler (``Searchable.sampler``), which completes the seat's knowledge with
+guesses, so nothing they do can depend on a hidden card. Randomness is a generator the
+caller passes in; a time budget is a clock the caller passes in (the domain reads none).
+
+Kinds (``BOT_KINDS``; a game adds its own through ``bot_kinds``, such as Pax Pamir's
+Wakhan):
+
+* ``random``: uniform over the prompt's choices;
+* ``greedy``: each choice tried once on a sampled state (the game runs on to the next
+  decision) and the game's evaluation read from the seat's side (its score minus the best
+  other score); the best, ties broken at random;
+* ``mcts``: information-set Monte Carlo tree search (single observer): each iteration
+  draws a state from the sampler, walks one tree of moves by UCB over the moves that state
+  allows, plays at random up to a depth, and scores the end (the outcome, or the game's
+  evaluation turned into shares of a win). Another seat's face-down choice (a Dynasties
+  Tribute) is not a tree decision but a guess made at random: the others choose without
+  seeing the bot's own face-down choice, and the bot cannot read theirs.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from domain.kernel.commands import Command
+from domain.kernel.rng import Rng
+from domain.kernel.rules import GameRules
+
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """Everything a bot is given: what its seat may see, nothing else."""
+
+    seat: int
+    view: dict[str, Any]
+    #: the game's events as shown to the seat (``redact(event, seat)``), oldest first
+    events: Sequence[dict[str, Any]]
+    #: the commands the seat's prompt offers now
+    commands: Sequence[Command]
+
+
+class Sampler(Protocol):
+    def draw(self, rng: random.Random) -> Any:
+        """One full state consistent with what the seat has seen."""
+
+
+class Searchable(GameRules[Any, Any], Protocol):
+    """A game a searching bot can play: it samples hidden facts and evaluates a state."""
+
+    #: A difference of this much in ``scores`` is "clearly ahead".
+    score_scale: float
+    #: Verbs of face-down choices, hidden from the others until a reveal (Tributes).
+    face_down_verbs: frozenset[str]
+
+    def sampler(self, view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int) -> Sampler:
+        """Built once per decision from what ``seat`` has seen."""
+
+    def scores(self, state: Any) -> list[float]:
+        """Each seat's standing (higher is better)."""
+
+
+Bot = Callable[[GameRules[Any, Any], Seen, random.Random, Clock | None], Command]
+
+
+@dataclass(frozen=True)
+class BotKind:
+    """A kind of bot, its named levels and which one is the default."""
+
+    name: str
+    description: str
+    levels: Mapping[str, Mapping[str, Any]]
+    default_level: str
+    make: Callable[..., Bot]
+    #: does it need the game's sampler and evaluation (``Searchable``)?
+    searches: bool = True
+
+    def bot(self, level: str | None = None) -> Bot:
+        return self.make(**self.levels[level or self.default_level])
+
+
+# -- random ------------------------------------------------------------------------------
+
+def random_bot() -> Bot:
+    def choose(rules: GameRules[Any, Any], seen: Seen, rng: random.Random, clock: Clock | None) -> Command:
+        return rng.choice(list(seen.commands))
+    return choose
+
+
+# -- greedy ------------------------------------------------------------------------------
+
+def _advantage(scores: Sequence[float], seat: int) -> float:
+    others = [score for other, score in enumerate(scores) if other != seat]
+    return scores[seat] - (max(others) if others else 0.0)
+
+
+def _after(rules: GameRules[Any, Any], state: Any, seat: int, command: Command, rng: random.Random) -> Any:
+    after = rules.copy(state)
+    for event in rules.decide(after, seat, command, Rng(rng.getrandbits(64))):
+        after = rules.evolve(after, event)
+    return after
+
+
+def greedy_bot(samples: int = 1) -> Bot:
+    def choose(rules: GameRules[Any, Any], seen: Seen, rng: random.Random, clock: Clock | None) -> Command:
+        game: Searchable = rules  # type: ignore[assignment]
+        commands = list(seen.commands)
+        if len(commands) == 1:
+            return commands[0]
+        sampler = game.sampler(seen.view, seen.events, seen.seat)
+        totals = [0.0] * len(commands)
+        for _ in range(samples):
+            state = sampler.draw(rng)
+            for index, command in enumerate(commands):
+                totals[index] += _advantage(game.scores(_after(rules, state, seen.seat, command, rng)), seen.seat)
+        best = max(totals)
+        return rng.choice([command for command, total in zip(commands, totals, strict=True) if total == best])
+    return choose
+
+
+# -- information-set MCTS ---------------------------------------------------------------
+
+@dataclass
+class _Node:
+    mover: int = -1
+    visits: int = 0
+    reward: float = 0.0
+    available: int = 0
+    children: dict[Command, _Node] = field(default_factory=dict)
+
+
+def _rewards(game: Searchable, state: Any) -> list[float]:
+    """Shares of a win: 1 split among the winners of a finished game; otherwise the
+    evaluation as a softmax over seats (``score_scale`` apart is e times as likely)."""
+    scores = game.scores(state)
+    outcome = game.outcome(state)
+    if outcome is not None:
+        winners = set(outcome.winners)
+        return [1.0 / len(winners) if seat in winners else 0.0 for seat in range(len(scores))]
+    top = max(scores)
+    weights = [math.exp((score - top) / game.score_scale) for score in scores]
+    total = sum(weights)
+    return [weight / total for weight in weights]
+
+
+def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int = 16,
+             exploration: float = 0.7) -> Bot:
+    """At most ``iterations`` iterations, and at most ``milliseconds`` when a clock is given."""
+    def choose(rules: GameRules[Any, Any], seen: Seen, rng: random.Random, clock: Clock | None) -> Command:
+        game: Searchable = rules  # type: ignore[assignment]
+        commands = list(seen.commands)
+        if len(commands) == 1:
+            return commands[0]
+        deadline = clock() + milliseconds / 1000 if clock is not None and milliseconds else None  # reading included
+        sampler = game.sampler(seen.view, seen.events, seen.seat)
+        root = _Node()
+        for _ in range(iterations):
+            _iterate(game, sampler.draw(rng), seen.seat, root, rng, depth, exploration)
+            if deadline is not None and clock is not None and clock() >= deadline:
+                break
+        visited = [(root.children[c].visits, root.children[c].reward, c) for c in commands if c in root.children]
+        if not visited:
+            return rng.choice(commands)
+        most = max(visits for visits, _, _ in visited)
+        best = [(reward, c) for visits, reward, c in visited if visits == most]
+        top = max(reward for reward, _ in best)
+        return rng.choice([c for reward, c in best if reward == top])
+    return choose
+
+
+def _iterate(game: Searchable, state: Any, seat: int, root: _Node, rng: random.Random, depth: int,
+             exploration: float) -> None:
+    node, path, played = root, [root], 0
+    expanded = False
+    while game.outcome(state) is None and played < depth:
+        movers = game.to_move(state)
+        if not movers:
+            break
+        mover = seat if seat in movers else rng.choice(movers)
+        commands = game.legal_commands(state, mover)
+        if not commands:
+            break
+        if expanded or (mover != seat and any(c.type in game.face_down_verbs for c in commands)):
+            command = rng.choice(commands)  # a playout, or another seat's face-down choice: a guess
+        else:
+            untried = [c for c in commands if c not in node.children]
+            if untried:
+                command = rng.choice(untried)
+                node.children[command] = _Node(mover=mover)
+                expanded = True
+            else:
+                command = _select(node, commands, exploration)
+            child = node.children[command]
+            for c in commands:
+                if c in node.children:
+                    node.children[c].available += 1
+            node = child
+            path.append(node)
+        for event in game.decide(state, mover, command, Rng(rng.getrandbits(64))):
+            state = game.evolve(state, event)  # the drawn state is this iteration's own
+        played += 1
+    rewards = _rewards(game, state)
+    for visited in path[1:]:
+        visited.visits += 1
+        visited.reward += rewards[visited.mover]
+
+
+def _select(node: _Node, commands: Sequence[Command], exploration: float) -> Command:
+    def ucb(command: Command) -> float:
+        child = node.children[command]
+        return child.reward / child.visits + exploration * math.sqrt(math.log(child.available + 1) / child.visits)
+    return max(commands, key=ucb)
+
+
+# -- the kinds -----------------------------------------------------------------------------
+
+BOT_KINDS: dict[str, BotKind] = {
+    "random": BotKind("random", "uniform over the prompt's choices", {"default": {}}, "default",
+                      random_bot, searches=False),
+    "greedy": BotKind("greedy", "the best choice by the game's evaluation one step ahead, on a sampled state",
+                      {"default": {"samples": 1}, "careful": {"samples": 4}}, "default", greedy_bot),
+    "mcts": BotKind("mcts", "information-set Monte Carlo tree search over sampled states",
+                    {"easy": {"iterations": 30, "depth": 8, "milliseconds": 500},
+                     "normal": {"iterations": 100, "depth": 16, "milliseconds": 1500},
+                     "hard": {"iterations": 400, "depth": 24, "milliseconds": 5000}},
+                    "normal", mcts_bot),
+}
+
+
+def bot_kinds(rules: GameRules[Any, Any]) -> dict[str, BotKind]:
+    """The kinds that can play ``rules``: the searching ones where the game offers a sampler
+    and an evaluation, plus the game's own (``rules.bot_kinds``, such as Wakhan)."""
+    searchable = callable(getattr(rules, "sampler", None)) and callable(getattr(rules, "scores", None))
+    kinds = {name: kind for name, kind in BOT_KINDS.items() if searchable or not kind.searches}
+    kinds.update(getattr(rules, "bot_kinds", {}))
+    return kinds

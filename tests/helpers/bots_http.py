@@ -1,0 +1,49 @@
+"""A person playing a whole game over HTTP against bot seats (tests of bot seats)."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def play_against_bots(server: Any, kind: str, seats: int, bots: list[dict[str, Any]],
+                      options: dict[str, Any] | None = None, seed: int = 0, timeout: float = 240,
+                      waiting: Callable[[dict[str, Any]], None] | None = None) -> dict:
+    """One person at the seat left open plays random legal commands until the game ends;
+    ``waiting(game)`` is called while a bot is to move. Returns the game's summary, its
+    events and the person's seat."""
+    rng = random.Random(seed)
+    _, client = server.new_player("person")
+    created = client.post(f"{server.url}/games", json={"type": kind, "seats": seats, "options": options or {},
+                                                        "bots": bots})
+    assert created.status_code == 201, created.text
+    game = created.json()
+    assert sum(1 for seat in game["seats"] if seat["bot"]) == len(bots)
+    game_id = game["id"]
+    joined = client.post(f"{server.url}/games/{game_id}/join", json={})
+    assert joined.status_code == 200, joined.text
+    deadline = time.monotonic() + timeout
+    while True:
+        assert time.monotonic() < deadline, "the game did not end in time"
+        summary = client.get(f"{server.url}/games/{game_id}").json()
+        if summary["status"] == "finished":
+            break
+        legal = client.get(f"{server.url}/games/{game_id}/legal-commands").json()
+        if not legal["commands"]:
+            if waiting is not None:
+                waiting(summary)
+            time.sleep(0.01)  # a bot's move
+            continue
+        command = rng.choice(legal["commands"])
+        posted = client.post(f"{server.url}/games/{game_id}/commands",
+                             json={**command, "expected_version": legal["version"]})
+        assert posted.status_code in (201, 409), posted.text  # 409: a bot's simultaneous Tribute came first
+    events = []
+    after = 0
+    while after is not None:
+        page = client.get(f"{server.url}/games/{game_id}/events", params={"after": after, "limit": 1000}).json()
+        events += page["events"]
+        after = page["next_after"]
+    return {"summary": summary, "events": events, "human": joined.json()["seat"]}

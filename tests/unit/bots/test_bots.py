@@ -1,0 +1,122 @@
+"""The bot kinds: each plays whole games of both games with legal commands only, keeps to its
+budget, and chooses from what its seat sees alone (non-interference: change a human's
+hand or the deck order, and no bot's input or chosen command changes)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from domain.games.dynasties import RULES as DYNASTIES
+from domain.games.pax_pamir import RULES as PAX
+from domain.kernel.arena import play_match, seen
+from domain.kernel.bots import BOT_KINDS, Seen, bot_kinds, mcts_bot
+from domain.kernel.rng import Rng
+from domain.kernel.rules import fold
+from tests.games.highcard import RULES as HIGHCARD
+from tests.property.test_pax_pamir_no_leaks import World, exchanged, setup_events, with_deck
+from tests.unit.bots.games import worlds_differing_in_one_hand
+
+FAST = {"random": BOT_KINDS["random"].bot(), "greedy": BOT_KINDS["greedy"].bot(),
+        "mcts": mcts_bot(iterations=8, depth=6)}
+
+
+def _legal_only(rules):
+    def check(state, seat, command):
+        assert command in rules.legal_commands(state, seat)
+    return check
+
+
+@pytest.mark.parametrize(("rules", "seats"), [(DYNASTIES, 3), (DYNASTIES, 2), (PAX, 2), (PAX, 4)])
+def test_every_kind_plays_a_whole_game_with_legal_commands_only(rules, seats):
+    lineup = list(itertools.islice(itertools.cycle(["mcts", "greedy", "random"]), seats))
+    match = play_match(rules, seats, [FAST[kind] for kind in lineup], seed=3, check=_legal_only(rules))
+    assert match.outcome is not None, f"{rules.kind} did not end in {match.decisions} decisions"
+    assert match.outcome.winners
+
+
+def test_random_chooses_every_offered_command_and_nothing_else():
+    commands = [DYNASTIES.legal_commands(fold(DYNASTIES, DYNASTIES.setup(3, DYNASTIES.check_options({}),
+                                                                        Rng(1))), 0)][0]
+    shown = Seen(0, {}, [], commands)
+    picked = {FAST["random"](DYNASTIES, shown, random.Random(k), None) for k in range(200)}
+    assert picked == set(commands)
+
+
+def test_mcts_stops_at_its_time_budget_when_given_a_clock():
+    state = fold(DYNASTIES, DYNASTIES.setup(3, DYNASTIES.check_options({}), Rng(2)))
+    events = DYNASTIES.setup(3, DYNASTIES.check_options({}), Rng(2))
+    ticks = itertools.count()
+    reads = []
+
+    def clock() -> float:  # a millisecond passes each time the clock is read
+        reads.append(1)
+        return next(ticks) / 1000
+
+    bot = mcts_bot(iterations=10_000, milliseconds=25, depth=4)
+    bot(DYNASTIES, seen(DYNASTIES, state, events, 0), random.Random(0), clock)
+    assert 20 <= len(reads) <= 30, "about one clock read per iteration, until 25 ms have passed"
+
+
+def test_a_game_without_a_sampler_offers_only_the_random_kind():
+    assert set(bot_kinds(HIGHCARD)) == {"random"}
+    assert {"random", "greedy", "mcts"} <= set(bot_kinds(DYNASTIES)) and set(bot_kinds(PAX)) >= {"mcts"}
+
+
+def test_a_bot_never_reads_a_state():
+    """The only thing a bot is handed is ``Seen``: a view, redacted events and commands."""
+    fields = set(Seen.__dataclass_fields__)
+    assert fields == {"seat", "view", "events", "commands"}
+
+
+# -- non-interference --------------------------------------------------------------------------
+
+BOTS = {"greedy": BOT_KINDS["greedy"].bot(), "mcts": mcts_bot(iterations=12, depth=6)}
+
+
+def _choices(rules, state, events, seat):
+    shown = seen(rules, state, events, seat)
+    if not shown.commands:
+        return shown, {}
+    return shown, {name: bot(rules, shown, random.Random(9), None) for name, bot in BOTS.items()}
+
+
+def test_changing_a_humans_hand_changes_no_dynasties_bots_input_or_choice():
+    compared = 0
+    for a, b, human in worlds_differing_in_one_hand(range(10)):
+        seats = 3
+        differing = 0
+        for cut in range(20, len(a[0]), 9):
+            state_a, state_b = fold(DYNASTIES, a[0][:cut]), fold(DYNASTIES, b[0][:cut])
+            if (state_a.hands[human], state_a.deck) == (state_b.hands[human], state_b.deck) or differing == 2:
+                continue
+            differing += 1
+            for bot_seat in (q for q in range(seats) if q != human):
+                assert _choices(DYNASTIES, state_a, a[0][:cut], bot_seat) == \
+                    _choices(DYNASTIES, state_b, b[0][:cut], bot_seat)
+                compared += 1
+    assert compared >= 8
+
+
+def test_reordering_the_pax_pamir_deck_changes_no_bots_input_or_choice():
+    """The deck beyond what is dealt at a moment T reordered (and exchanged with the cards
+    left out): up to T, every bot's input and choice is the same."""
+    compared = 0
+    for seed, seats in ((0, 2), (1, 4)):
+        setup = setup_events(seed, seats)
+        a = World(seed, setup)
+        built = next(e for e in setup if e.type == "DeckBuilt").secret
+        moment = len(a.script) // 2
+        dealt = len(built["deck"]) - len(a.states[moment].deck)
+        deck, out = exchanged(random.Random(seed), built["deck"], dealt, built["out"])
+        b = World(seed, with_deck(setup, deck, out), script=a.script[:moment])
+        assert b.states[moment].deck != a.states[moment].deck
+        for index in range(5, moment + 1, max(1, moment // 4)):
+            mark = a.marks[index]
+            for bot_seat in range(seats):
+                assert _choices(PAX, a.states[index], a.stream[:mark], bot_seat) == \
+                    _choices(PAX, b.states[index], b.stream[:mark], bot_seat)
+                compared += 1
+    assert compared >= 8
