@@ -7,6 +7,13 @@ Starts, each on ports of its own:
 * **redis**: ``python -m service serve`` on a Redis store of its own, plus one
   ``python -m service worker`` (projections on RQ, the production shape);
 * **sqlite**: ``python -m service serve`` on a SQLite file (projections in-process);
+* **boardgameio** (the peer, with ``--targets ... boardgameio``): boardgame.io's server
+  (Node, socket.io) with its FlatFile storage, playing a 3-seat secret-hand card game
+  (bench/peer_boardgameio/, npm-pinned; ``npm ci`` is run there when node_modules is
+  missing), driven by its own Node client (driver.js: 16 matches at once, three seats'
+  sockets each, a move as soon as the last one is answered). Its figures are per move:
+  server CPU per move (the Node process's tree from /proc; the driver is not counted, as
+  wrk is not) and the move's latency, sent to answered, p50/p99. It sits out the open loop.
 * on request (``--targets``), the redis target's shape with a replica beside its Redis:
   **redis-replica** (the durability setting off) and **redis-wait1**
   (``GAMES_REDIS_WAIT_REPLICAS=1``: every acknowledged write waits for the replica), to
@@ -32,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import json
 import os
 import shutil
 import signal
@@ -55,6 +63,7 @@ from bench.open_loop import run as open_loop  # noqa: E402
 from bench.profile_summary import summarize, table  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
+PEER = HERE / "peer_boardgameio"
 PY = sys.executable
 
 
@@ -102,6 +111,7 @@ class Target:
     procs: dict[str, subprocess.Popen]          # role -> process (its tree is measured)
     project: bool = True
     redis_url: str | None = None
+    peer: bool = False
     rounds: list[dict] = field(default_factory=list)
 
     def cpu(self) -> dict[str, float]:
@@ -187,6 +197,8 @@ class Bench:
         env = {"GAMES_STORE": store, "GAMES_PROJECTIONS": "inline", **self.extra_env()}
         web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", store], env, "sqlite-web")
         targets.append(Target("sqlite", f"http://127.0.0.1:{port}", {"web": web}))
+        if "boardgameio" in self.args.targets:
+            targets.append(self.start_peer())
         if self.args.baseline:  # the same project from another checkout (the "before")
             root = str(Path(self.args.baseline).resolve())
             redis_url, redis_proc = self.redis("base")
@@ -204,9 +216,21 @@ class Bench:
                              "base-sqlite-web", cwd=root)
             targets.append(Target("sqlite@base", f"http://127.0.0.1:{port}", {"web": web}))
         for target in targets:
-            wait_for(lambda t=target: _ok(f"{t.url}/health"), timeout=30)
+            health = f"{target.url}/games" if target.peer else f"{target.url}/health"
+            wait_for(lambda url=health: _ok(url), timeout=30)
         wanted = set(self.args.targets) | ({"redis@base", "sqlite@base"} if self.args.baseline else set())
         return [t for t in targets if t.name in wanted]
+
+    def start_peer(self) -> Target:
+        """boardgame.io's server on its FlatFile storage (or ``--peer-store``)."""
+        if shutil.which("node") is None:
+            raise SystemExit("the boardgameio target needs node and npm (apt-get install -y nodejs npm)")
+        if not (PEER / "node_modules").is_dir():
+            subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PEER, check=True)
+        port = free_port()
+        web = self.spawn(["node", "server.js", "--port", str(port), "--store", self.args.peer_store,
+                          "--dir", str(self.tmp / "peer-data")], name="boardgameio", cwd=PEER)
+        return Target("boardgameio", f"http://127.0.0.1:{port}", {"web": web}, project=False, peer=True)
 
     def extra_env(self) -> dict[str, str]:
         # every player and every connection of the benchmark comes from one address: the
@@ -220,6 +244,8 @@ class Bench:
     # -- games ---------------------------------------------------------------------
     def make_games(self, target: Target, per_lane: int, lanes: int, tag: str) -> Path:
         path = self.tmp / f"games-{target.name}-{tag}.txt"
+        if target.peer:  # its driver makes its matches itself, before the timed part
+            return path
         if not target.project:
             path.write_text("".join(f"{lane} {lane:04d}{tag}{k:04d} x\n" for lane in range(lanes)
                                     for k in range(per_lane)))
@@ -266,6 +292,8 @@ class Bench:
     # -- a closed-loop round with wrk ------------------------------------------------
     def wrk_round(self, target: Target, games: Path) -> dict:
         args = self.args
+        if target.peer:
+            return self.peer_round(target)
         result = self.tmp / f"wrk-{target.name}.out"
         before = target.cpu()
         started = time.monotonic()
@@ -309,6 +337,35 @@ class Bench:
             "cpu_ms": {role: 1000 * value / max(posts, 1) for role, value in cpu.items()},
             "gets_per_cycle": gets / max(posts, 1), "errors": errors, "exhausted": exhausted,
             "statuses": statuses,
+        }
+
+    def peer_round(self, target: Target) -> dict:
+        """A round of the peer: its driver makes and connects its matches, says "ready", and
+        plays for ``--seconds`` once told to; the server's CPU is read around the timed part."""
+        args = self.args
+        per_lane = args.peer_matches or max(4, args.seconds)
+        driver = subprocess.Popen(["node", "driver.js", "--url", target.url, "--lanes", str(args.connections),
+                                   "--matches", str(per_lane), "--seconds", str(args.seconds)],
+                                  cwd=PEER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert driver.stdin is not None and driver.stdout is not None
+        try:
+            if driver.stdout.readline().strip() != "ready":
+                raise RuntimeError("the boardgame.io driver did not get ready")
+            before = target.cpu()
+            driver.stdin.write("go\n")
+            driver.stdin.flush()
+            found = json.loads(driver.stdout.readline())
+            after = target.cpu()
+        finally:
+            driver.kill()
+            driver.wait()
+        latencies = sorted(found["latencies"])
+        moves = found["moves"]
+        return {
+            "cycles_s": moves / found["elapsed"],
+            "p50": pct(latencies, 0.5) * 1000, "p99": pct(latencies, 0.99) * 1000,
+            "cpu_ms": {role: 1000 * (after[role] - before[role]) / max(moves, 1) for role in after},
+            "gets_per_cycle": 0.0, "errors": found["errors"], "exhausted": found["exhausted"], "statuses": {},
         }
 
     def profile(self, target: Target) -> list[tuple[subprocess.Popen, str, Path]]:
@@ -377,7 +434,12 @@ def main() -> None:
                              "0.125: 300 cycles/s where the ceiling makes 2,400)")
     parser.add_argument("--open-seconds", type=float, default=20)
     parser.add_argument("--games-per-lane", type=int, default=0, help="default: enough for --seconds")
-    parser.add_argument("--targets", nargs="+", default=["ceiling", "redis", "sqlite"])
+    parser.add_argument("--targets", nargs="+", default=["ceiling", "redis", "sqlite"],
+                        help="of ceiling redis sqlite boardgameio (the peer)")
+    parser.add_argument("--peer-store", default="flatfile", choices=["flatfile", "flatfile-queued", "memory"],
+                        help="the boardgame.io peer's storage (bench/peer_boardgameio/server.js)")
+    parser.add_argument("--peer-matches", type=int, default=0, help="matches per lane for the peer (default: "
+                                                                    "--seconds, at least 4)")
     parser.add_argument("--env", nargs="*", default=[], help="KEY=VALUE settings for the project's processes")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory (logs)")
     parser.add_argument("--profile", action="store_true", help="py-spy the web and RQ workers during each round")
@@ -418,10 +480,19 @@ def main() -> None:
             ratio = f"{statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})" if ratios else "-"
             label = {"ceiling": "bare ceiling", "redis": "project, Redis + RQ worker", "sqlite": "project, SQLite",
                      "redis@base": "baseline, Redis + RQ worker", "sqlite@base": "baseline, SQLite",
+                     "boardgameio": f"boardgame.io, {args.peer_store} (per move)",
                      "redis-replica": "project, Redis with a replica, setting off",
                      "redis-wait1": "project, Redis with a replica, GAMES_REDIS_WAIT_REPLICAS=1"}
             print(f"| {label[target.name]} | {median_row['cycles_s']:,.0f} | {ratio} | "
                   f"{median_row['p50']:.1f} / {median_row['p99']:.1f} ms | {cpu_text(median_row['cpu_ms'])} |")
+        peer = next((t for t in targets if t.peer), None)
+        if peer is not None:
+            print(f"\nCPU per command ÷ boardgame.io's CPU per move ({args.peer_store}), median (range over rounds):")
+            for target in targets:
+                if target.project:
+                    ratios = [sum(row["cpu_ms"].values()) / sum(peer.rounds[i]["cpu_ms"].values())
+                              for i, row in enumerate(target.rounds)]
+                    print(f"  {target.name}: {statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})")
         rates = [args.rate] if args.rate else []
         if args.rate_of_ceiling and ceiling is not None:  # the same share of the ceiling as 300 of 2,399 on a quiet day
             rates.append(args.rate_of_ceiling * statistics.median(r["cycles_s"] for r in ceiling.rounds))
@@ -431,6 +502,8 @@ def main() -> None:
             print("| | cycles | POST p50 / p99 / max | sched p99 | late starts | errors | CPU per cycle |")
             print("|---|---|---|---|---|---|---|")
             for target in targets:
+                if target.peer:
+                    continue
                 games = bench.make_games(target, max(8, int(args.open_seconds)), 32, f"open{rate:.0f}")
                 bench.settle(target)
                 row = bench.open_loop_run(target, games, rate)
