@@ -6,12 +6,12 @@ from flask import Response, current_app, request
 from flask_smorest import Blueprint
 from werkzeug.routing import BaseConverter
 
-from service.adapters.codec import dumps
 from service.api import schemas as s
 from service.api.auth import bearer_token, current_player, idempotency_key
 from service.api.commands import parse_command
 from service.api.conditional import HEADERS, PRIVATE, answer, conditional, etag, player_id
 from service.api.errors import problem_responses
+from service.api.lean import json_answer, lean, query
 
 players = Blueprint("players", __name__, url_prefix="/players", description="Players and their tokens")
 game_types = Blueprint("game_types", __name__, url_prefix="/game-types", description="The games this server hosts")
@@ -23,15 +23,10 @@ IDEMPOTENCY = {"in": "header", "name": "Idempotency-Key", "required": False, "sc
                "description": "a retried POST with the same key returns the first answer and acts once"}
 
 
+#: GET state's query, parsed by the route itself (``lean``)
+STATE_QUERY = s.StateQuerySchema()
 COMMAND_BODY = {"required": True,
                 "content": {"application/json": {"schema": {"$ref": "#/components/schemas/GameCommand"}}}}
-
-
-def _hot_json(result, status: int) -> Response:
-    """The answer of a hot-path route, encoded as is: the service builds it in the documented
-    shape (tests check it against the schema), so dumping it through marshmallow again would
-    only cost time."""
-    return Response(dumps(result), status=status, mimetype="application/json")
 
 
 class GameIdConverter(BaseConverter):
@@ -156,19 +151,22 @@ def join_game(body, game_id):
 
 
 @games.route("/<game_id:game_id>/state", methods=["GET"])
+@lean
 @games.arguments(s.StateQuerySchema(), location="query")
 @games.response(200, s.StateSchema, headers=HEADERS)
 @games.doc(operationId="getState", security=BEARER_OR_SPECTATOR)
 @conditional(games)
 @_errors(401, 404, 422)
-def get_state(query, game_id):
+def get_state(game_id):
     """The game as the caller's seat sees it (the spectator view without a token); `at` travels back."""
+    at = query(STATE_QUERY).get("at")
     player = current_player()
-    tag, version = _versioned_tag(game_id, "state", player_id(player), query.get("at"))
-    return answer(tag, lambda: service().state(game_id, player, query.get("at"), version), PRIVATE)
+    tag, version = _versioned_tag(game_id, "state", player_id(player), at)
+    return answer(tag, lambda: json_answer(service().state(game_id, player, at, version), 200), PRIVATE)
 
 
 @games.route("/<game_id:game_id>/legal-commands", methods=["GET"])
+@lean
 @games.response(200, s.LegalCommandsSchema, headers=HEADERS)
 @games.doc(operationId="getLegalCommands", security=BEARER)
 @conditional(games)
@@ -177,10 +175,11 @@ def get_legal_commands(game_id):
     """Every command the caller's seat may post now; each is accepted verbatim."""
     player = current_player(required=True)
     tag, version = _versioned_tag(game_id, "legal-commands", player_id(player))
-    return answer(tag, lambda: _hot_json(service().legal_commands(game_id, player, version), 200), PRIVATE)
+    return answer(tag, lambda: json_answer(service().legal_commands(game_id, player, version), 200), PRIVATE)
 
 
 @games.route("/<game_id:game_id>/commands", methods=["POST"])
+@lean
 @games.response(201, s.CommandResultSchema)
 @games.doc(operationId="submitCommand", security=BEARER, parameters=[IDEMPOTENCY], requestBody=COMMAND_BODY)
 @_errors(401, 403, 404, 409, 422)
@@ -188,7 +187,7 @@ def post_command(game_id):
     """Play a move. 422: the rules refuse it (the reason is in `detail`); 409: the game moved on."""
     player = current_player(required=True)
     command, expected = parse_command(request.get_json(silent=True), current_app.extensions["command_schemas"])
-    return _hot_json(service().submit_command(game_id, player, command, expected, idempotency_key()), 201)
+    return json_answer(service().submit_command(game_id, player, command, expected, idempotency_key()), 201)
 
 
 @games.route("/<game_id:game_id>/undo", methods=["POST"])
