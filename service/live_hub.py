@@ -24,7 +24,7 @@ keeps a token generation that every rotation and revocation moves: the hub reads
 small read) and only when it moved looks up every stream's credential (one store call for
 all), besides those of the streams opened since the last check; so a token rotated or
 revoked through any process ends its streams within that second. Every stream's socket
-stays registered in one ``poll`` object, polled without waiting (no write): a client that
+stays registered in one ``epoll`` set, polled without waiting (no write): a client that
 went away frees its stream, and the stream's slot, within that second even on a game
 where nothing happens. A subscriber that fails either is ended: its stream stops.
 """
@@ -258,22 +258,17 @@ WATCHED = select.POLLIN | select.POLLERR | select.POLLHUP
 
 def _raw_poll() -> Callable[[], Any]:
     """``select.epoll`` (Linux: a check costs what the sockets with something to tell cost,
-    not one per socket) or ``select.poll``, as the OS has them: under gevent's
-    monkey-patching the patched ones would wait in the event loop (or are removed), while a
-    raw ``poll(0)`` answers at once without blocking."""
-    original: Callable[[str], Any] = lambda name: getattr(select, name, None)  # noqa: E731
-    try:
-        from gevent import monkey
+    not one per socket), else ``select.poll``, as the OS has them: gevent's monkey-patching
+    replaces ``poll`` by one that waits in the event loop and removes ``epoll``, while a raw
+    ``poll(0)`` answers at once without blocking."""
+    from gevent import monkey  # a dependency; this works whether or not it patched select
 
-        if monkey.is_module_patched("select"):
-            def original(name: str) -> Any:
-                try:
-                    return monkey.get_original("select", name)
-                except AttributeError:
-                    return None
-    except ImportError:  # pragma: no cover - gevent is a dependency
-        pass
-    return original("epoll") or original("poll")
+    for name in ("epoll", "poll"):
+        try:
+            return monkey.get_original("select", name)
+        except AttributeError:  # not on this OS
+            continue
+    raise RuntimeError("the live hub needs select.epoll or select.poll")
 
 
 def _fileno(connection: Any) -> int:

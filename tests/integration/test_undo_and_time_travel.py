@@ -180,7 +180,7 @@ def test_a_tampered_or_truncated_log_is_refused_and_nothing_is_written():
         service.import_game("\n".join(tampered))
     with pytest.raises(Unprocessable, match="truncated"):
         service.import_game("\n".join(lines[:-5]))
-    with pytest.raises(Unprocessable, match="not JSON Lines"):
+    with pytest.raises(Unprocessable, match="is not JSON"):
         service.import_game(log[: len(log) // 2])
     assert service.store.log_head(0) == head
 
