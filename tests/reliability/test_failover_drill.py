@@ -72,6 +72,7 @@ class Player(threading.Thread):
         self.rotated_away: list[str] = []  # tokens an acknowledged rotation ended
         self.refused: dict[int, int] = {}  # answers retried, by status
         self.gone = 0
+        self.rotations_cut_off = 0  # a rotation whose answer never came (not idempotent: the player is left)
         self.retried = 0
         self.error: str | None = None
         self.n = 0
@@ -116,6 +117,7 @@ class Player(threading.Thread):
                 return new
             if answer is not None and answer.status_code == 401:
                 self.tokens.pop(token, None)
+                self.rotations_cut_off += 1
                 raise Gone("the rotation was made but its answer was cut off")
             assert answer is None or answer.status_code == 503, answer.text
             self.retried += 1
@@ -298,7 +300,8 @@ def failover_drill(deployment: Deployment, stop_replicas: int, *, clients_count:
     late = [at - killed_at for c in (*clients, *registrars) for at in c.unavailable_at if at >= killed_at]
     result["seconds from the kill to the last 503"] = round(max(late), 1) if late else 0
     result["refused as chosen on a lost state"] = sum(c.refused.get(409, 0) + c.refused.get(422, 0) for c in clients)
-    result["players or games left after a loss"] = sum(c.gone for c in clients)
+    result["rotations cut off"] = sum(c.rotations_cut_off for c in (*clients, *registrars))
+    result["players or games left after a loss"] = sum(c.gone - c.rotations_cut_off for c in clients)
     everyone = (*clients, *registrars)
     result["tokens acked on the victim while its replicas lagged"] = sum(
         paused_at <= sent and acked <= killed_at and key_slot(f"{deployment.namespace}:{{player:{r.owner[token]}}}".encode())
