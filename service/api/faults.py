@@ -41,6 +41,12 @@ def register(app: Flask) -> None:
         log.warning("Redis unavailable: %s", exc)
         return unavailable("the event store (Redis) does not answer; try again shortly")
 
+    @app.errorhandler(redis.exceptions.ClusterDownError)
+    @app.errorhandler(redis.exceptions.TryAgainError)
+    def cluster_failing_over(exc):  # a master died and no replica serves its slots yet
+        log.warning("Redis Cluster unavailable: %s", exc)
+        return unavailable("the event store (a Redis Cluster) is failing over; try again shortly")
+
     @app.errorhandler(sqlite3.OperationalError)
     def sqlite_down(exc):
         log.warning("SQLite unavailable: %s", exc)

@@ -199,3 +199,21 @@ def test_this_machines_redis_is_detected_as_it_is(replicated):
     before_7_2 = tuple(int(p) for p in version.split(".")[:2]) < (7, 2)
     assert (datastore._detect_waitaof() == ()) == before_7_2  # 7.0.15 here: WAIT only
     datastore.close()
+
+
+@pytest.mark.parametrize("error", ["ClusterDownError", "TryAgainError"])
+def test_a_cluster_that_is_failing_over_answers_503_with_retry_after_not_500(tmp_path, monkeypatch, error):
+    import redis
+
+    app = create_app(Config(store_url=f"sqlite:///{tmp_path}/events.db", limits_enabled=False))
+    client = app.test_client()
+    token = client.post("/players", json={"name": "Ann"}).get_json()["token"]
+
+    def failing_over(*args, **kwargs):
+        raise getattr(redis.exceptions, error)("The cluster is down")
+
+    monkeypatch.setattr(app.extensions["games"].store, "replace_token", failing_over)
+    answer = client.post("/players/me/token", headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 503 and answer.mimetype == "application/problem+json"
+    assert answer.get_json()["code"] == "store_unavailable" and "failing over" in answer.get_json()["detail"]
+    assert answer.headers["Retry-After"]

@@ -108,6 +108,18 @@ class Client(threading.Thread):
             time.sleep(0.1)
 
 
+def stored_events(url: str, game_id: str) -> list[dict]:
+    """Every event of a game as a spectator reads it, page by page."""
+    events: list[dict] = []
+    after = 0
+    while True:
+        page = requests.get(f"{url}/games/{game_id}/events?after={after}&limit=1000", timeout=10).json()
+        events += page["events"]
+        if page["next_after"] is None:
+            return events
+        after = page["next_after"]
+
+
 def verify(url: str, clients: list[Client]) -> dict[str, int]:
     """Every acknowledged answer is stored as answered; each game has one move per key."""
     lost = doubled = acked = 0
@@ -117,14 +129,7 @@ def verify(url: str, clients: list[Client]) -> dict[str, int]:
         for key, answer in client.acked.items():
             by_game.setdefault(client.keys[key], []).append(answer)
         for game_id in client.games:
-            events = []
-            after = 0
-            while True:
-                page = requests.get(f"{url}/games/{game_id}/events?after={after}&limit=1000", timeout=10).json()
-                events += page["events"]
-                if page["next_after"] is None:
-                    break
-                after = page["next_after"]
+            events = stored_events(url, game_id)
             stored = {e["version"]: e for e in events}
             answers = by_game.get(game_id, [])
             acked += len(answers)
