@@ -38,10 +38,11 @@ class Lobby:
         data = envelope["data"]
         if platform and envelope["type"] == SEAT_TAKEN:
             game["seats"][data["seat"]] = {"seat": data["seat"], "player_id": data["player_id"],
-                                           "name": data["name"]}
+                                           "name": data["name"], **({"bot": data["bot"]} if "bot" in data else {})}
         elif platform and envelope["type"] == GAME_STARTED:
-            names = {s["player_id"]: s["name"] for s in game["seats"] if s["player_id"] is not None}
-            game["seats"] = [{"seat": seat, "player_id": player, "name": names.get(player)}
+            taken = {s["player_id"]: s for s in game["seats"] if s["player_id"] is not None}
+            game["seats"] = [{"seat": seat, "player_id": player, "name": taken.get(player, {}).get("name"),
+                              **({"bot": taken[player]["bot"]} if "bot" in taken.get(player, {}) else {})}
                              for seat, player in enumerate(data["players"])]
         game["version"] = envelope["version"]
         game["at"] = envelope["at"]

@@ -88,7 +88,7 @@ class Game:
             "seats": [
                 {"seat": s, "player_id": table.players.get(s),
                  "name": table.names.get(table.players[s]) if s in table.players else None,
-                 "bot": bots.get(s)}
+                 **({"bot": bots[s]} if s in bots else {})}
                 for s in range(table.seats)
             ],
             "to_move": facts["to_move"],

@@ -230,7 +230,7 @@ BOT_KINDS: dict[str, BotKind] = {
                       {"default": {"samples": 1}, "careful": {"samples": 4}}, "default", greedy_bot),
     "mcts": BotKind("mcts", "information-set Monte Carlo tree search over sampled states",
                     {"easy": {"iterations": 30, "depth": 8, "milliseconds": 500},
-                     "normal": {"iterations": 100, "depth": 16, "milliseconds": 1500},
+                     "normal": {"iterations": 100, "depth": 16, "milliseconds": 1200},
                      "hard": {"iterations": 400, "depth": 24, "milliseconds": 5000}},
                     "normal", mcts_bot),
 }

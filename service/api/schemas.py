@@ -160,7 +160,7 @@ class SeatSchema(Schema):
     seat = fields.Integer(required=True)
     player_id = fields.String(required=True, allow_none=True)
     name = fields.String(required=True, allow_none=True)
-    bot = fields.Nested(BotInfoSchema, allow_none=True, metadata={"description": "the seat is a bot's"})
+    bot = fields.Nested(BotInfoSchema, metadata={"description": "present when the seat is a bot's"})
 
 
 class OutcomeSchema(Schema):

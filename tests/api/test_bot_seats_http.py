@@ -39,7 +39,8 @@ def bot_server(tmp_path):
 def check_bots_acted_and_said_so(played: dict, bots: list[dict[str, Any]]) -> None:
     summary, events = played["summary"], played["events"]
     assert summary["outcome"]["winners"]
-    labels = {seat["seat"]: f"{seat['bot']['kind']}:{seat['bot']['level']}" for seat in summary["seats"] if seat["bot"]}
+    labels = {seat["seat"]: f"{seat['bot']['kind']}:{seat['bot']['level']}"
+              for seat in summary["seats"] if seat.get("bot")}
     assert len(labels) == len(bots)
     acted = {event["actor"] for event in events if event["source"] == "game" and event["actor"] is not None}
     assert set(labels) <= acted, "every bot seat moved"
@@ -60,6 +61,8 @@ def check_bots_acted_and_said_so(played: dict, bots: list[dict[str, Any]]) -> No
 def test_a_person_plays_a_whole_game_over_http_against_bots(bot_server, kind, seats, bots, options):
     played = play_against_bots(bot_server, kind, seats, bots, options, seed=seats)
     check_bots_acted_and_said_so(played, bots)
+    listed = {game["id"]: game for game in bot_server.games.list_games()}
+    assert listed[played["summary"]["id"]]["seats"] == played["summary"]["seats"], "the lobby shows the bots too"
 
 
 def test_bad_bot_seats_are_refused_with_the_reason_and_change_nothing(bot_server):

@@ -20,7 +20,7 @@ def play_against_bots(server: Any, kind: str, seats: int, bots: list[dict[str, A
                                                         "bots": bots})
     assert created.status_code == 201, created.text
     game = created.json()
-    assert sum(1 for seat in game["seats"] if seat["bot"]) == len(bots)
+    assert sum(1 for seat in game["seats"] if seat.get("bot")) == len(bots)
     game_id = game["id"]
     joined = client.post(f"{server.url}/games/{game_id}/join", json={})
     assert joined.status_code == 200, joined.text

@@ -97,7 +97,7 @@ def test_a_game_against_bots_on_redis_survives_its_worker_killed_mid_move(rq_dep
     service = server.games
     stream = stream_of(game_id)
     records = service.store.read(stream, 0, 10**9)
-    bot_players = {seat["seat"]: seat["player_id"] for seat in game["seats"] if seat["bot"]}
+    bot_players = {seat["seat"]: seat["player_id"] for seat in game["seats"] if seat.get("bot")}
     moves = 0
     for record in records:
         envelope = record.event
