@@ -61,6 +61,7 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
     else:
         service.timeouts = InProcessTimeouts(service)
         service.timeouts.sweep()
+    service.job_queue = getattr(after_append, "connection", None)
     projections = service.appender.after_append
 
     def after_each_append(stream: str) -> None:

@@ -83,6 +83,8 @@ class GameService:
         self.deliveries: Any = None
         #: the turn clocks' timeouts (``service.clocks``), wired by ``service.bootstrap``
         self.timeouts: Any = None
+        #: the job queue's Redis connection in an RQ deployment (probed by /health), else None
+        self.job_queue: Any = None
 
     # -- game types ------------------------------------------------------------------
     def game_types(self) -> list[dict[str, Any]]:

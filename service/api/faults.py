@@ -58,7 +58,7 @@ def checks(app: Flask) -> dict[str, dict[str, object]]:
     after ``PROBE_TIMEOUT``, so /health answers within about that time whatever is down."""
     games = app.extensions["games"]
     probes: dict[str, Callable[[], object]] = {"store": games.store.ping}
-    queue = getattr(games.appender.after_append, "connection", None)  # RQ mode: the job queue's Redis
+    queue = games.job_queue  # RQ mode: the job queue's Redis
     if queue is not None:
         probes["queue"] = lambda: _quick(queue).ping()
     rates = app.extensions.get("rate_limits")
