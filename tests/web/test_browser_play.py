@@ -37,6 +37,8 @@ class Seat:
         self.errors: list[str] = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.urls: list[str] = []
+        self.pages = 0  # navigations of the main frame, hash routes included
+        self.page.on("framenavigated", lambda frame: setattr(self, "pages", self.pages + (frame == self.page.main_frame)))
         self.page.on("request", lambda request: self.urls.append(request.url))
         self.page.goto(url + "/")
         self.page.fill("#player-name", name)
@@ -103,7 +105,8 @@ def _click_a_move(seat: Seat, rng: random.Random, version: int) -> None:
     page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v && "
                            "document.querySelector('#prompt fieldset.choice button:not([disabled])') !== null",
                            arg=version, timeout=15000)
-    targets = [t for t in page.locator("#main .board .target").all() if " or " not in (t.get_attribute("aria-label") or "")]
+    targets = [t for t in page.locator("#main .board .target").all()
+               if " or " not in (t.get_attribute("aria-label") or t.text_content() or "")]  # one move: click it
     groups = page.locator("#prompt fieldset.choice").all()
     group = rng.choice(groups)
     toggles = group.locator("button.toggle").all()
@@ -320,7 +323,7 @@ def _play(url, browser, artifacts, game_type, options, seed):
         replayed = _replay(url, ann, artifacts, game_id, game["version"], rng)
         rules_checked += _axe(ann, "the replay viewer")
         assert not ann.errors and not bob.errors, ann.errors + bob.errors
-        return {"moves": moves, "clicks": ann.clicks + bob.clicks, "checks": check.checked,
+        return {"moves": moves, "clicks": ann.clicks + bob.clicks, "pages_visited": ann.pages + bob.pages, "checks": check.checked,
                 "checks_with_hidden_cards": check.hidden_seen, "payloads_checked": check.payloads_checked,
                 "streams_opened_by_a": streams, "bribe_checks": bribes, "replay_versions": replayed,
                 "axe_rules": rules_checked}
@@ -361,6 +364,7 @@ def _replay(url, seat: Seat, artifacts, game_id, last_version, rng) -> int:
 def test_dynasties_played_to_the_end_in_the_browser(web_server, browser, artifacts, record_property):
     figures = _play(web_server, browser, artifacts, "dynasties", {}, seed=7)
     record_property("figures", figures)
+    (artifacts / "figures-dynasties.json").write_text(json.dumps(figures, indent=1))
     print("dynasties", figures)
     assert figures["checks_with_hidden_cards"] > 0
 
@@ -368,6 +372,7 @@ def test_dynasties_played_to_the_end_in_the_browser(web_server, browser, artifac
 def test_pax_pamir_played_to_the_end_in_the_browser(web_server, browser, artifacts, record_property):
     figures = _play(web_server, browser, artifacts, "pax_pamir", {"first_chooser": "seat_0"}, seed=3)
     record_property("figures", figures)
+    (artifacts / "figures-pax_pamir.json").write_text(json.dumps(figures, indent=1))
     print("pax_pamir", figures)
     assert figures["checks_with_hidden_cards"] > 0
 

@@ -275,8 +275,11 @@ export function tablePage(ctx, id) {
       element.classList.add("target");
       element.setAttribute("tabindex", "0");
       element.setAttribute("role", "button");
-      const what = element.getAttribute("aria-label") ?? element.textContent ?? "";
-      element.setAttribute("aria-label", `${what}: ${commands.map((c) => words(c.type)).join(" or ")}`);
+      const doing = commands.map((c) => words(c.type)).join(" or ");
+      const label = element.getAttribute("aria-label");
+      // the name says what choosing it does; drawn text stays part of the name (no label replaces it)
+      if (label !== null) element.setAttribute("aria-label", `${label}: ${doing}`);
+      else element.append(h("span.visually-hidden", null, `: ${doing}`));
       const choose = () => {
         const error = /** @type {HTMLElement} */ (document.getElementById("command-error") ?? h("p"));
         if (commands.length === 1 && commands[0]) { send(commands[0], error); return; }

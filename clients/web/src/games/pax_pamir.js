@@ -16,7 +16,7 @@ export const COALITIONS = /** @type {Record<string, {shape: string, name: string
   afghan: { shape: "▲", name: "Afghan" }, british: { shape: "■", name: "British" }, russian: { shape: "●", name: "Russian" },
 });
 /** Suits have a mark as well as a colour. */
-const SUIT_MARKS = /** @type {Record<string, string>} */ ({ economic: "💰", military: "⚔", political: "♛", intelligence: "👁" });
+const SUIT_MARKS = /** @type {Record<string, string>} */ ({ economic: "¤", military: "⚔", political: "♛", intelligence: "◉" });
 let zoom = 1;
 
 /** @param {string} coalition */
@@ -99,17 +99,21 @@ function faceText(face) {
           face.prize ? `${COALITIONS[face.prize]?.name} prize` : null].filter(Boolean).join(", ");
 }
 
-/** @param {unknown} card @param {any} view @param {string} [where] @param {string | null} [extra] */
+/** A card as drawn: its name and printed face, where it lies, its rupees and spies. Its text is its
+ * accessible name (marks and stars are decoration). @param {unknown} card @param {any} view
+ * @param {string} [where] @param {string | null} [extra] */
 function cardEl(card, view, where = "", extra = null) {
-  const spies = view.spies?.[String(card)];
+  const spies = Object.entries(view.spies?.[String(card)] ?? {});
   const face = view.faces?.[String(card)];
   const details = faceText(face);
-  return h("span", { class: `card pax${face?.suit ? ` suit-${face.suit}` : ""}`, "data-target": String(card),
-                     "aria-label": `${cardName(card, view)}${details ? `, ${details}` : ""}${where}${extra ? `, ${extra}` : ""}` },
-    h("span.cardtext", null, h("strong", null, cardName(card, view)),
-      details ? h("small", null, ` ${face?.suit ? SUIT_MARKS[face.suit] ?? "" : ""} ${details}${face?.rank ? ` ${STARS[face.rank] ?? ""}` : ""}`) : null),
+  return h("span", { class: `card pax${face?.suit ? ` suit-${face.suit}` : ""}`, "data-target": String(card) },
+    h("strong", null, cardName(card, view)),
+    details ? h("small", null, h("span", { "aria-hidden": "true" }, face?.suit ? `${SUIT_MARKS[face.suit] ?? ""} ` : ""), details,
+                h("span", { "aria-hidden": "true" }, face?.rank ? ` ${STARS[face.rank] ?? ""}` : "")) : null,
+    where ? h("span.visually-hidden", null, where) : null,
     extra ? h("small", null, ` ${extra}`) : null,
-    spies && Object.keys(spies).length ? h("small.spies", null, ` spies: ${Object.entries(spies).map(([seat, n]) => `${SEAT_SHAPES[Number(seat)] ?? "?"}${n}`).join(" ")}`) : null);
+    spies.length ? h("small.spies", null, "spies: ", ...spies.map(([seat, n]) =>
+      h("span", null, h("span", { "aria-hidden": "true" }, SEAT_SHAPES[Number(seat)] ?? "?"), ` seat ${seat}: ${n} `))) : null);
 }
 
 /** @type {import("./index.js").Layout} */
