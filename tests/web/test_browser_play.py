@@ -65,9 +65,12 @@ class Seat:
 
 
 def _shot(seat: Seat, artifacts, name: str):
+    """The screen at both sizes; at each, the page fits its width (wide tables and the map scroll inside)."""
     for viewport in SIZES.values():
         seat.page.set_viewport_size(viewport)
         seat.page.wait_for_timeout(150)
+        width = seat.page.evaluate("document.documentElement.scrollWidth")
+        assert width <= viewport["width"], f"{name} is {width} px wide at {viewport['width']} px"
         seat.page.screenshot(path=str(artifacts / f"{name}-{viewport['width']}x{viewport['height']}.png"), full_page=True)
     seat.page.set_viewport_size(SIZES["desktop"])
 
@@ -104,7 +107,7 @@ def _click_a_move(seat: Seat, rng: random.Random, version: int) -> None:
     page = seat.page
     page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v && "
                            "document.querySelector('#prompt fieldset.choice button:not([disabled])') !== null",
-                           arg=version, timeout=15000)
+                           arg=version, timeout=30000)
     targets = [t for t in page.locator("#main .board .target").all()
                if " or " not in (t.get_attribute("aria-label") or t.text_content() or "")]  # one move: click it
     groups = page.locator("#prompt fieldset.choice").all()
@@ -143,7 +146,7 @@ def _keyboard_move(seat: Seat, version: int) -> None:
     page = seat.page
     page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v && "
                            "document.querySelector('#prompt fieldset.choice button:not([disabled])') !== null",
-                           arg=version, timeout=15000)
+                           arg=version, timeout=30000)
     page.locator("#main").focus()
     for _ in range(60):
         page.keyboard.press("Tab")
@@ -299,7 +302,7 @@ def _play(url, browser, artifacts, game_type, options, seed):
                                      + player.page.inner_text("#prompt"))
             moves += 1
             game = _game(url, game_id)
-            if in_bribe or moves % 25 == 0:
+            if in_bribe or moves % (5 if game_type == "dynasties" else 25) == 0:
                 bribes += in_bribe
                 check.check(game["version"])
             if moves == 12:  # a cut on A's side: offline for a moment, then the log must resume
@@ -314,7 +317,7 @@ def _play(url, browser, artifacts, game_type, options, seed):
         check.check(game["version"])
         for who in (ann, bob):
             who.page.wait_for_function("() => document.getElementById('live-status')?.textContent === 'game over'",
-                                       timeout=15000)
+                                       timeout=30000)
         _log_has_every_line_once(url, ann, game_id, game_type)
         _shot(ann, artifacts, f"{game_type}-finished")
         rules_checked += _axe(ann, f"the finished {game_type} table")
@@ -418,7 +421,7 @@ def test_a_pax_pamir_bribe_negotiated_in_the_browser_shows_no_hidden_card(web_se
         page = bob.page
         version = _game(url, game["id"])["version"]
         page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v",
-                               arg=version, timeout=15000)
+                               arg=version, timeout=30000)
         assert "bribe" in page.inner_text("#prompt-text")
         check.check(version)
         _shot(bob, artifacts, "pax_pamir-bribe-asked")
@@ -436,7 +439,7 @@ def test_a_pax_pamir_bribe_negotiated_in_the_browser_shows_no_hidden_card(web_se
                 break
             who = by_seat[seat]
             who.page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v",
-                                       arg=version, timeout=15000)
+                                       arg=version, timeout=30000)
             if "CounterBribeOffer" in choices:
                 _shot(ann, artifacts, "pax_pamir-bribe-offered")
                 amount = who.page.locator("#amount-CounterBribeOffer")

@@ -144,13 +144,13 @@ export const paxPamir = {
           h("ul", null, ...Object.keys(REGIONS).map((r) => h("li", null, regionText(view, r, ctx))),
             ...BORDERS.map((b) => h("li", null, `${borderName(b)} border: ${coalitionCounts(view.roads?.[b] ?? {}, "road")}`))))),
       h("section", { "aria-labelledby": "pax-market" }, h("h2", { id: "pax-market" }, "Market"),
-        h("table.market", { tabindex: 0, "aria-labelledby": "pax-market" },
+        h("div.scroll", { tabindex: 0, role: "region", "aria-labelledby": "pax-market" }, h("table.market", null,
           h("thead", null, h("tr", null, h("th", { scope: "col" }, "Row"), ...[0, 1, 2, 3, 4, 5].map((c) => h("th", { scope: "col" }, `Cost ${c}`)))),
           h("tbody", null, ...(view.market ?? []).map((/** @type {any[]} */ row, /** @type {number} */ r) => h("tr", null,
             h("th", { scope: "row" }, r === 0 ? "Top" : "Bottom"),
             ...row.map((slot, c) => h("td", null, slot?.card === null || slot?.card === undefined ? "empty"
               : cardEl(slot.card, view, `, market ${r === 0 ? "top" : "bottom"} row, cost ${c}`,
-                       slot.rupees ? `${slot.rupees} rupee${slot.rupees === 1 ? "" : "s"} on it` : null)))))))),
+                       slot.rupees ? `${slot.rupees} rupee${slot.rupees === 1 ? "" : "s"} on it` : null))))))))),
       me && Array.isArray(me.hand) ? h("section", { "aria-labelledby": "pax-hand" }, h("h2", { id: "pax-hand" }, "Your hand"),
         me.hand.length ? h("div.cards.hand", null, ...me.hand.map((/** @type {unknown} */ c) => cardEl(c, view, ", in your hand")))
                        : h("p", null, "empty")) : null,
