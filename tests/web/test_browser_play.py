@@ -105,9 +105,15 @@ def _click_a_move(seat: Seat, rng: random.Random, version: int) -> None:
     """Choose one of the prompt's choices as a player would: a button, a target on the table, a
     subset, or an amount; then confirm a hand-over."""
     page = seat.page
-    page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v && "
-                           "document.querySelector('#prompt fieldset.choice button:not([disabled])') !== null",
-                           arg=version, timeout=30000)
+    try:
+        page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v && "
+                               "document.querySelector('#prompt fieldset.choice button:not([disabled])') !== null",
+                               arg=version, timeout=30000)
+    except Exception as error:
+        raise AssertionError(f"no choice shown for version {version}: prompt at version "
+                             f"{page.evaluate('document.getElementById(`prompt`)?.dataset.version')}, "
+                             f"{page.inner_text('#prompt')!r}, stream {page.inner_text('#live-status')!r}, "
+                             f"status {page.inner_text('#game-status')!r}") from error
     targets = [t for t in page.locator("#main .board .target").all()
                if " or " not in (t.get_attribute("aria-label") or t.text_content() or "")]  # one move: click it
     groups = page.locator("#prompt fieldset.choice").all()
