@@ -101,15 +101,18 @@ def _game(url, game_id) -> dict:
     return requests.get(f"{url}/games/{game_id}", timeout=10).json()
 
 
-def _click_a_move(seat: Seat, rng: random.Random, version: int) -> None:
+def _click_a_move(seat: Seat, rng: random.Random, version: int, moved=lambda: False) -> None:
     """Choose one of the prompt's choices as a player would: a button, a target on the table, a
-    subset, or an amount; then confirm a hand-over."""
+    subset, or an amount; then confirm a hand-over. ``moved``: the game moved on meanwhile (a slow
+    earlier click landed), so there is nothing to choose."""
     page = seat.page
     try:
         page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v && "
                                "document.querySelector('#prompt fieldset.choice button:not([disabled])') !== null",
                                arg=version, timeout=30000)
     except Exception as error:
+        if moved():
+            return
         raise AssertionError(f"no choice shown for version {version}: prompt at version "
                              f"{page.evaluate('document.getElementById(`prompt`)?.dataset.version')}, "
                              f"{page.inner_text('#prompt')!r}, stream {page.inner_text('#live-status')!r}, "
@@ -297,8 +300,8 @@ def _play(url, browser, artifacts, game_type, options, seed):
                 if moves < 2 and attempt == 0:
                     _keyboard_move(player, before)
                 else:
-                    _click_a_move(player, rng, before)
-                deadline = time.monotonic() + 6
+                    _click_a_move(player, rng, before, lambda before=before: _game(url, game_id)["version"] != before)
+                deadline = time.monotonic() + 10
                 while _game(url, game_id)["version"] == before and time.monotonic() < deadline:
                     time.sleep(0.05)
                 if _game(url, game_id)["version"] != before:
