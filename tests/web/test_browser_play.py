@@ -283,7 +283,10 @@ def _play(url, browser, artifacts, game_type, options, seed):
         bob.page.goto(f"{url}/#/game/{game_id}")
         bob.page.click("text=Take a seat")
         seats = {p.player["id"]: p for p in (ann, bob)}
-        game = _game(url, game_id)
+        deadline = time.monotonic() + 30
+        while (game := _game(url, game_id))["status"] == "waiting":  # Bob's seat is being taken
+            assert time.monotonic() < deadline, "Bob's click on 'Take a seat' did not seat him"
+            time.sleep(0.05)
         by_seat = {s["seat"]: seats[s["player_id"]] for s in game["seats"]}
         a_seat = next(s["seat"] for s in game["seats"] if s["player_id"] == ann.player["id"])
         check = LeakCheck(url, game_type, game_id, ann, bob, 1 - a_seat)
