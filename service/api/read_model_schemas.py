@@ -91,7 +91,9 @@ class StreamQuerySchema(StrictSchema):
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT),
                            metadata={"description": "send events after this version (the Last-Event-ID "
                                                     "header, sent by a reconnecting client, wins)"})
-    ticket = fields.String(validate=validate.Length(min=1, max=1000),
+    # a ticket is URL-safe base64 of about 230 characters: bounded so that even a malformed one
+    # keeps the URL within the server's 4,000 characters (and is refused as invalid input)
+    ticket = fields.String(validate=[validate.Length(min=1, max=400), validate.Regexp(r"^[A-Za-z0-9_=-]+$")],
                            metadata={"description": "a stream ticket from POST /games/{id}/stream-ticket, for "
                                                     "clients that cannot send Authorization (EventSource); "
                                                     "send one or the other, not both"})

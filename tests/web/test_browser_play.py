@@ -37,6 +37,8 @@ class Seat:
         self.errors: list[str] = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.urls: list[str] = []
+        self.pages = 0  # navigations of the main frame, hash routes included
+        self.page.on("framenavigated", lambda frame: setattr(self, "pages", self.pages + (frame == self.page.main_frame)))
         self.page.on("request", lambda request: self.urls.append(request.url))
         self.page.goto(url + "/")
         self.page.fill("#player-name", name)
@@ -63,9 +65,12 @@ class Seat:
 
 
 def _shot(seat: Seat, artifacts, name: str):
+    """The screen at both sizes; at each, the page fits its width (wide tables and the map scroll inside)."""
     for viewport in SIZES.values():
         seat.page.set_viewport_size(viewport)
         seat.page.wait_for_timeout(150)
+        width = seat.page.evaluate("document.documentElement.scrollWidth")
+        assert width <= viewport["width"], f"{name} is {width} px wide at {viewport['width']} px"
         seat.page.screenshot(path=str(artifacts / f"{name}-{viewport['width']}x{viewport['height']}.png"), full_page=True)
     seat.page.set_viewport_size(SIZES["desktop"])
 
@@ -96,14 +101,24 @@ def _game(url, game_id) -> dict:
     return requests.get(f"{url}/games/{game_id}", timeout=10).json()
 
 
-def _click_a_move(seat: Seat, rng: random.Random, version: int) -> None:
+def _click_a_move(seat: Seat, rng: random.Random, version: int, moved=lambda: False) -> None:
     """Choose one of the prompt's choices as a player would: a button, a target on the table, a
-    subset, or an amount; then confirm a hand-over."""
+    subset, or an amount; then confirm a hand-over. ``moved``: the game moved on meanwhile (a slow
+    earlier click landed), so there is nothing to choose."""
     page = seat.page
-    page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v && "
-                           "document.querySelector('#prompt fieldset.choice button:not([disabled])') !== null",
-                           arg=version, timeout=15000)
-    targets = [t for t in page.locator("#main .board .target").all() if " or " not in (t.get_attribute("aria-label") or "")]
+    try:
+        page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v && "
+                               "document.querySelector('#prompt fieldset.choice button:not([disabled])') !== null",
+                               arg=version, timeout=30000)
+    except Exception as error:
+        if moved():
+            return
+        raise AssertionError(f"no choice shown for version {version}: prompt at version "
+                             f"{page.evaluate('document.getElementById(`prompt`)?.dataset.version')}, "
+                             f"{page.inner_text('#prompt')!r}, stream {page.inner_text('#live-status')!r}, "
+                             f"status {page.inner_text('#game-status')!r}") from error
+    targets = [t for t in page.locator("#main .board .target").all()
+               if " or " not in (t.get_attribute("aria-label") or t.text_content() or "")]  # one move: click it
     groups = page.locator("#prompt fieldset.choice").all()
     group = rng.choice(groups)
     toggles = group.locator("button.toggle").all()
@@ -140,7 +155,7 @@ def _keyboard_move(seat: Seat, version: int) -> None:
     page = seat.page
     page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v && "
                            "document.querySelector('#prompt fieldset.choice button:not([disabled])') !== null",
-                           arg=version, timeout=15000)
+                           arg=version, timeout=30000)
     page.locator("#main").focus()
     for _ in range(60):
         page.keyboard.press("Tab")
@@ -268,7 +283,10 @@ def _play(url, browser, artifacts, game_type, options, seed):
         bob.page.goto(f"{url}/#/game/{game_id}")
         bob.page.click("text=Take a seat")
         seats = {p.player["id"]: p for p in (ann, bob)}
-        game = _game(url, game_id)
+        deadline = time.monotonic() + 30
+        while (game := _game(url, game_id))["status"] == "waiting":  # Bob's seat is being taken
+            assert time.monotonic() < deadline, "Bob's click on 'Take a seat' did not seat him"
+            time.sleep(0.05)
         by_seat = {s["seat"]: seats[s["player_id"]] for s in game["seats"]}
         a_seat = next(s["seat"] for s in game["seats"] if s["player_id"] == ann.player["id"])
         check = LeakCheck(url, game_type, game_id, ann, bob, 1 - a_seat)
@@ -285,8 +303,8 @@ def _play(url, browser, artifacts, game_type, options, seed):
                 if moves < 2 and attempt == 0:
                     _keyboard_move(player, before)
                 else:
-                    _click_a_move(player, rng, before)
-                deadline = time.monotonic() + 6
+                    _click_a_move(player, rng, before, lambda before=before: _game(url, game_id)["version"] != before)
+                deadline = time.monotonic() + 10
                 while _game(url, game_id)["version"] == before and time.monotonic() < deadline:
                     time.sleep(0.05)
                 if _game(url, game_id)["version"] != before:
@@ -296,7 +314,7 @@ def _play(url, browser, artifacts, game_type, options, seed):
                                      + player.page.inner_text("#prompt"))
             moves += 1
             game = _game(url, game_id)
-            if in_bribe or moves % 25 == 0:
+            if in_bribe or moves % (5 if game_type == "dynasties" else 25) == 0:
                 bribes += in_bribe
                 check.check(game["version"])
             if moves == 12:  # a cut on A's side: offline for a moment, then the log must resume
@@ -311,7 +329,7 @@ def _play(url, browser, artifacts, game_type, options, seed):
         check.check(game["version"])
         for who in (ann, bob):
             who.page.wait_for_function("() => document.getElementById('live-status')?.textContent === 'game over'",
-                                       timeout=15000)
+                                       timeout=30000)
         _log_has_every_line_once(url, ann, game_id, game_type)
         _shot(ann, artifacts, f"{game_type}-finished")
         rules_checked += _axe(ann, f"the finished {game_type} table")
@@ -320,7 +338,7 @@ def _play(url, browser, artifacts, game_type, options, seed):
         replayed = _replay(url, ann, artifacts, game_id, game["version"], rng)
         rules_checked += _axe(ann, "the replay viewer")
         assert not ann.errors and not bob.errors, ann.errors + bob.errors
-        return {"moves": moves, "clicks": ann.clicks + bob.clicks, "checks": check.checked,
+        return {"moves": moves, "clicks": ann.clicks + bob.clicks, "pages_visited": ann.pages + bob.pages, "checks": check.checked,
                 "checks_with_hidden_cards": check.hidden_seen, "payloads_checked": check.payloads_checked,
                 "streams_opened_by_a": streams, "bribe_checks": bribes, "replay_versions": replayed,
                 "axe_rules": rules_checked}
@@ -361,6 +379,7 @@ def _replay(url, seat: Seat, artifacts, game_id, last_version, rng) -> int:
 def test_dynasties_played_to_the_end_in_the_browser(web_server, browser, artifacts, record_property):
     figures = _play(web_server, browser, artifacts, "dynasties", {}, seed=7)
     record_property("figures", figures)
+    (artifacts / "figures-dynasties.json").write_text(json.dumps(figures, indent=1))
     print("dynasties", figures)
     assert figures["checks_with_hidden_cards"] > 0
 
@@ -368,6 +387,7 @@ def test_dynasties_played_to_the_end_in_the_browser(web_server, browser, artifac
 def test_pax_pamir_played_to_the_end_in_the_browser(web_server, browser, artifacts, record_property):
     figures = _play(web_server, browser, artifacts, "pax_pamir", {"first_chooser": "seat_0"}, seed=3)
     record_property("figures", figures)
+    (artifacts / "figures-pax_pamir.json").write_text(json.dumps(figures, indent=1))
     print("pax_pamir", figures)
     assert figures["checks_with_hidden_cards"] > 0
 
@@ -413,7 +433,7 @@ def test_a_pax_pamir_bribe_negotiated_in_the_browser_shows_no_hidden_card(web_se
         page = bob.page
         version = _game(url, game["id"])["version"]
         page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v",
-                               arg=version, timeout=15000)
+                               arg=version, timeout=30000)
         assert "bribe" in page.inner_text("#prompt-text")
         check.check(version)
         _shot(bob, artifacts, "pax_pamir-bribe-asked")
@@ -431,7 +451,7 @@ def test_a_pax_pamir_bribe_negotiated_in_the_browser_shows_no_hidden_card(web_se
                 break
             who = by_seat[seat]
             who.page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v",
-                                       arg=version, timeout=15000)
+                                       arg=version, timeout=30000)
             if "CounterBribeOffer" in choices:
                 _shot(ann, artifacts, "pax_pamir-bribe-offered")
                 amount = who.page.locator("#amount-CounterBribeOffer")

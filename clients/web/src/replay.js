@@ -71,9 +71,9 @@ export function replayPage(ctx, id, wanted) {
         h("p", null, game.status === "finished" ? "The game is over: every seat's cards are shown."
           : seat !== null ? `The game is running: you see it as ${nameOf(seat)} saw it.` : "The game is running: you see what a spectator sees."),
         h("div.timeline", { role: "group", "aria-label": "Timeline" },
-          button("⏮ First", () => 0, "replay-first"), button("◀ Previous", () => index - 1, "replay-prev"),
+          button("« First", () => 0, "replay-first"), button("◀ Previous", () => index - 1, "replay-prev"),
           h("label", { for: "replay-version" }, "Version "), slider, number,
-          button("Next ▶", () => index + 1, "replay-next"), button("Last ⏭", () => steps.length - 1, "replay-last"),
+          button("Next ▶", () => index + 1, "replay-next"), button("Last »", () => steps.length - 1, "replay-last"),
           link, h("a.button", { href: `#/game/${id}` }, "Back to the table")),
         eventText, chart, table);
       go(index);

@@ -108,11 +108,15 @@ export function tablePage(ctx, id) {
         api.state(id),
         mySeat !== null && game.status === "active" ? api.legal(id) : Promise.resolve(null),
       ]);
+      // the game moved on between the reads: read again, so whose move and the prompt agree
+      if (state.version !== game.version || (legal && legal.version !== game.version)) again = true;
       // draw only what changed: a redraw would move the focus and drop a half-made choice
       const now = `${game.version}/${game.status}/${state?.version}/${legal?.version ?? "-"}`;
       if (now !== drawn) { draw(); drawn = now; }
     } catch (error) {
       fill(status, h("span.error", { role: "alert" }, ctx.reason(error)));
+      // the network or the server failed: try again shortly (the stream may have moved on meanwhile)
+      if (!closed) window.setTimeout(() => { drawn = ""; scheduleRefresh(); }, 1500);
     }
   }
 
@@ -275,8 +279,11 @@ export function tablePage(ctx, id) {
       element.classList.add("target");
       element.setAttribute("tabindex", "0");
       element.setAttribute("role", "button");
-      const what = element.getAttribute("aria-label") ?? element.textContent ?? "";
-      element.setAttribute("aria-label", `${what}: ${commands.map((c) => words(c.type)).join(" or ")}`);
+      const doing = commands.map((c) => words(c.type)).join(" or ");
+      const label = element.getAttribute("aria-label");
+      // the name says what choosing it does; drawn text stays part of the name (no label replaces it)
+      if (label !== null) element.setAttribute("aria-label", `${label}: ${doing}`);
+      else element.append(h("span.visually-hidden", null, `: ${doing}`));
       const choose = () => {
         const error = /** @type {HTMLElement} */ (document.getElementById("command-error") ?? h("p"));
         if (commands.length === 1 && commands[0]) { send(commands[0], error); return; }
@@ -345,7 +352,9 @@ export function tablePage(ctx, id) {
     try { addEvents(await allEvents(id, 0)); } catch (error) { logList.append(h("li.error", null, ctx.reason(error))); }
     openStream();
   })();
-  return () => { closed = true; source?.close(); };
+  const online = () => { drawn = ""; scheduleRefresh(); reopen(); };
+  window.addEventListener("online", online);
+  return () => { closed = true; source?.close(); window.removeEventListener("online", online); };
 }
 
 /** @param {Game} game @param {(n: number) => string} nameOf */

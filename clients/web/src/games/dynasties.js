@@ -62,6 +62,12 @@ export const dynasties = {
           h("h3", null, `${ctx.nameOf(p.seat)}'s Family`),
           p.family?.length ? h("div.cards", null, ...p.family.map((/** @type {any} */ n) => cardEl(nobleOf(n), `, in ${ctx.nameOf(p.seat)}'s Family`)))
                            : h("p", null, "no Nobles")))),
+      view.revealed ? h("section", { "aria-labelledby": "dyn-revealed" }, h("h2", { id: "dyn-revealed" }, "Revealed"),
+        ...(view.revealed.hands ?? []).map((/** @type {unknown[]} */ hand, /** @type {number} */ seat) => h("div", null,
+          h("h3", null, `${ctx.nameOf(seat)}'s hand`),
+          hand.length ? h("div.cards", null, ...hand.map((c) => cardEl(c, `, in ${ctx.nameOf(seat)}'s hand`))) : h("p", null, "empty"))),
+        h("p", null, `Deck: ${(view.revealed.deck ?? []).map(cardName).join(", ") || "empty"}`),
+        h("p", null, `Graveyard: ${(view.revealed.graveyard ?? []).map(cardName).join(", ") || "empty"}`)) : null,
       view.outcome ? h("section", null, h("h2", null, "Result"), h("pre.raw", { tabindex: 0 }, JSON.stringify(view.outcome.details ?? view.outcome, null, 1))) : null);
   },
   seatFacts(view, seat) {

@@ -16,7 +16,7 @@ export const COALITIONS = /** @type {Record<string, {shape: string, name: string
   afghan: { shape: "▲", name: "Afghan" }, british: { shape: "■", name: "British" }, russian: { shape: "●", name: "Russian" },
 });
 /** Suits have a mark as well as a colour. */
-const SUIT_MARKS = /** @type {Record<string, string>} */ ({ economic: "💰", military: "⚔", political: "♛", intelligence: "👁" });
+const SUIT_MARKS = /** @type {Record<string, string>} */ ({ economic: "¤", military: "⚔", political: "♛", intelligence: "◉" });
 let zoom = 1;
 
 /** @param {string} coalition */
@@ -99,17 +99,21 @@ function faceText(face) {
           face.prize ? `${COALITIONS[face.prize]?.name} prize` : null].filter(Boolean).join(", ");
 }
 
-/** @param {unknown} card @param {any} view @param {string} [where] @param {string | null} [extra] */
+/** A card as drawn: its name and printed face, where it lies, its rupees and spies. Its text is its
+ * accessible name (marks and stars are decoration). @param {unknown} card @param {any} view
+ * @param {string} [where] @param {string | null} [extra] */
 function cardEl(card, view, where = "", extra = null) {
-  const spies = view.spies?.[String(card)];
+  const spies = Object.entries(view.spies?.[String(card)] ?? {});
   const face = view.faces?.[String(card)];
   const details = faceText(face);
-  return h("span", { class: `card pax${face?.suit ? ` suit-${face.suit}` : ""}`, "data-target": String(card),
-                     "aria-label": `${cardName(card, view)}${details ? `, ${details}` : ""}${where}${extra ? `, ${extra}` : ""}` },
-    h("span.cardtext", null, h("strong", null, cardName(card, view)),
-      details ? h("small", null, ` ${face?.suit ? SUIT_MARKS[face.suit] ?? "" : ""} ${details}${face?.rank ? ` ${STARS[face.rank] ?? ""}` : ""}`) : null),
+  return h("span", { class: `card pax${face?.suit ? ` suit-${face.suit}` : ""}`, "data-target": String(card) },
+    h("strong", null, cardName(card, view)),
+    details ? h("small", null, h("span", { "aria-hidden": "true" }, face?.suit ? `${SUIT_MARKS[face.suit] ?? ""} ` : ""), details,
+                h("span", { "aria-hidden": "true" }, face?.rank ? ` ${STARS[face.rank] ?? ""}` : "")) : null,
+    where ? h("span.visually-hidden", null, where) : null,
     extra ? h("small", null, ` ${extra}`) : null,
-    spies && Object.keys(spies).length ? h("small.spies", null, ` spies: ${Object.entries(spies).map(([seat, n]) => `${SEAT_SHAPES[Number(seat)] ?? "?"}${n}`).join(" ")}`) : null);
+    spies.length ? h("small.spies", null, "spies: ", ...spies.map(([seat, n]) =>
+      h("span", null, h("span", { "aria-hidden": "true" }, SEAT_SHAPES[Number(seat)] ?? "?"), ` seat ${seat}: ${n} `))) : null);
 }
 
 /** @type {import("./index.js").Layout} */
@@ -140,13 +144,13 @@ export const paxPamir = {
           h("ul", null, ...Object.keys(REGIONS).map((r) => h("li", null, regionText(view, r, ctx))),
             ...BORDERS.map((b) => h("li", null, `${borderName(b)} border: ${coalitionCounts(view.roads?.[b] ?? {}, "road")}`))))),
       h("section", { "aria-labelledby": "pax-market" }, h("h2", { id: "pax-market" }, "Market"),
-        h("table.market", { tabindex: 0, "aria-labelledby": "pax-market" },
+        h("div.scroll", { tabindex: 0, role: "region", "aria-labelledby": "pax-market" }, h("table.market", null,
           h("thead", null, h("tr", null, h("th", { scope: "col" }, "Row"), ...[0, 1, 2, 3, 4, 5].map((c) => h("th", { scope: "col" }, `Cost ${c}`)))),
           h("tbody", null, ...(view.market ?? []).map((/** @type {any[]} */ row, /** @type {number} */ r) => h("tr", null,
             h("th", { scope: "row" }, r === 0 ? "Top" : "Bottom"),
             ...row.map((slot, c) => h("td", null, slot?.card === null || slot?.card === undefined ? "empty"
               : cardEl(slot.card, view, `, market ${r === 0 ? "top" : "bottom"} row, cost ${c}`,
-                       slot.rupees ? `${slot.rupees} rupee${slot.rupees === 1 ? "" : "s"} on it` : null)))))))),
+                       slot.rupees ? `${slot.rupees} rupee${slot.rupees === 1 ? "" : "s"} on it` : null))))))))),
       me && Array.isArray(me.hand) ? h("section", { "aria-labelledby": "pax-hand" }, h("h2", { id: "pax-hand" }, "Your hand"),
         me.hand.length ? h("div.cards.hand", null, ...me.hand.map((/** @type {unknown} */ c) => cardEl(c, view, ", in your hand")))
                        : h("p", null, "empty")) : null,
