@@ -81,6 +81,9 @@ def test_where_the_rules_have_a_pass_the_server_passes_for_the_seat(make_server)
     after = [r.event for r in service.store.read(stream_of(game_id), version)]
     assert any(e["type"] == "TurnStarted" or e.get("actor") == seat for e in after)
     assert not service.load(game_id).over or service.load(game_id).outcome().details.get("reason") != "timeout"
+    for player in seated:  # stop the clocks: the server would otherwise pass for both seats forever
+        service.vote_pause(game_id, player)
+    assert service.load(game_id).table.clocks.paused or service.load(game_id).over
 
 
 def test_seats_that_move_in_time_are_never_played_for_and_a_vote_of_every_seat_pauses(make_server):
@@ -100,6 +103,8 @@ def test_seats_that_move_in_time_are_never_played_for_and_a_vote_of_every_seat_p
     assert started == stopped > 6  # every clock that ran was stopped by a move or the pause
     resumed = server.client(seated[1]["token"]).post(f"{server.url}/games/{game_id}/clock/resume")
     assert resumed.json()["paused"] is False and any(c["deadline"] for c in resumed.json()["seats"])
+    for player in seated:  # pause again: no clock keeps running after the test
+        server.client(player["token"]).post(f"{server.url}/games/{game_id}/clock/pause")
     no_clock, _ = _game(server, "dynasties", {})
     refused = server.client(seated[0]["token"]).post(f"{server.url}/games/{no_clock}/clock/pause")
     assert refused.status_code in (403, 409) and refused.headers["Content-Type"] == "application/problem+json"
