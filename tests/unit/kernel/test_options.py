@@ -95,16 +95,16 @@ def test_each_option_spec_takes_its_kind_from_the_default_or_its_choices():
     assert specs["rounds"].to_json()["minimum"] == 1 and specs["rounds"].to_json()["maximum"] == 9
 
 
-CLOCKS_OFF = {"clock_bank_seconds": None, "clock_increment_seconds": 0, "clock_cap_seconds": None,
-              "clock_move_seconds": None}
+NO_CLOCK = {"clock_bank_seconds": None, "clock_increment_seconds": 0, "clock_cap_seconds": None,
+            "clock_move_seconds": None}
 
 
-def test_the_platform_takes_seating_open_information_and_the_clocks_and_passes_the_rest_to_the_game():
-    assert [spec.name for spec in PLATFORM_OPTIONS] == ["seating", "open_information", *CLOCKS_OFF]
-    platform, game = split_options({"seating": "random", "rounds": 4, "clock_bank_seconds": 60})
-    assert platform == {"seating": "random", "open_information": False, **CLOCKS_OFF, "clock_bank_seconds": 60}
+def test_the_platform_takes_seating_open_information_and_the_clock_and_passes_the_rest_to_the_game():
+    assert [spec.name for spec in PLATFORM_OPTIONS] == ["seating", "open_information", *NO_CLOCK]
+    platform, game = split_options({"seating": "random", "rounds": 4})
+    assert platform == {"seating": "random", "open_information": False, **NO_CLOCK}
     assert game == {"rounds": 4}
-    assert split_options({})[0] == {"seating": "as_joined", "open_information": False, **CLOCKS_OFF}
+    assert split_options({})[0] == {"seating": "as_joined", "open_information": False, **NO_CLOCK}
 
 
 def test_the_platform_refuses_its_own_options_out_of_range_and_a_body_that_is_not_an_object():
