@@ -90,6 +90,7 @@ class GameService:
     def game_types(self) -> list[dict[str, Any]]:
         return [
             {"type": rules.kind, "title": rules.title, "min_seats": rules.min_seats, "max_seats": rules.max_seats,
+             "default_seats": rules.default_seats,
              "options": [spec.to_json() for spec in (*PLATFORM_OPTIONS, *rules.options_type.specs())],
              "commands": [{"type": verb.type, "args": verb.args, "description": verb.description,
                            "arguments": [verb.arg.to_json()] if verb.arg else []} for verb in rules.commands],

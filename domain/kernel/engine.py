@@ -68,6 +68,11 @@ class StepRules(Generic[S]):
     steps: dict[str, Step[S]]
     #: the schema history of the game's own events (its namespace); none by default
     upcasters: Upcasters = NO_HISTORY
+
+    @property
+    def default_seats(self) -> int:
+        """The seats a new game has unless asked otherwise (the fewest, by default)."""
+        return self.min_seats
     #: Mark the last event of a command as an undo barrier when the seats owing the next
     #: decision are no longer just the actor (a bribe asked of another seat, say).
     barrier_on_handover: bool = False

@@ -194,6 +194,11 @@ class GameRules(Protocol[S, Opts]):
     min_seats: int
     max_seats: int
     options_type: type[Opts]
+
+    @property
+    def default_seats(self) -> int:
+        """The seats a new game has unless asked otherwise: the fewest its default options
+        play with (a front end's first choice)."""
     #: the schema history of the game's own events, its namespace (``domain.kernel.upcasting``)
     upcasters: Upcasters
 

@@ -120,6 +120,8 @@ class GameTypeSchema(Schema):
     title = fields.String(required=True)
     min_seats = fields.Integer(required=True)
     max_seats = fields.Integer(required=True)
+    default_seats = fields.Integer(required=True, metadata={
+        "description": "the seats a new game has unless asked otherwise: the fewest its default options play with"})
     options = fields.List(fields.Nested(OptionSchema), required=True)
     commands = fields.List(fields.Nested(CommandInfoSchema), required=True)
     bots = fields.List(fields.Nested(BotKindSchema), required=True,

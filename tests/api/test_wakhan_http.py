@@ -89,3 +89,15 @@ def test_wakhan_is_refused_for_three_humans_and_one_human_needs_her(live_server)
         assert refused.status_code == 422, refused.text
         assert refused.headers["Content-Type"].startswith("application/problem+json")
         assert said in refused.json()["detail"], refused.json()
+
+
+def test_every_game_types_default_seats_make_a_game_with_its_default_options(live_server):
+    """A front end's first choice (default_seats) is always a game the server accepts: Pax
+    Pamir plays 1 human seat only against Wakhan, so its default is 2 (R-SET), not its 1."""
+    _, client = live_server.new_player("ann")
+    types = {t["type"]: t for t in client.get(f"{live_server.url}/game-types").json()}
+    assert types["pax_pamir"]["min_seats"] == 1 and types["pax_pamir"]["default_seats"] == 2
+    for kind, described in types.items():
+        assert described["min_seats"] <= described["default_seats"] <= described["max_seats"]
+        made = client.post(f"{live_server.url}/games", json={"type": kind, "seats": described["default_seats"]})
+        assert made.status_code == 201, (kind, made.text)

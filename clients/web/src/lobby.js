@@ -109,7 +109,7 @@ function createForm(types, ctx) {
     if (!type) return;
     readers = {};
     seats = /** @type {HTMLInputElement} */ (h("input", { id: "new-seats", name: "seats", type: "number", required: true,
-      min: type.min_seats, max: type.max_seats, value: type.min_seats }));
+      min: type.min_seats, max: type.max_seats, value: type.default_seats }));
     const controls = [h("div.field", null, h("label", { for: "new-seats" }, `Seats (${type.min_seats} to ${type.max_seats})`), seats)];
     for (const option of type.options) {
       const id = `option-${option.name}`;

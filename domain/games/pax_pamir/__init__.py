@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from domain.games.pax_pamir import bots as _bots
-from domain.games.pax_pamir.data.board import MAX_SEATS, Suit
+from domain.games.pax_pamir.data.board import MAX_SEATS, MIN_SEATS, Suit
 from domain.games.pax_pamir.events import UPCASTERS
 from domain.games.pax_pamir.evolve import EVENT_TYPES, evolve
 from domain.games.pax_pamir.options import WAKHAN_HUMAN_SEATS, PaxOptions
@@ -60,6 +60,11 @@ class PaxPamirRules(StepRules[PaxState]):
     timeout_defaults = ("EndTurn", "StopAction")
     rules_version = "1"
     min_seats = MIN_HUMAN_SEATS
+
+    @property
+    def default_seats(self) -> int:
+        """R-SET: two players; one human seat is for a game against Wakhan (an option)."""
+        return MIN_SEATS
     max_seats = MAX_SEATS
     options_type = PaxOptions
     options = PaxOptions.specs()
