@@ -65,30 +65,43 @@ export function tablePage(ctx, id) {
     }
   }
 
+  let retry = 0;
+  let generation = 0;
+  /** One stream at a time: a later (re)open wins, and a superseded one is closed. @param {number} ms */
+  function openLater(ms) { window.clearTimeout(retry); retry = window.setTimeout(openStream, ms); }
+
   async function openStream() {
     if (closed) return;
+    window.clearTimeout(retry);
+    const mine = ++generation;
+    source?.close(); source = null;
     try {
       let url = `/games/${encodeURIComponent(id)}/stream?after=${last}`;
       if (seat() !== null) url = `${(await api.streamTicket(id)).stream_url}&after=${last}`;
-      if (closed) return;
-      source = new EventSource(url);
-      source.onopen = () => { live.textContent = "live"; live.className = "live on"; };
-      source.onmessage = (message) => { addEvents([JSON.parse(message.data)]); scheduleRefresh(); };
-      source.addEventListener("end", () => {
-        source?.close(); source = null;
+      if (closed || mine !== generation) return; // closed, or opened again meanwhile
+      const opened = new EventSource(url);
+      source = opened;
+      opened.onopen = () => { live.textContent = "live"; live.className = "live on"; };
+      opened.onmessage = (message) => { addEvents([JSON.parse(message.data)]); scheduleRefresh(); };
+      opened.addEventListener("end", () => {
+        opened.close();
+        if (source === opened) source = null;
         live.textContent = "game over"; live.className = "live";
         scheduleRefresh();
       });
-      source.onerror = () => {
+      opened.onerror = () => {
         // the server ended the stream, the network dropped or the ticket expired: reopen with a new
         // ticket after the last event received (duplicates are ignored by version)
-        source?.close(); source = null;
+        opened.close();
+        if (source !== opened) return;
+        source = null;
         live.textContent = "reconnecting…"; live.className = "live off";
-        window.setTimeout(openStream, 1000);
+        openLater(1000);
       };
     } catch (error) {
+      if (mine !== generation) return;
       live.textContent = `reconnecting… (${ctx.reason(error)})`; live.className = "live off";
-      window.setTimeout(openStream, 2000);
+      openLater(2000);
     }
   }
 
@@ -343,7 +356,6 @@ export function tablePage(ctx, id) {
   }
 
   function reopen() {
-    source?.close(); source = null;
     openStream();
   }
 
@@ -354,7 +366,10 @@ export function tablePage(ctx, id) {
   })();
   const online = () => { drawn = ""; scheduleRefresh(); reopen(); };
   window.addEventListener("online", online);
-  return () => { closed = true; source?.close(); window.removeEventListener("online", online); };
+  return () => {
+    closed = true; window.clearTimeout(retry); source?.close();
+    window.removeEventListener("online", online);
+  };
 }
 
 /** @param {Game} game @param {(n: number) => string} nameOf */
