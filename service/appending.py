@@ -83,7 +83,7 @@ class Appender:
         if after.over and not game.over and after.table.salt and after.table.revealed is None:
             more.append(NewEvent(seed_revealed(after.table.seed, after.table.salt)))
         if more:  # the platform's own events of this append: clocks, the seed's reveal
-            after = self.loader.advance(after, more)
+            after = self.loader.advance(after, more, fresh=True)  # ``after`` is this append's own
             events = [*events, *more]
             if idempotency is not None:  # a retry's answer shows them too
                 idempotency[1]["last"] = game.version + len(events)

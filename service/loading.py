@@ -173,15 +173,16 @@ class GameLoader:
         return Game(base.id, tail[-1].version, table, base.rules, state, base.undone | undone, base.imported,
                     event_digest(tail[-1].event))
 
-    def advance(self, game: Game, events: list[NewEvent]) -> Game:
-        """The game as it will be once ``events`` are stored (nothing is written)."""
+    def advance(self, game: Game, events: list[NewEvent], fresh: bool = False) -> Game:
+        """The game as it will be once ``events`` are stored (nothing is written); ``fresh``:
+        nobody else holds ``game``, which may then be changed rather than copied."""
         stream = stream_of(game.id)
         records = [Recorded(stream, game.version + i + 1, stored_shape(new)) for i, new in enumerate(events)]
         if any(is_undo(r.event) for r in records):
             return self.fold(game.id, self.store.read(stream, 0, game.version) + records)
         if game.version == 0:
             return self.fold(game.id, records)
-        advanced = self.extend(game, records)
+        advanced = self.extend(game, records, fresh=fresh)
         assert advanced is not None
         return advanced
 
