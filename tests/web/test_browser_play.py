@@ -236,15 +236,23 @@ class LeakCheck:
             hidden = {str(card) for card in range(1, 117)} - self.public - _cards_in(own, self.type)
         fresh = self.a.take_payloads()
         seen_by_a: set[str] = set()
-        for payload in self.a.payloads:
+        for payload in self._about_the_game(self.a.payloads):
             seen_by_a |= _cards_in(payload["text"], self.type)
             self._no_hand_of_b(payload["text"])
         seen_by_a |= _cards_in(self.a.page.inner_text("body"), self.type)
         leaked = hidden & seen_by_a
-        assert not leaked, f"seat A's page received seat B's hidden cards {sorted(leaked)} (version {version})"
+        assert not leaked, (f"seat A's page received seat B's hidden cards {sorted(leaked)} (version {version}), in "
+                            + "; ".join(f"{p['url']}: {p['text'][:300]}" for p in self._about_the_game(self.a.payloads)
+                                        if leaked & _cards_in(p["text"], self.type))[:3000])
         self.checked += 1
         self.hidden_seen += bool(hidden)
         self.payloads_checked += len(fresh)
+
+    def _about_the_game(self, payloads: list[dict]) -> list[dict]:
+        """The answers about this game (its state, prompts, events, stream, commands). Others, such as
+        GET /game-types, are documentation: a command argument's description names 'coppe-07' as an
+        example of a card id, which is no card of this game."""
+        return [p for p in payloads if f"/games/{self.id}" in p["url"]]
 
     def _no_hand_of_b(self, text: str):
         try:
