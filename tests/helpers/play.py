@@ -14,7 +14,8 @@ def start_game(service: GameService, kind: str, seats: int, options: dict[str, A
     game = service.create_game(players[0], kind, options or {}, seats)
     for player in players:
         service.join_game(game.id, player)
-    return game.id, players
+    seated = service.load(game.id)
+    return game.id, sorted(players, key=seated.seat_of)  # players[s] sits at seat s, after any random seating
 
 
 def play_randomly(service: GameService, game_id: str, players: list[dict], rng: random.Random,
