@@ -212,14 +212,17 @@ def _keep_playing(deployment: Deployment, seed: int, stop: threading.Event, acke
             try:
                 return session.request(method, f"{deployment.url}{path}", timeout=10, **kwargs)
             except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError):
-                if method == "POST" and "/commands" in path:
-                    return None  # cut off: it may or may not have been made; look at the game again
+                if method == "POST" and (path == "/players" or "/commands" in path):
+                    return None  # cut off: it may or may not have been made; look again (or sign up again)
                 time.sleep(0.05)
         raise AssertionError(f"{method} {path}: no web process answered")
 
     try:
         while not stop.is_set():
-            seats = [deployment.new_player(f"k{seed}-{i}")[1] for i in range(2)]
+            players = [call("POST", "/players", requests.Session(), json={"name": f"k{seed}-{i}"}) for i in range(2)]
+            if any(p is None or p.status_code != 201 for p in players):  # a process killed mid-sign-up: again
+                continue
+            seats = [deployment.client(p.json()["token"]) for p in players]
             game = call("POST", "/games", seats[0], json={"type": "dynasties", "seats": 2}).json()["id"]
             for session in seats:
                 call("POST", f"/games/{game}/join", session, json={})
