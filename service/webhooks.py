@@ -6,7 +6,9 @@ stream of its own (``webhook-<id>``: ``WebhookSubscribed``, ``WebhookUnsubscribe
 secret shown once, at creation. The URL must be http(s) and resolve only to addresses the
 allow-list admits: public ones, and private or loopback ranges only when configured
 (``GAMES_WEBHOOK_ALLOW``), so the server cannot be turned against its own network. The
-check runs at subscription and again before every delivery (a name may move).
+check runs at subscription and again before every delivery (a name may move), and each
+delivery's connection is refused unless the address it reached is allowed (a name that
+moves between the check and the connection, DNS rebinding).
 
 **What is delivered.** Each event of a covered game, as the subscriber's seat may see it
 (``audience``: a player's own seat, a spectator for an operator or a player without a
@@ -97,6 +99,12 @@ def _allowed_address(address: str, networks: list[ipaddress.IPv4Network | ipaddr
     return ip.is_global and not ip.is_multicast
 
 
+def _allow_list(allow: tuple[str, ...]) -> tuple[set[str], list[ipaddress.IPv4Network | ipaddress.IPv6Network]]:
+    """The allow-list's host names (lower case) and its networks (addresses and ranges)."""
+    names = {a.lower() for a in allow if "/" not in a and not _is_ip(a)}
+    return names, [ipaddress.ip_network(a, strict=False) for a in allow if "/" in a or _is_ip(a)]
+
+
 def check_url(url: object, allow: tuple[str, ...]) -> str:
     """``url`` if the server may post to it, else ``Unprocessable`` with the reason."""
     if not isinstance(url, str) or not url or len(url) > MAX_URL:
@@ -107,10 +115,9 @@ def check_url(url: object, allow: tuple[str, ...]) -> str:
     if parts.username or parts.password:
         raise Unprocessable("url must not carry a user name or password", code="invalid_webhook_url")
     host = parts.hostname
-    names = {a.lower() for a in allow if "/" not in a and not _is_ip(a)}
+    names, networks = _allow_list(allow)
     if host.lower() in names:
         return url
-    networks = [ipaddress.ip_network(a, strict=False) for a in allow if "/" in a or _is_ip(a)]
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
         addresses = {info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)}
@@ -121,6 +128,48 @@ def check_url(url: object, allow: tuple[str, ...]) -> str:
         raise Unprocessable(f"url resolves to {', '.join(map(str, refused))}, a loopback, private or reserved "
                             "address outside this server's webhook allow-list", code="webhook_url_not_allowed")
     return url
+
+
+class PeerRefused(Exception):
+    """The connection reached an address outside the allow-list (the name moved after the check).
+    Not an OSError, so urllib3 neither retries it nor hides it in a MaxRetryError."""
+
+
+def checked_session(allow: tuple[str, ...]) -> requests.Session:
+    """A session whose every connection is refused, before a byte is sent, unless the address
+    it actually reached is allowed. ``check_url`` resolves the name, and the connection would
+    resolve it again: a name that answers a public address to the check and a private one to
+    the connection (DNS rebinding) is caught here, on the socket itself. Names the allow-list
+    admits by name are not checked by address, as in ``check_url``; proxies from the
+    environment are not used (the peer would be the proxy)."""
+    names, networks = _allow_list(allow)
+
+    def checked(connection_class: type[Any]) -> type[Any]:
+        class Checked(connection_class):
+            def _new_conn(self) -> socket.socket:  # urllib3's raw connect, before TLS and the request
+                sock = super()._new_conn()
+                peer = sock.getpeername()[0]
+                if self.host.lower() not in names and not _allowed_address(peer, networks):
+                    sock.close()
+                    raise PeerRefused(f"{self.host} now resolves to {peer}, a loopback, private or reserved "
+                                       "address outside this server's webhook allow-list")
+                return sock
+        return Checked
+
+    class Adapter(requests.adapters.HTTPAdapter):
+        def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+            super().init_poolmanager(*args, **kwargs)
+            pools: dict[str, Any] = {}
+            known: dict[str, Any] = self.poolmanager.pool_classes_by_scheme
+            for scheme, pool in known.items():
+                pools[scheme] = type(f"Checked{pool.__name__}", (pool,), {"ConnectionCls": checked(pool.ConnectionCls)})
+            self.poolmanager.pool_classes_by_scheme = pools
+
+    session = requests.Session()
+    session.trust_env = False
+    for prefix in ("http://", "https://"):
+        session.mount(prefix, Adapter())
+    return session
 
 
 def _is_ip(text: str) -> bool:
@@ -203,7 +252,7 @@ class Webhooks:
         self.store = store
         self.loader = loader
         self.settings = settings
-        self._post = post or requests.post
+        self._post = post or self._checked_post
         #: the runner that delivers (a thread, or RQ jobs); set by the bootstrap
         self.wake: Callable[[str], None] = lambda game_id: None
         self._any, self._checked_at = False, -1e9
@@ -392,6 +441,10 @@ class Webhooks:
                       "data": {"game_id": game.id, "game_type": game.table.game_type,
                                "event": public_event(record, viewer)}}).decode()
 
+    def _checked_post(self, url: str, **kwargs: Any) -> requests.Response:
+        with checked_session(self.settings.allow) as session:
+            return session.post(url, **kwargs)
+
     def _send(self, sub: Subscription, delivery_id: str, body: str) -> tuple[bool, int | None, str | None]:
         try:
             check_url(sub.url, self.settings.allow)
@@ -404,6 +457,8 @@ class Webhooks:
         try:
             answer = self._post(sub.url, data=body.encode(), headers=headers, timeout=self.settings.timeout,
                                 allow_redirects=False)
+        except PeerRefused as refused:
+            return False, None, str(refused)
         except requests.RequestException as exc:
             return False, None, type(exc).__name__
         ok = 200 <= answer.status_code < 300

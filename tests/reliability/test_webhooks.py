@@ -200,3 +200,33 @@ def test_a_public_url_is_accepted_and_only_the_operator_subscribes_to_every_game
     assert client.delete(f"{server.url}/webhooks/{ok.json()['id']}").status_code == 204
     assert client.get(f"{server.url}/webhooks").json()["webhooks"] == []
     assert json.loads(client.get(f"{server.url}/webhooks").text) == {"webhooks": []}
+
+
+def test_a_name_that_moves_to_a_private_address_after_the_check_is_refused_on_the_socket(receiver, monkeypatch):
+    """DNS rebinding: the name answers a public address to the allow-list check and the
+    receiver's loopback address to the connection. The delivery is refused on the socket
+    itself, before a byte is sent; with loopback allowed, the same request goes through."""
+    import socket
+
+    from service import webhooks
+
+    port = int(receiver.url.rsplit(":", 1)[1])
+    real = socket.getaddrinfo
+    asked: list[str] = []
+
+    def moving(host, *args, **kwargs):
+        if host != "rebind.example":
+            return real(host, *args, **kwargs)
+        asked.append(host)
+        address = "93.184.216.34" if len(asked) == 1 else "127.0.0.1"  # public to the check only
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", moving)
+    url = f"http://rebind.example:{port}/moved"
+    assert webhooks.check_url(url, ()) == url  # the check saw a public address
+    with pytest.raises(webhooks.PeerRefused, match="127.0.0.1"), webhooks.checked_session(()) as session:
+        session.post(url, data=b"{}", timeout=5)
+    assert receiver.requests == 0, "the request reached the private address"
+    with webhooks.checked_session(LOCAL) as session:
+        session.post(url, data=b"{}", timeout=5)
+    assert receiver.requests == 1
