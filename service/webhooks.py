@@ -325,11 +325,13 @@ class Webhooks:
             self.store.set_remove(name, sub_id)
 
     def deliveries(self, sub_id: str, owner: str, limit: int = 100) -> list[dict[str, Any]]:
-        """The latest outcomes of the subscription's deliveries, newest first."""
+        """The latest outcomes of the subscription's deliveries, newest first. Only the last
+        ``limit`` outcomes of each game's log are read: none older can be among the latest."""
         self.owned(sub_id, owner)
         out = []
         for game_id in self.store.set_members(_games_set(sub_id)):
-            for record in self.store.read(_log_stream(sub_id, game_id)):
+            log_stream = _log_stream(sub_id, game_id)
+            for record in self.store.read(log_stream, max(0, self.store.version(log_stream) - limit)):
                 out.append({"delivery_id": record.event["data"]["delivery_id"], "game_id": game_id,
                             "outcome": {DELIVERED: "delivered", FAILED: "failed", DEAD: "dead_lettered",
                                         REPLAYED: "replay_requested"}[record.event["type"]],
