@@ -19,7 +19,7 @@ from domain.games.pax_pamir.data.cards import (
 )
 from domain.games.pax_pamir.state import PaxState
 from domain.games.pax_pamir.steps import names
-from domain.games.pax_pamir.steps.battle import battle_cards, battle_regions
+from domain.games.pax_pamir.steps.battle import can_battle
 from domain.games.pax_pamir.steps.betray import BETRAY_COST, betrayable_cards
 from domain.games.pax_pamir.steps.bribes import HOSTAGE, hostage_bribe
 from domain.games.pax_pamir.steps.build import BLOCK_COST, build_limit, build_places
@@ -31,7 +31,7 @@ from domain.games.pax_pamir.steps.common import (
     seat_of,
 )
 from domain.games.pax_pamir.steps.gift import free_gift_spaces
-from domain.games.pax_pamir.steps.move import movable_pieces
+from domain.games.pax_pamir.steps.move import can_move
 from domain.games.pax_pamir.steps.tax import taxable_market_cards, taxable_seats
 from domain.kernel.steps import Frame
 
@@ -62,10 +62,10 @@ def can_take(s: PaxState, seat: int, action: CardAction, rupees: int) -> bool:
     if action == CardAction.BUILD:
         return rupees >= BLOCK_COST and any(build_places(s, seat))
     if action == CardAction.MOVE:
-        return bool(movable_pieces(s, seat))
+        return can_move(s, seat)
     if action == CardAction.BETRAY:
         return rupees >= BETRAY_COST and bool(betrayable_cards(s, seat))
-    return bool(battle_regions(s, seat) or battle_cards(s, seat))
+    return can_battle(s, seat)
 
 
 def usable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:

@@ -11,6 +11,7 @@ from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import (
     BORDERS_OF,
+    REGIONS,
     Coalition,
     Region,
 )
@@ -70,11 +71,25 @@ def card_enemies(s: PaxState, seat: int, number: int) -> list[str]:
 
 
 def battle_regions(s: PaxState, seat: int) -> list[str]:
-    return [r.value for r in Region if strength(s, seat, r) > 0 and region_enemies(s, seat, r)]
+    return [r.value for r in REGIONS if strength(s, seat, r) > 0 and region_enemies(s, seat, r)]
 
 
 def battle_cards(s: PaxState, seat: int) -> list[int]:
-    return [n for _, n in q.court_cards(s) if my_spies(s, seat, n) > 0 and card_enemies(s, seat, n)]
+    return [n for n in _spied_cards(s, seat) if card_enemies(s, seat, n)]
+
+
+def can_battle(s: PaxState, seat: int) -> bool:
+    """Is there a region or a card ``battle_regions`` or ``battle_cards`` would list? (stops
+    at the first)"""
+    return (any(strength(s, seat, r) > 0 and region_enemies(s, seat, r) for r in REGIONS)
+            or any(card_enemies(s, seat, n) for n in _spied_cards(s, seat)))
+
+
+def _spied_cards(s: PaxState, seat: int) -> list[int]:
+    """Court cards holding a spy of ``seat``, along the court track."""
+    if not any(spies.get(seat, 0) > 0 for spies in s.spies.values()):
+        return []
+    return [n for _, n in q.court_cards(s) if my_spies(s, seat, n) > 0]
 
 
 def safe_houses_of(s: PaxState, seat: int) -> list[int]:

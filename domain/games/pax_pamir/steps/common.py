@@ -202,9 +202,10 @@ def seat_of(frame: Frame) -> int:
     return frame.seat
 
 
-def can_place(s: PaxState, seat: int, kind: str, dst: str) -> bool:
-    """A piece of ``kind`` can be placed at ``dst``: from the supply, or else from the board
-    (R-LIM-1, R-LIM-4; the one already at ``dst`` counts, section 23 item 14)."""
+def can_place(s: PaxState, seat: int, kind: str) -> bool:
+    """A piece of ``kind`` can be placed: from the supply, or else from the board (R-LIM-1,
+    R-LIM-4; the one already at the destination counts, section 23 item 14, so where it goes
+    does not matter and a caller asks once per kind, not once per place)."""
     return supply_of(s, kind, seat) > 0 or bool(pieces_on_board(s, kind, seat))
 
 
