@@ -196,20 +196,24 @@ class StepRules(Generic[S]):
         return Played(events, flow.state)
 
     def run_until_input(self, flow: Flow[S]) -> None:
-        """Automatic steps, until some seat must answer or the game is over."""
+        """Automatic steps, until some seat must answer or the game is over (locals a step
+        deferred are then recorded: ``Flow.settle``)."""
         seats = self.seat_count(flow.state)
         for _ in range(RUNAWAY_LIMIT):
             state = flow.state
             if self.is_over(state):
-                return
+                break
             found = self.current(state)
             if found is None:
-                return
+                break
             frame, step = found
             if step.awaits(state, frame, seats):
-                return
+                break
             step.advance(flow, frame)
-        raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
+        else:
+            raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
+        if flow.deferring:
+            flow.settle()
 
     # -- helpers -----------------------------------------------------------------------------
     def _is_seat(self, state: S, seat: object) -> bool:

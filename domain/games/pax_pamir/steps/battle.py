@@ -64,6 +64,19 @@ def region_enemies(s: PaxState, seat: int, region: Region) -> list[str]:
     return found
 
 
+def _has_region_enemy(s: PaxState, seat: int, region: Region) -> bool:
+    """Would ``region_enemies`` list anything? (without naming every piece)"""
+    loyalty = block_owner(s, seat)
+    if any(count > 0 and c != loyalty for c, count in s.armies[region].items()):
+        return True
+    roads = s.roads
+    if any(count > 0 and c != loyalty for border in BORDERS_OF[region] for c, count in roads[border].items()):
+        return True
+    tribes = s.tribes[region]
+    return any(other != seat and tribes.get(other, 0) > 0 and player.loyalty != loyalty
+               and not _citadel_protects(s, other, region) for other, player in enumerate(s.players))
+
+
 def card_enemies(s: PaxState, seat: int, number: int) -> list[str]:
     """R-BAT-2: spies of other seats, except those of an Indispensable Advisors owner."""
     return [places.enemy("spy", number, other) for other, count in sorted(s.spies.get(number, {}).items())
@@ -81,7 +94,7 @@ def battle_cards(s: PaxState, seat: int) -> list[int]:
 def can_battle(s: PaxState, seat: int) -> bool:
     """Is there a region or a card ``battle_regions`` or ``battle_cards`` would list? (stops
     at the first)"""
-    return (any(strength(s, seat, r) > 0 and region_enemies(s, seat, r) for r in REGIONS)
+    return (any(strength(s, seat, r) > 0 and _has_region_enemy(s, seat, r) for r in REGIONS)
             or any(card_enemies(s, seat, n) for n in _spied_cards(s, seat)))
 
 

@@ -64,12 +64,8 @@ class LimitDiscard(Step[PaxState]):
             return len(player.court) > q.court_limit(s, frame.owner_seat)
         return len(player.hand) > q.hand_limit(s, frame.owner_seat)
 
-    def asked(self, s: PaxState, frame: Frame, seats: int) -> list[int]:
-        return [frame.owner_seat] if self._over(s, frame) else []
-
-    def awaits(self, s: PaxState, frame: Frame, seats: int) -> bool:
-        """Over the limit, the owner is asked (a card to discard is always there): known
-        without building the prompt."""
+    def asks(self, s: PaxState, frame: Frame) -> bool:
+        """Over the limit, the owner is asked (a card to discard is always there)."""
         return self._over(s, frame)
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:

@@ -50,12 +50,21 @@ class Procedure(Step[PaxState]):
         return False
 
     def advance(self, t: Play, frame: Frame) -> None:
+        """Runs stages until one calls a sub-step (or ends the procedure, or the game), then
+        the procedure ends. The stage reached is recorded only when a sub-step is called (it
+        returns here, to the next stage): ``update_later``."""
+        stages = self.stages
         stage = frame.locals.get("stage", 0)
-        if stage >= len(self.stages):
-            t.end()
-            return
-        t.update(stage=stage + 1)
-        getattr(self, self.stages[stage])(t, t.frame)
+        while stage < len(stages):
+            stage += 1
+            t.update_later(stage=stage)
+            getattr(self, stages[stage - 1])(t, t.frame)
+            if not t.deferring:
+                return  # a sub-step was called, or the stage ended this procedure or updated it
+            if t.state.outcome is not None:
+                t.settle()
+                return
+        t.end()
 
 
 def block_owner(s: PaxState, seat: int) -> Coalition:

@@ -132,6 +132,16 @@ class Move(ActionStep):
         return (Prompt(seat, f"Move: {frame.left} step(s) left; choose a piece to move, or stop.")
                 .one_of(MOVE_PIECE, pieces).nothing(STOP_ACTION))
 
+    def asks(self, s: PaxState, frame: Frame) -> bool:
+        """``ask`` is not None, told without listing every piece and destination."""
+        seat = seat_of(frame)
+        piece = frame.piece
+        if piece is not None:
+            kind, place = places.parse_piece(piece)
+            if spy_destinations(s, seat, int(place)) if kind == "spy" else region_destinations(s, seat, Region(place)):
+                return True
+        return frame.left > 0 and can_move(s, seat)
+
     @handles(MOVE_PIECE)
     def choose(self, t: Play, frame: Frame, seat: int, piece: str) -> None:
         t.update(piece=piece)

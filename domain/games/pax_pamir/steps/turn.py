@@ -57,9 +57,10 @@ def purchasable(s: PaxState, seat: int) -> list[int]:
     """R-PUR-1: any market card but Public Withdrawal, one this seat paid onto this turn, or
     one it cannot afford."""
     rupees = s.players[seat].rupees
+    unit = cost_unit(s)  # a card costs column x unit, or nothing: the full price is tried first
     return [number for row, column, number in q.market_slots(s)
             if number != PUBLIC_WITHDRAWAL and (row, column) not in s.marked
-            and purchase_cost(s, seat, number, column) <= rupees]
+            and (column * unit <= rupees or purchase_cost(s, seat, number, column) <= rupees)]
 
 
 def slot_of(s: PaxState, number: int) -> tuple[int, int]:
