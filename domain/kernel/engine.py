@@ -197,7 +197,7 @@ class StepRules(Generic[S]):
 
     def run_until_input(self, flow: Flow[S]) -> None:
         """Automatic steps, until some seat must answer or the game is over (locals a step
-        deferred are then recorded: ``Flow.settle``)."""
+        deferred are then recorded, unless the game is over: ``Flow.settle``)."""
         seats = self.seat_count(flow.state)
         for _ in range(RUNAWAY_LIMIT):
             state = flow.state
@@ -212,7 +212,7 @@ class StepRules(Generic[S]):
             step.advance(flow, frame)
         else:
             raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
-        if flow.deferring:
+        if flow.deferring and not self.is_over(flow.state):  # once over, nothing resumes a step
             flow.settle()
 
     # -- helpers -----------------------------------------------------------------------------

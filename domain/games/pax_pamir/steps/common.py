@@ -62,8 +62,7 @@ class Procedure(Step[PaxState]):
             if not t.deferring:
                 return  # a sub-step was called, or the stage ended this procedure or updated it
             if t.state.outcome is not None:
-                t.settle()
-                return
+                return  # nothing follows the end of the game (R-DOM-8), nor resumes this
         t.end()
 
 
