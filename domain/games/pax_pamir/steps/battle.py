@@ -155,6 +155,18 @@ class Battle(ActionStep):
         return (Prompt(seat, f"Battle in {where}: remove up to {frame.left} more enemy piece(s), or stop.")
                 .one_of(REMOVE_ENEMY, targets).nothing(STOP_ACTION))
 
+    def asks(self, s: PaxState, frame: Frame) -> bool:
+        """``ask`` is not None, told without naming every site and piece."""
+        seat = seat_of(frame)
+        site = frame.site
+        if site is None:
+            return can_battle(s, seat)
+        if frame.left <= 0:
+            return False
+        if isinstance(site, int):
+            return bool(card_enemies(s, seat, site))
+        return _has_region_enemy(s, seat, Region(site))
+
     def finish(self, t: Play, frame: Frame) -> None:
         """R-BAT-3: Safe House choices, owed by the spies' owners in seat order from the
         active player."""

@@ -221,6 +221,7 @@ class ChooseSide(Step[PaxState]):
     """R-PLY-1: the left or the right end of the court."""
 
     name = names.CHOOSE_SIDE
+    always_asks = True  # left or right
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
         what = COURT_CARDS[frame.card].name if "card" in frame.locals else "the card"
@@ -260,6 +261,17 @@ class Impacts(Step[PaxState]):
             return Prompt(frame.owner_seat, f"{court_card.name}: place a spy on a court card of {region.title()}, "
                           "in any court.").one_of(PLACE_SPY, cards)
         return None
+
+    def asks(self, s: PaxState, frame: Frame) -> bool:
+        """``ask`` is not None: a road (a region always has borders), or a spy with a court
+        card of the region to go to."""
+        icon = self._icon(s, frame)
+        if icon == ImpactIcon.ROAD:
+            return True
+        if icon == ImpactIcon.SPY:
+            region = COURT_CARDS[frame.card].region
+            return any(COURT_CARDS[n].region == region for _, n in q.court_cards(s))
+        return False
 
     def advance(self, t: Play, frame: Frame) -> None:
         icon = self._icon(t.state, frame)
