@@ -265,9 +265,18 @@ class Between(Allowed):
 Options = Iterable[Any] | Callable[[], Iterable[Any]]
 
 
-def _later(options: Callable[[], Iterable[Any]], make: Callable[[tuple[Any, ...]], Allowed | None]
-           ) -> Callable[[], Allowed | None]:
-    return lambda: make(tuple(options()))
+class _Later:
+    """A ``one_of`` whose options are a function, run when the verb is first read."""
+
+    __slots__ = ("options", "why")
+
+    def __init__(self, options: Callable[[], Iterable[Any]], why: Why):
+        self.options = options
+        self.why = why
+
+    def __call__(self) -> Allowed | None:
+        found = tuple(self.options())
+        return OneOf(found, self.why) if found else None
 
 
 class Prompt:
@@ -287,12 +296,12 @@ class Prompt:
         self.seat = seat
         self.text = text
         #: per verb, what it allows, or a function giving that (None: not offered after all)
-        self._entries: dict[str, Allowed | Callable[[], Allowed | None]] = dict(choices or {})
+        self._entries: dict[str, Allowed | _Later] = dict(choices) if choices else {}
 
     def _resolved(self, verb: str) -> Allowed | None:
         entry = self._entries.get(verb)
-        if entry is None or isinstance(entry, Allowed):
-            return entry
+        if entry is None or type(entry) is not _Later:
+            return cast(Allowed | None, entry)
         made = entry()
         if made is None:
             del self._entries[verb]
@@ -316,7 +325,7 @@ class Prompt:
 
     def one_of(self, verb: str | Verb, options: Options, why: Why = None) -> Prompt:
         if callable(options):
-            self._entries[verb_type(verb)] = _later(options, lambda found: OneOf(found, why) if found else None)
+            self._entries[verb.type if isinstance(verb, Verb) else verb] = _Later(options, why)
             return self
         options = tuple(options)
         return self._with(verb, OneOf(options, why)) if options else self
@@ -333,7 +342,7 @@ class Prompt:
 
     def __bool__(self) -> bool:
         """Does it offer anything? (a choice already known answers without computing the rest)"""
-        if any(isinstance(entry, Allowed) for entry in self._entries.values()):
+        if any(type(entry) is not _Later for entry in self._entries.values()):
             return True
         return any(self._resolved(verb) is not None for verb in list(self._entries))
 
@@ -360,15 +369,18 @@ class Prompt:
         """Every command this prompt allows, in the order the game declared its verbs."""
         out: list[Command] = []
         choices = self.choices
+        if not choices:
+            return out
         for verb in verbs:
             allowed = choices.get(verb.type)
             if allowed is None:
                 continue
+            kind = verb.type
             if verb.arg is None:
-                out.append(_command(verb.type, {}))
+                out.append(_command(kind, {}))
             else:
                 name = verb.arg.name
-                out.extend(_command(verb.type, {name: value}) for value in allowed.values())
+                out.extend([_command(kind, {name: value}) for value in allowed.values()])
         return out
 
     def to_json(self) -> dict[str, Any]:

@@ -128,8 +128,8 @@ class TurnMenu(Step[PaxState]):
         if left > 0:  # each choice is worked out only when read (a command is checked against its own)
             prompt.one_of(PURCHASE, partial(purchasable, s, seat))
             prompt.one_of(PLAY, sorted(s.players[seat].hand))
-        for action, verb in ACTION_VERBS.items():
-            prompt.one_of(verb, partial(actions.usable_cards, s, seat, action))
+        for action, cards in actions.candidates(s, seat).items():
+            prompt.one_of(ACTION_VERBS[action], partial(actions.usable_of, s, seat, action, cards))
         return prompt.nothing(END_TURN)
 
     @handles(PURCHASE)
