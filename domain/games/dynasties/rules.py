@@ -724,5 +724,15 @@ def frames(s: DynastiesState) -> list[Frame]:
     return [_PHASE_FRAMES[s.phase], make_frame(pending.kind, pending.seat, count=pending.card_count)]
 
 
+def top_frame(s: DynastiesState) -> Frame | None:
+    """The top of ``frames`` (the pending decision, else the phase), without the list."""
+    if s.phase == SETUP:
+        return None
+    pending = s.pending
+    if pending is None:
+        return _PHASE_FRAMES[s.phase]
+    return make_frame(pending.kind, pending.seat, count=pending.card_count)
+
+
 #: The frame of each phase (frames never change: the phase's one needs making only once).
 _PHASE_FRAMES = {name: Frame(name) for name in STEPS}
