@@ -20,7 +20,7 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar, cast
 from domain.kernel.commands import Command
 from domain.kernel.errors import InvalidOptions, RuleViolation
 from domain.kernel.events import Event
-from domain.kernel.prompt import Prompt, Verb, short
+from domain.kernel.prompt import Prompt, Verb, short, verb_table
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameOptions
 from domain.kernel.steps import (
@@ -68,13 +68,13 @@ class StepRules(Generic[S]):
     steps: dict[str, Step[S]]
     #: the schema history of the game's own events (its namespace); none by default
     upcasters: Upcasters = NO_HISTORY
-    #: ``verbs`` by command type, made once with the class
-    _verb_of: Mapping[str, Verb] = {}
+    #: ``verbs`` by command type, with their position, made once with the class (``verb_table``)
+    _verb_of: Mapping[str, tuple[int, Verb]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "verbs" in vars(cls):
-            cls._verb_of = {verb.type: verb for verb in cls.verbs}
+            cls._verb_of = verb_table(cls.verbs)
 
     @property
     def default_seats(self) -> int:
@@ -177,7 +177,7 @@ class StepRules(Generic[S]):
             return []
         frame, step = found
         asked = step.prompt(state, frame, seat)  # a prompt offering nothing lists nothing
-        return asked.commands(self.verbs) if asked is not None else []
+        return asked.commands(self._verb_of) if asked is not None else []
 
     def decide(self, state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
         return self.play(self.copy(state), seat, command, rng).events
@@ -238,9 +238,9 @@ class StepRules(Generic[S]):
 
     def _verb(self, command: object) -> Verb:
         kind = getattr(command, "type", None)
-        verb = self._verb_of.get(kind) if isinstance(kind, str) else None
-        if verb is not None:
-            return verb
+        found = self._verb_of.get(kind) if isinstance(kind, str) else None
+        if found is not None:
+            return found[1]
         raise RuleViolation(f"unknown command {short(kind)}; {self.title} knows "
                             f"{', '.join(verb.type for verb in self.verbs)}")
 

@@ -10,7 +10,7 @@ handler runs, so the legality of each command is written once, in the prompt.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, cast
@@ -136,6 +136,11 @@ class Verb:
         if len(set(values)) != len(values):
             raise RuleViolation(f"a {arg.kind.name} is listed more than once")
         return values
+
+
+def verb_table(verbs: Sequence[Verb]) -> dict[str, tuple[int, Verb]]:
+    """``{type: (position, verb)}`` for a game's verbs, as ``Prompt.commands`` takes them."""
+    return {verb.type: (position, verb) for position, verb in enumerate(verbs)}
 
 
 def verb_type(verb: str | Verb) -> str:
@@ -365,13 +370,20 @@ class Prompt:
         assert allowed is not None, f"{verb} is not offered: ask ``allows`` first"
         allowed.check(value, self.text)
 
-    def commands(self, verbs: Sequence[Verb]) -> list[Command]:
-        """Every command this prompt allows, in the order the game declared its verbs."""
+    def commands(self, verbs: Sequence[Verb] | Mapping[str, tuple[int, Verb]]) -> list[Command]:
+        """Every command this prompt allows, in the order the game declared its verbs (given
+        in that order, or as ``{type: (position, verb)}``: ``verb_table``, which spares
+        looking at every verb the game has for the few a prompt offers)."""
         out: list[Command] = []
         choices = self.choices
         if not choices:
             return out
-        for verb in verbs:
+        if isinstance(verbs, Mapping):
+            offered = sorted(verbs[kind] for kind in choices if kind in verbs)
+            ordered: Iterable[Verb] = [verb for _, verb in offered]
+        else:
+            ordered = verbs
+        for verb in ordered:
             allowed = choices.get(verb.type)
             if allowed is None:
                 continue
