@@ -260,7 +260,8 @@ class Flow(Generic[S]):
         next ``update``, or by ``settle``; forgotten if the step ends first. A procedure
         moving on through its stages says so this way, so stages that call nothing cost no
         event (a later ``update_later`` replaces an unrecorded one)."""
-        self._later = (self._depth(), values)
+        assert self._frames is not None, "this game keeps no frame stack"
+        self._later = (len(self._frames(self.state)), values)
 
     @property
     def deferring(self) -> bool:

@@ -325,6 +325,8 @@ def resolve_combinations(p: Play, seat: int) -> None:
     s = p.state
     if s.options.combinations_require_activation and not s.turn_placements[-1].activated:
         return
+    if len(s.families[seat]) < COMBINATION_SIZE:
+        return  # too few Nobles for any combination
     for value in conclave_values(s, seat):
         form_conclave(p, seat, value)
         if s.pending is not None:

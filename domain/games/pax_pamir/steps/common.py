@@ -58,7 +58,7 @@ class Procedure(Step[PaxState]):
         while stage < len(stages):
             stage += 1
             t.update_later(stage=stage)
-            getattr(self, stages[stage - 1])(t, t.frame)
+            getattr(self, stages[stage - 1])(t, frame)  # still the top frame while deferring
             if not t.deferring:
                 return  # a sub-step was called, or the stage ended this procedure or updated it
             if t.state.outcome is not None:

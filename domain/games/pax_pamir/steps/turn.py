@@ -58,8 +58,9 @@ def purchasable(s: PaxState, seat: int) -> list[int]:
     one it cannot afford."""
     rupees = s.players[seat].rupees
     unit = cost_unit(s)  # a card costs column x unit, or nothing: the full price is tried first
-    return [number for row, column, number in q.market_slots(s)
-            if number != PUBLIC_WITHDRAWAL and (row, column) not in s.marked
+    marked = s.marked
+    return [number for row, cards in enumerate(s.market) for column, number in enumerate(cards)
+            if number is not None and number != PUBLIC_WITHDRAWAL and (row, column) not in marked
             and (column * unit <= rupees or purchase_cost(s, seat, number, column) <= rupees)]
 
 
