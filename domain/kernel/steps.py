@@ -270,7 +270,8 @@ class Flow(Generic[S]):
 
     def settle(self) -> None:
         """Record the locals ``update_later`` left unrecorded, if any (the kernel does this
-        before it hands the state back, so the state never lacks them)."""
+        before it hands back the state of a game that goes on, so no step resumes without
+        them)."""
         later = self._later
         if later is None:
             return
