@@ -10,7 +10,7 @@ handler runs, so the legality of each command is written once, in the prompt.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, cast
@@ -136,6 +136,11 @@ class Verb:
         if len(set(values)) != len(values):
             raise RuleViolation(f"a {arg.kind.name} is listed more than once")
         return values
+
+
+def verb_table(verbs: Sequence[Verb]) -> dict[str, tuple[int, Verb]]:
+    """``{type: (position, verb)}`` for a game's verbs, as ``Prompt.commands`` takes them."""
+    return {verb.type: (position, verb) for position, verb in enumerate(verbs)}
 
 
 def verb_type(verb: str | Verb) -> str:
@@ -265,9 +270,18 @@ class Between(Allowed):
 Options = Iterable[Any] | Callable[[], Iterable[Any]]
 
 
-def _later(options: Callable[[], Iterable[Any]], make: Callable[[tuple[Any, ...]], Allowed | None]
-           ) -> Callable[[], Allowed | None]:
-    return lambda: make(tuple(options()))
+class _Later:
+    """A ``one_of`` whose options are a function, run when the verb is first read."""
+
+    __slots__ = ("options", "why")
+
+    def __init__(self, options: Callable[[], Iterable[Any]], why: Why):
+        self.options = options
+        self.why = why
+
+    def __call__(self) -> Allowed | None:
+        found = tuple(self.options())
+        return OneOf(found, self.why) if found else None
 
 
 class Prompt:
@@ -287,12 +301,12 @@ class Prompt:
         self.seat = seat
         self.text = text
         #: per verb, what it allows, or a function giving that (None: not offered after all)
-        self._entries: dict[str, Allowed | Callable[[], Allowed | None]] = dict(choices or {})
+        self._entries: dict[str, Allowed | _Later] = dict(choices) if choices else {}
 
     def _resolved(self, verb: str) -> Allowed | None:
         entry = self._entries.get(verb)
-        if entry is None or isinstance(entry, Allowed):
-            return entry
+        if entry is None or type(entry) is not _Later:
+            return cast(Allowed | None, entry)
         made = entry()
         if made is None:
             del self._entries[verb]
@@ -316,7 +330,7 @@ class Prompt:
 
     def one_of(self, verb: str | Verb, options: Options, why: Why = None) -> Prompt:
         if callable(options):
-            self._entries[verb_type(verb)] = _later(options, lambda found: OneOf(found, why) if found else None)
+            self._entries[verb.type if isinstance(verb, Verb) else verb] = _Later(options, why)
             return self
         options = tuple(options)
         return self._with(verb, OneOf(options, why)) if options else self
@@ -333,7 +347,7 @@ class Prompt:
 
     def __bool__(self) -> bool:
         """Does it offer anything? (a choice already known answers without computing the rest)"""
-        if any(isinstance(entry, Allowed) for entry in self._entries.values()):
+        if any(type(entry) is not _Later for entry in self._entries.values()):
             return True
         return any(self._resolved(verb) is not None for verb in list(self._entries))
 
@@ -356,19 +370,29 @@ class Prompt:
         assert allowed is not None, f"{verb} is not offered: ask ``allows`` first"
         allowed.check(value, self.text)
 
-    def commands(self, verbs: Sequence[Verb]) -> list[Command]:
-        """Every command this prompt allows, in the order the game declared its verbs."""
+    def commands(self, verbs: Sequence[Verb] | Mapping[str, tuple[int, Verb]]) -> list[Command]:
+        """Every command this prompt allows, in the order the game declared its verbs (given
+        in that order, or as ``{type: (position, verb)}``: ``verb_table``, which spares
+        looking at every verb the game has for the few a prompt offers)."""
         out: list[Command] = []
         choices = self.choices
-        for verb in verbs:
+        if not choices:
+            return out
+        if isinstance(verbs, Mapping):
+            offered = sorted(verbs[kind] for kind in choices if kind in verbs)
+            ordered: Iterable[Verb] = [verb for _, verb in offered]
+        else:
+            ordered = verbs
+        for verb in ordered:
             allowed = choices.get(verb.type)
             if allowed is None:
                 continue
+            kind = verb.type
             if verb.arg is None:
-                out.append(_command(verb.type, {}))
+                out.append(_command(kind, {}))
             else:
                 name = verb.arg.name
-                out.extend(_command(verb.type, {name: value}) for value in allowed.values())
+                out.extend([_command(kind, {name: value}) for value in allowed.values()])
         return out
 
     def to_json(self) -> dict[str, Any]:

@@ -56,6 +56,9 @@ class DynastiesRules(StepRules[DynastiesState]):
     def frames(self, state: DynastiesState) -> list[Frame]:
         return _rules.frames(state)
 
+    def top(self, state: DynastiesState) -> Frame | None:
+        return _rules.top_frame(state)
+
     def is_over(self, state: DynastiesState) -> bool:
         return state.phase == OVER
 

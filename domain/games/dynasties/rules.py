@@ -12,8 +12,8 @@ derived from the state (the phase, and the pending decision), which only events 
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from domain.games.dynasties import events as ev
 from domain.games.dynasties.cards import (
@@ -59,6 +59,8 @@ Play = Flow[DynastiesState]
 TDA_PLACEMENT_THRESHOLD = 1
 
 
+K = TypeVar("K")
+
 def clockwise(start: int, seats: int) -> list[int]:
     """``start, start+1, ...`` wrapping round (R4)."""
     return [(start + step) % seats for step in range(seats)]
@@ -67,7 +69,7 @@ def clockwise(start: int, seats: int) -> list[int]:
 def highest_untied(values: Iterable[tuple[int, int]]) -> int | None:
     """The seat holding the highest value that exactly one seat has, or None (R19, R25)."""
     pairs = list(values)
-    counts = Counter(value for _, value in pairs)
+    counts = _counts(value for _, value in pairs)
     untied = [value for value, count in counts.items() if count == 1]
     if not untied:
         return None
@@ -294,16 +296,25 @@ def crown(p: Play, card: str) -> None:
 
 def conclave_values(s: DynastiesState, seat: int) -> list[int]:
     """R37: values held at least three times in the Family and not yet rewarded this round."""
-    counts = Counter(value_of(card) for card in s.families[seat])
+    counts = _counts(value_of(card) for card in s.families[seat])
     return sorted(value for value, count in counts.items()
                   if count >= COMBINATION_SIZE and f"conclave:{value}" not in s.rewarded[seat])
 
 
 def pureblood_lineages(s: DynastiesState, seat: int) -> list[str]:
     """R41: lineages held at least three times in the Family and not yet rewarded this round."""
-    counts = Counter(lineage_of(card) for card in s.families[seat])
+    counts = _counts(lineage_of(card) for card in s.families[seat])
     return [lineage for lineage in LINEAGES
-            if counts[lineage] >= COMBINATION_SIZE and f"pureblood:{lineage}" not in s.rewarded[seat]]
+            if counts.get(lineage, 0) >= COMBINATION_SIZE and f"pureblood:{lineage}" not in s.rewarded[seat]]
+
+
+def _counts(items: Iterable[K]) -> dict[K, int]:
+    """How often each item occurs (a ``Counter`` without its Python-level ``update``: this runs
+    after every placement)."""
+    counts: dict[K, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return counts
 
 
 def resolve_combinations(p: Play, seat: int) -> None:
@@ -314,6 +325,8 @@ def resolve_combinations(p: Play, seat: int) -> None:
     s = p.state
     if s.options.combinations_require_activation and not s.turn_placements[-1].activated:
         return
+    if len(s.families[seat]) < COMBINATION_SIZE:
+        return  # too few Nobles for any combination
     for value in conclave_values(s, seat):
         form_conclave(p, seat, value)
         if s.pending is not None:
@@ -711,6 +724,16 @@ def frames(s: DynastiesState) -> list[Frame]:
     if pending is None:
         return [_PHASE_FRAMES[s.phase]]
     return [_PHASE_FRAMES[s.phase], make_frame(pending.kind, pending.seat, count=pending.card_count)]
+
+
+def top_frame(s: DynastiesState) -> Frame | None:
+    """The top of ``frames`` (the pending decision, else the phase), without the list."""
+    if s.phase == SETUP:
+        return None
+    pending = s.pending
+    if pending is None:
+        return _PHASE_FRAMES[s.phase]
+    return make_frame(pending.kind, pending.seat, count=pending.card_count)
 
 
 #: The frame of each phase (frames never change: the phase's one needs making only once).
