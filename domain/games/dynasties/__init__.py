@@ -31,7 +31,7 @@ class DynastiesRules(StepRules[DynastiesState]):
     kind = "dynasties"
     title = "Dynasties"
     #: Bump when ``DynastiesState`` changes shape: the service keys pickled snapshots on it.
-    rules_version = "3"  # 3: the pending decision is a PendingDecision (was Pending)
+    rules_version = "4"  # 4: sealed Tributes (commit-reveal); 3: the pending decision is a PendingDecision
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
     options = OPTIONS
