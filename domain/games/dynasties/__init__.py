@@ -99,6 +99,11 @@ class DynastiesRules(StepRules[DynastiesState]):
     def scores(self, state: DynastiesState) -> list[float]:
         return _bots.scores(state)
 
+    def free_commands(self, view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int,
+                      key: str) -> list[Any]:
+        """A bot's seal or reveal under commit-reveal (R17a), from its own secret ``key``."""
+        return _bots.free_commands(view, events, seat, key)
+
 
 RULES = DynastiesRules()
 
