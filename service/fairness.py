@@ -195,7 +195,7 @@ def _candidates(game: Game, seat: int, got: list[dict[str, Any]]) -> list[Comman
     if asked is None:
         return listed
     strings = sorted(set(_strings(got)))
-    for verb in game.rules.verbs:
+    for verb in game.rules.commands:
         if verb.arg is None or not isinstance(asked.choices.get(verb.type), Free):
             continue
         for value in strings:
