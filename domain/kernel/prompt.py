@@ -3,13 +3,15 @@
 A game declares its **verbs** once (``Verb``: the command type, its argument and the
 argument's ``Kind``). At any moment each seat has at most one ``Prompt``: readable text
 and, per verb, which argument values are allowed (nothing, one of a set, a subset of a set
-of size min..max, an integer in a range). The kernel derives ``to_move`` and
+of size min..max, an integer in a range, or any value of the argument's kind: a free-form
+argument such as a hash, strictly checked by its kind's ``pattern``). The kernel derives ``to_move`` and
 ``legal_commands`` from the prompts and checks a command against them before any game
 handler runs, so the legality of each command is written once, in the prompt.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -32,6 +34,10 @@ def _a(noun: str) -> str:
 
 
 def _as_string(kind: Kind, raw: object) -> str:
+    if kind.pattern is not None:
+        if not isinstance(raw, str) or re.fullmatch(kind.pattern, raw) is None:
+            raise RuleViolation(f"{_a(kind.name)} must be {kind.description}, not {short(raw)}")
+        return raw
     if not isinstance(raw, str) or not 1 <= len(raw) <= 64:
         raise RuleViolation(f"{_a(kind.name)} must be {_a(kind.name)} id, not {short(raw)}")
     return raw
@@ -48,13 +54,17 @@ class Kind:
     """What an argument is: a card, a region, a seat, an amount... and its JSON type.
 
     ``parse`` turns one raw JSON value into the game's value or raises ``RuleViolation``
-    with a readable reason; a game may give its own (card ids of its deck).
+    with a readable reason; a game may give its own (card ids of its deck). ``pattern``
+    (a string kind only) is a regular expression the whole value must match: the strict
+    shape of a free-form value (a hash: ``[0-9a-f]{64}``), which a prompt offers with
+    ``Prompt.free`` rather than as a list.
     """
 
     name: str
     json_type: str  # "string" or "integer"
     description: str
     parse: Callable[[Kind, object], Any] | None = None
+    pattern: str | None = None
 
     def check(self, raw: object) -> Any:
         if self.parse is not None:
@@ -62,7 +72,8 @@ class Kind:
         return _as_integer(self, raw) if self.json_type == "integer" else _as_string(self, raw)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.name, "type": self.json_type, "description": self.description}
+        shape = {"kind": self.name, "type": self.json_type, "description": self.description}
+        return shape if self.pattern is None else {**shape, "pattern": self.pattern}
 
 
 CARD = Kind("card", "string", "a card id")
@@ -265,6 +276,28 @@ class Between(Allowed):
         return {"allows": "between", "min": self.low, "max": self.high}
 
 
+@dataclass(frozen=True)
+class Free(Allowed):
+    """Any value of the verb's argument kind (its ``parse``/``pattern`` already checked the
+    shape) that passes ``test``: a free-form argument, such as a hash a client computes.
+    Nothing can be listed, so ``legal_commands`` lists no command for it; ``to_json`` says
+    what the value must be instead."""
+
+    kind: Kind
+    test: Callable[[Any], bool] | None = None
+    why: Why = None
+
+    def check(self, value: Any, text: str) -> None:
+        if self.test is not None and not self.test(value):
+            raise RuleViolation(_reason(self.why, value, f"{short(value)} is not accepted here", text))
+
+    def values(self) -> Iterable[Any]:
+        return ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"allows": "free", **self.kind.to_json()}
+
+
 #: a choice's options, or a function giving them: the function runs only when that verb is
 #: read (checking a command of another verb never computes it)
 Options = Iterable[Any] | Callable[[], Iterable[Any]]
@@ -345,6 +378,12 @@ class Prompt:
     def between(self, verb: str | Verb, low: int, high: int, why: Why = None) -> Prompt:
         return self._with(verb, Between(low, high, why)) if low <= high else self
 
+    def free(self, verb: Verb, test: Callable[[Any], bool] | None = None, why: Why = None) -> Prompt:
+        """Any value of ``verb``'s argument kind that passes ``test`` (``why``: the reason
+        for one that does not)."""
+        assert verb.arg is not None and not verb.arg.many, f"{verb.type} takes one free-form argument"
+        return self._with(verb, Free(verb.arg.kind, test, why))
+
     def __bool__(self) -> bool:
         """Does it offer anything? (a choice already known answers without computing the rest)"""
         if any(type(entry) is not _Later for entry in self._entries.values()):
@@ -373,7 +412,8 @@ class Prompt:
     def commands(self, verbs: Sequence[Verb] | Mapping[str, tuple[int, Verb]]) -> list[Command]:
         """Every command this prompt allows, in the order the game declared its verbs (given
         in that order, or as ``{type: (position, verb)}``: ``verb_table``, which spares
-        looking at every verb the game has for the few a prompt offers)."""
+        looking at every verb the game has for the few a prompt offers). A ``free`` choice lists
+        none: its value is the client's to compute."""
         out: list[Command] = []
         choices = self.choices
         if not choices:
