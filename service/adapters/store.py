@@ -37,6 +37,7 @@ atomic step, so the stream and log recorders of a backend always share their dat
 
 from __future__ import annotations
 
+import time
 import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
@@ -162,6 +163,17 @@ class LogRecorder(ABC):
         """Every partition's newest position (stores with many partitions answer in one round trip)."""
         return {p: self.log_head(p) for p in range(self.partitions)}
 
+
+    def wait_for_log(self, after: dict[int, int], timeout: float) -> None:
+        """Return once some partition holds an entry past ``after`` (partition -> position),
+        or after about ``timeout`` seconds. Backends that can block on the log do (Redis:
+        one blocking read); this one looks at the heads every few milliseconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            heads = self.log_heads()
+            if any(head > after.get(p, 0) for p, head in heads.items()):
+                return
+            time.sleep(min(0.02, max(0.0, deadline - time.monotonic())))
 
 class ProjectionRecorder(ABC):
     """Read models stored per row (tables of JSON rows, ordered indexes of keys) with the

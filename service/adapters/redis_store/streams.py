@@ -194,3 +194,14 @@ class RedisLogRecorder(RedisRecorder, LogRecorder):
                 pipe.get(f"{self._tag(partition)}:logpos")
             found = pipe.execute()
         return {p: int(head) if head is not None else 0 for p, head in enumerate(found)}
+
+    def wait_for_log(self, after: dict[int, int], timeout: float) -> None:
+        if self._datastore.cluster:  # the partitions' logs are in other slots: no read blocks on all
+            super().wait_for_log(after, timeout)
+            return
+        # one blocking read on every partition's log, from each one's position: it answers as
+        # soon as any of them has an entry past it (bounded below the client's socket timeout)
+        socket_timeout = self._redis.connection_pool.connection_kwargs.get("socket_timeout")
+        block = timeout if socket_timeout is None else min(timeout, socket_timeout / 2)
+        streams = {f"{self._tag(p)}:log": f"{max(after.get(p, 0), 0)}-1" for p in range(self.partitions)}
+        self._redis.xread(streams, count=1, block=max(1, int(block * 1000)))
