@@ -18,7 +18,7 @@ from service.webhooks import InProcessDeliveries, Webhooks, WebhookSettings
 
 
 def _nothing(stream: str) -> None:
-    """An append's projections when the workers tail the log."""
+    """An append's projections when others tail the log (RQ workers, the SQLite projector)."""
 
 
 def build_service(config: Config, registry: Mapping[str, GameRules] | None = None,
@@ -43,7 +43,10 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
         read_models = ReadModels(runner, catch_up_on_read=False, mode="rq")
     elif config.projections == "inline":  # each append catches the read models up in-process
         path = getattr(store, "path", None)  # SQLite: one catch-up at a time across the web processes
-        after_append = InlineProjections(runner, lock_path=f"{path}.projections.lock" if path else None)
+        if config.inline_projector == "process":  # a projector process catches up (service.projector)
+            after_append = _nothing
+        else:
+            after_append = InlineProjections(runner, lock_path=f"{path}.projections.lock" if path else None)
         read_models = ReadModels(runner, catch_up_on_read=True, mode="inline")
     else:
         raise ValueError(f"unknown projections mode {config.projections!r}: use inline or rq")

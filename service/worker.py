@@ -201,13 +201,18 @@ def locked(projections: RqProjections, runner: ProjectionRunner, name: str, ttl:
 # -- the tailer (feed "tail": appends enqueue nothing) --------------------------------------
 #: the longest a tailer's blocking read of the log waits before it looks again anyway
 TAIL_WAIT = 1.0
+#: after a catch-up, the tailer lets appends gather this long before the next one (a round
+#: costs a few commands per projection whatever it applies: under load one round then
+#: serves every append of the pause instead of one each)
+TAIL_PAUSE = 0.05
 
 
 def tail(config: Config, stop: threading.Event | None = None) -> None:
     """Keep every projection current by tailing the log: catch each up (under its lock, in
     batches of ``projection_batch`` events, saved every ``projection_save_every``), then
     block on the log until something is appended past the heads read before that catch-up
-    (so an append that lands during the catch-up wakes the next one at once), and again.
+    (so an append that lands during the catch-up wakes the next one at once), and again,
+    letting ``TAIL_PAUSE`` pass between rounds so that they come in batches.
 
     One tailer per worker process; with several workers the one holding a projection's lock
     does the work and the others skip it (they look again at the next append, or within
@@ -222,6 +227,7 @@ def tail(config: Config, stop: threading.Event | None = None) -> None:
             for name in rt.runner.names:
                 locked(rt.projections, rt.runner, name, config.projection_lock_ttl,
                        partial(_catch_up_tailing, rt.runner, name), tailing=True)
+            time.sleep(TAIL_PAUSE)
             rt.runner.store.wait_for_log(heads, TAIL_WAIT)
             delay = RECONNECT_FIRST
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
