@@ -32,7 +32,7 @@ PROJECTOR_SLICE = 500
 #: the longest it waits for an append before it looks again anyway
 PROJECTOR_WAIT = 1.0
 #: after a catch-up it lets appends gather this long before the next one (batches)
-PROJECTOR_PAUSE = 0.05
+PROJECTOR_PAUSE = 0.2
 
 
 def run_projector(config: Config, stop: Event | None = None) -> None:

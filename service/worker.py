@@ -204,7 +204,7 @@ TAIL_WAIT = 1.0
 #: after a catch-up, the tailer lets appends gather this long before the next one (a round
 #: costs a few commands per projection whatever it applies: under load one round then
 #: serves every append of the pause instead of one each)
-TAIL_PAUSE = 0.05
+TAIL_PAUSE = 0.2
 
 
 def tail(config: Config, stop: threading.Event | None = None) -> None:
