@@ -101,18 +101,26 @@ class Players:
             return dict(kept.player)
         return self._look_up(token)[0]
 
-    def as_checked(self, token: str, run: Callable[[dict[str, Any], int | None], T]) -> T:
+    def as_checked(self, token: str, run: Callable[[dict[str, Any], int | None], T], *, fresh: bool = False) -> T:
         """``run(player, generation)`` for the player of ``token``, kept or looked up; ``run``
         appends with ``token_generation=generation``, which stores nothing if a token was
         rotated or revoked since (``TokensChanged``): the token is then looked up again (401
-        if it was this one) and ``run`` called again."""
-        kept = self._kept_token(hash_token(token))
+        if it was this one) and ``run`` called again. An answer that is not an append's is
+        not checked by one: a refusal from a kept token is given only once the token was
+        looked up again (401 first if it is no longer current), and ``fresh`` (a request
+        that may be answered from a record, as an idempotent retry is) looks it up first."""
+        kept = None if fresh else self._kept_token(hash_token(token))
         player, generation = (dict(kept.player), kept.generation) if kept is not None else self._look_up(token)
         for _ in range(TOKEN_RETRIES):
             try:
                 return run(player, generation)
             except TokensChanged:
                 player, generation = self._look_up(token)
+                kept = None
+            except Exception:
+                if kept is not None:  # refused on a kept token: 401 instead if it is no longer current
+                    self._look_up(token)
+                raise
         raise Unauthorized("tokens keep changing; try again")
 
     def _look_up(self, token: str) -> tuple[dict[str, Any], int | None]:

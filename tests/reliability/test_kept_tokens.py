@@ -90,3 +90,22 @@ def test_a_command_with_a_kept_token_is_stored_once_after_another_players_rotati
     assert posted.status_code == 201, posted.text
     stored = apps[0].extensions["games"].current_version(game)
     assert posted.json()["version"] == stored == version + len(posted.json()["events"]) > version
+
+
+def test_a_token_revoked_on_another_process_gets_no_refusal_nor_replay_on_this_one(two_servers):
+    """Answers that no append checks: a command the rules refuse, and a retry answered from
+    its Idempotency-Key's record. A revoked token gets 401 for both, not the refusal's reason
+    nor the first answer again."""
+    (here, there), _ = two_servers
+    game, players, sessions = _started_game(here)
+    session = sessions[_mover(here, game, sessions)]
+    command = session.get(f"{here}/games/{game}/legal-commands", timeout=10).json()["commands"][0]
+    first = session.post(f"{here}/games/{game}/commands", json=command, headers={"Idempotency-Key": "k1"}, timeout=10)
+    assert first.status_code == 201, first.text
+    assert session.post(f"{here}/games/{game}/commands", json=command, headers={"Idempotency-Key": "k1"},
+                        timeout=10).json() == first.json(), "a retry gets the first answer while the token stands"
+    assert session.delete(f"{there}/players/me/token", timeout=10).status_code == 204
+    replay = session.post(f"{here}/games/{game}/commands", json=command, headers={"Idempotency-Key": "k1"}, timeout=10)
+    assert replay.status_code == 401, replay.text
+    refused = session.post(f"{here}/games/{game}/commands", json={"type": "no-such-move", "args": {}}, timeout=10)
+    assert refused.status_code == 401, refused.text
