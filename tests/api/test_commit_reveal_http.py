@@ -46,7 +46,9 @@ def test_r17a_a_commit_reveal_game_plays_to_the_end_over_http_and_a_wrong_reveal
     seals = reveals = refusals = seen = 0
 
     def catch_up(after: int) -> int:
-        """What a spectator has been shown so far is public; returns the last version read."""
+        """What a spectator has been shown so far is public (its events, and its view: once the
+        game is over that shows what the end revealed, every hand); returns the last version read."""
+        public.update(cards_in(spectator.get(f"{url}/games/{game_id}/state").text))
         while True:
             page = spectator.get(f"{url}/games/{game_id}/events", params={"after": after}).json()
             public.update(cards_in(str(page["events"])))

@@ -33,10 +33,13 @@ def _free(port: int) -> bool:
 
 
 def _ports(count: int) -> list[int]:
+    """Free ports for nodes whose cluster bus ports (port + 10000) are free too, both below
+    Linux's ephemeral range (32768 up), where any outgoing connection may take one between
+    this check and the node's bind."""
     rng = random.Random()
     found: list[int] = []
     while len(found) < count:
-        port = rng.randrange(20000, 40000)
+        port = rng.randrange(10000, 22000)
         if port not in found and _free(port) and _free(port + 10000):
             found.append(port)
     return found
@@ -141,9 +144,26 @@ class RedisCluster:
 
 def start_cluster(masters: int = 3, replicas: int = 0, node_timeout_ms: int = 5000,
                   aof_always: bool = False) -> RedisCluster:
+    """A cluster of fresh redis-server processes; started again on other ports if a node
+    could not start (another process bound one of its ports first)."""
     server, cli = shutil.which("redis-server"), shutil.which("redis-cli")
     if server is None or cli is None:
         pytest.skip("redis-server and redis-cli are needed for the Redis Cluster tests")
+    for attempt in range(3):
+        try:
+            return _start_cluster(server, cli, masters, replicas, node_timeout_ms, aof_always)
+        except _NodeDidNotStart:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+class _NodeDidNotStart(RuntimeError):
+    pass
+
+
+def _start_cluster(server: str, cli: str, masters: int, replicas: int, node_timeout_ms: int,
+                   aof_always: bool) -> RedisCluster:
     cluster = RedisCluster(_ports(masters * (1 + replicas)), workdir=tempfile.mkdtemp(prefix="redis-cluster-"))
     persistence = ["--appendonly", "yes", "--appendfsync", "always"] if aof_always else ["--appendonly", "no"]
     try:
@@ -155,8 +175,14 @@ def start_cluster(masters: int = 3, replicas: int = 0, node_timeout_ms: int = 50
                  "--cluster-config-file", f"nodes-{port}.conf", "--cluster-node-timeout", str(node_timeout_ms),
                  "--save", "", *persistence, "--dir", directory],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        for port in cluster.ports:
-            _wait(lambda port=port: _cli(cli, port, "ping") == "PONG", "a cluster node did not start")
+        for port, process in zip(cluster.ports, cluster.processes, strict=True):
+            try:
+                _wait(lambda port=port, process=process: process.poll() is None and _cli(cli, port, "ping") == "PONG"
+                      or process.poll() is not None, "a cluster node did not start")
+            except RuntimeError:
+                raise _NodeDidNotStart(f"the node on port {port} did not answer") from None
+            if process.poll() is not None:
+                raise _NodeDidNotStart(f"the node on port {port} exited (its port or bus port was taken)")
         created = subprocess.run([cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in cluster.ports),
                                   "--cluster-replicas", str(replicas), "--cluster-yes"], capture_output=True,
                                  text=True, timeout=60)
