@@ -70,7 +70,8 @@ def can_take(s: PaxState, seat: int, action: CardAction, rupees: int) -> bool:
 
 def usable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:
     """Court cards of ``seat`` that may take ``action`` now: printed on the card (R-ACT-1),
-    not used this turn (R-TRN-4), favored or with an action left (R-TRN-2, R-TRN-3), able to
+    not used this turn (R-TRN-4) nor given up at its hostage bribe (docs/rules/pax_pamir.md,
+    "Given up at a bribe"), favored or with an action left (R-TRN-2, R-TRN-3), able to
     have an effect (R-ACT-4). A hostage bribe does not narrow this: it may be negotiated down
     to nothing (R-BRB-3), and R-ACT-2's limit (no bribe may leave less than the action's
     minimum cost) is held by the bribe step itself (its ``reserve``)."""
@@ -78,7 +79,7 @@ def usable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:
     if player.loyalty is None:
         return []
     candidates = [n for n in player.court
-                  if action in COURT_CARDS[n].actions and n not in s.used_cards
+                  if action in COURT_CARDS[n].actions and n not in s.used_cards and (HOSTAGE, n) not in s.given_up
                   and (s.actions_left > 0 or is_favored(s, seat, n))]
     if not candidates:
         return []
