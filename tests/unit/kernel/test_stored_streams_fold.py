@@ -8,7 +8,9 @@ a spectator's, everyone's, and every seat's legal commands). Here the current co
 those stored events and must show exactly the same at every checkpoint; deciding the
 recorded commands again must give the very events that were stored. The one ruling made
 since (R-LIM, Pax Pamir rules.md section 23 item 14) adds one legal command where it
-applies, and nothing else.
+applies, and nothing else; the ruling "Given up at a bribe" (docs/rules/pax_pamir.md) adds a
+``BribeAbandoned`` event to a give-up and takes the same play or card action out of that
+turn's choices (a stream that tried it again stops replaying there).
 """
 
 from __future__ import annotations
@@ -82,6 +84,16 @@ def _same(a: object) -> object:
     return json.loads(json.dumps(a, sort_keys=True))
 
 
+def _given_up_before(state, command: Command) -> bool:
+    """Pax Pamir's ruling "Given up at a bribe" (docs/rules/pax_pamir.md), made since: a
+    give-up adds a ``BribeAbandoned`` event (and nothing else), and a play or card action
+    given up is not offered again that turn, so a stream that did so stops replaying there."""
+    given_up = getattr(state, "given_up", frozenset())
+    card = command.args.get("card") if isinstance(command.args, dict) else None
+    return (("play", card) in given_up and command.type == "Play") or (
+        ("hostage", card) in given_up and command.type != "Play")
+
+
 def test_there_are_stored_streams_of_both_games():
     kinds = {path.name.split("-")[0] for path in STREAMS}
     assert kinds == {"dynasties", "pax_pamir"} and len(STREAMS) >= 6
@@ -122,9 +134,11 @@ def test_the_recorded_commands_decide_the_very_events_that_were_stored(path):
     count = len(events)
     for number, line in enumerate(moves):
         command = Command(line["command"]["type"], line["command"]["args"])
+        if _given_up_before(state, command):
+            break  # recorded under the rule before "Given up at a bribe": the rest cannot be replayed
         decided = rules.decide(state, line["seat"], command, Rng(seed, count))
-        assert [e.to_json() for e in decided] == [_read(rules, s).to_json() for s in line["events"]], \
-            f"command {number}: {command}"
+        assert [e.to_json() for e in decided if e.type != "BribeAbandoned"] == \
+            [_read(rules, s).to_json() for s in line["events"]], f"command {number}: {command}"
         for event in decided:
             state = rules.evolve(state, event)
         count += len(decided)
