@@ -5,6 +5,8 @@ serve    the HTTP API. Under gunicorn with the gevent worker class when both are
 worker   an RQ worker that keeps the projections current (Redis deployments).
 rebuild  drop read models and build them again from the start of the log, with a progress bar.
 lag      each projection's checkpoint, log head and lag.
+project  the SQLite projector: tails the log and keeps the projections current (``serve``
+         on SQLite runs one beside its web workers).
 verify FILE --key PUBKEY   check an export's Ed25519 signature offline (no server).
 verify-fairness FILE   recompute every random outcome of a finished game's export from its
          revealed seed (no server, no store needed).
@@ -16,8 +18,10 @@ the other settings come from the environment (see ``service.config``).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -55,6 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     lag = commands.add_parser("lag", help="show each projection's checkpoint and lag")
     _store_argument(lag)
 
+    project = commands.add_parser("project", help="catch the projections up as appends come (SQLite: serve "
+                                                  "starts one; service.projector)")
+    _store_argument(project)
+
     fairness = commands.add_parser("verify-fairness", help="check a finished game's export against its seed")
     fairness.add_argument("file", help="a game's export (JSON Lines), '-' for standard input")
 
@@ -69,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "verify":
         return _verify_signature(args.file, args.key)
     config = Config.from_env(store_url=args.store, queue_name=getattr(args, "queue", None))
-    return {"serve": _serve, "worker": _worker, "rebuild": _rebuild, "lag": _lag}[args.command](config, args)
+    return {"serve": _serve, "worker": _worker, "rebuild": _rebuild, "lag": _lag,
+            "project": _project}[args.command](config, args)
 
 
 def _store_argument(parser: argparse.ArgumentParser) -> None:
@@ -91,6 +100,8 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     print(f"Open http://{shown}:{args.port}/ in a browser to play (the API's contract: /docs)", flush=True)
     if importlib.util.find_spec("gunicorn") and importlib.util.find_spec("gevent"):
+        if config.projections == "inline" and config.store_url.startswith("sqlite:") and not config.inline_projector:
+            config = dataclasses.replace(config, inline_projector="process")  # service.projector
         _gunicorn(config, args)
     else:  # pragma: no cover - both are dependencies; this is the bare-bones fallback
         from werkzeug.serving import run_simple
@@ -137,7 +148,24 @@ def _gunicorn(config: Config, args: argparse.Namespace) -> None:
 
             return create_app(config)
 
-    Server().run()
+    projector: list[subprocess.Popen] = []
+    if config.inline_projector == "process":  # one projector beside the web workers (service.projector)
+        env = {**os.environ, "GAMES_STORE": config.store_url, "GAMES_PROJECTIONS": "inline"}
+        projector.append(subprocess.Popen([sys.executable, "-m", "service", "project"], env=env))
+    try:
+        Server().run()
+    finally:
+        for process in projector:
+            process.terminate()
+            process.wait(timeout=10)
+
+
+# -- project (the SQLite projector) -------------------------------------------------------
+def _project(config: Config, args: argparse.Namespace) -> int:
+    from service.projector import run_projector
+
+    run_projector(config)
+    return 0
 
 
 # -- worker ------------------------------------------------------------------------------

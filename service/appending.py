@@ -71,10 +71,11 @@ class Appender:
 
     def append(self, game: Game, events: list[NewEvent],
                idempotency: tuple[str, dict[str, Any]] | None = None,
-               played: Any = None) -> tuple[Game, list[Recorded]]:
+               played: Any = None, token_generation: int | None = None) -> tuple[Game, list[Recorded]]:
         """Append ``events`` at ``game.version`` (``VersionConflict`` if the stream moved on);
         the game after them, and what was stored. ``played``: the game's state after the
-        events, as the rules' ``play`` left it (then nothing is folded again). The append also
+        events, as the rules' ``play`` left it (then nothing is folded again). ``token_generation``:
+        the store refuses the append if a token was rotated or revoked since. The append also
         stops and starts the turn clocks its events call for (``service.clocks``), and the one
         that ends a game reveals its seed (``domain.kernel.fairness``)."""
         now = self.clock.now()
@@ -90,7 +91,8 @@ class Appender:
         stream = stream_of(game.id)
         envelopes = stamp(events, game.version, Clock(lambda: now).iso(), after.public_facts())
         try:
-            self.store.append(stream, game.version, envelopes, idempotency, game.head)
+            self.store.append(stream, game.version, envelopes, idempotency, game.head,
+                              token_generation=token_generation)
         except VersionConflict as conflict:
             if conflict.current <= game.version:  # the store went back behind the copy decided on
                 self.loader.forget(game.id)
@@ -110,13 +112,14 @@ class Appender:
 
     # -- a move's answer, first time and on every retry --------------------------------------
     def append_and_answer(self, game: Game, seat: int, events: list[NewEvent], player: Mapping[str, Any],
-                          idempotency_key: str | None, request: str, played: Any = None) -> dict[str, Any]:
+                          idempotency_key: str | None, request: str, played: Any = None,
+                          token_generation: int | None = None) -> dict[str, Any]:
         """Append a seat's move and answer with its events as that seat may see them.
         ``request`` is the request's fingerprint, kept with an idempotency key."""
         record = {"fingerprint": request, "first": game.version + 1, "last": game.version + len(events),
                   "seat": seat}
         idempotency = (f"{player['id']}:{idempotency_key}", record) if idempotency_key else None
-        after, stored = self.append(game, events, idempotency, played)
+        after, stored = self.append(game, events, idempotency, played, token_generation)
         return self._answer(after, {**record, "last": after.version}, stored)
 
     def replayed(self, game_id: str, player: Mapping[str, Any] | None, key: str | None,

@@ -17,6 +17,10 @@ from service.stores import open_store
 from service.webhooks import InProcessDeliveries, Webhooks, WebhookSettings
 
 
+def _nothing(stream: str) -> None:
+    """An append's projections when others tail the log (RQ workers, the SQLite projector)."""
+
+
 def build_service(config: Config, registry: Mapping[str, GameRules] | None = None,
                   store: EventStore | None = None) -> GameService:
     if registry is None:
@@ -27,14 +31,22 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
     runner = ProjectionRunner(store, batch_size=config.projection_batch,
                               save_every=config.projection_save_every, pause=config.projection_pause)
     after_append: Callable[[str], None]
+    jobs = None
     if config.projections == "rq":  # workers keep the read models; an append enqueues their jobs
         from service.rq_projections import RqProjections
 
-        after_append = RqProjections.from_config(config, runner.names)
+        if config.projection_feed not in ("tail", "jobs"):
+            raise ValueError(f"unknown projection feed {config.projection_feed!r}: use tail or jobs")
+        jobs = RqProjections.from_config(config, runner.names)
+        # "tail": the workers tail the log, an append asks nothing (``service.worker.tail``)
+        after_append = jobs if config.projection_feed == "jobs" else _nothing
         read_models = ReadModels(runner, catch_up_on_read=False, mode="rq")
     elif config.projections == "inline":  # each append catches the read models up in-process
         path = getattr(store, "path", None)  # SQLite: one catch-up at a time across the web processes
-        after_append = InlineProjections(runner, lock_path=f"{path}.projections.lock" if path else None)
+        if config.inline_projector == "process":  # a projector process catches up (service.projector)
+            after_append = _nothing
+        else:
+            after_append = InlineProjections(runner, lock_path=f"{path}.projections.lock" if path else None)
         read_models = ReadModels(runner, catch_up_on_read=True, mode="inline")
     else:
         raise ValueError(f"unknown projections mode {config.projections!r}: use inline or rq")
@@ -61,7 +73,7 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
     else:
         service.timeouts = InProcessTimeouts(service)
         service.timeouts.sweep()
-    service.job_queue = getattr(after_append, "connection", None)
+    service.job_queue = jobs.connection if jobs is not None else None
     projections = service.appender.after_append
 
     def after_each_append(stream: str) -> None:

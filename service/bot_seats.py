@@ -23,6 +23,7 @@ every lag sweep of an RQ worker) asks for a move in each one whose bot is prompt
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import queue
 import random
@@ -32,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from domain.kernel import Command
-from domain.kernel.bots import Seen, bot_kinds
+from domain.kernel.bots import Seen, bot_kinds, offered
 from domain.kernel.prompt import short
 from domain.kernel.table import undone_versions
 from service.envelopes import GAME_SOURCE
@@ -112,11 +113,18 @@ class BotSeats:
             self.driver.request(game.id, game.version)
 
 
-def seen_by(service: Any, game_id: str, player: dict[str, Any], seat: int) -> tuple[int, Seen] | None:
+def bot_key(game: Game, seat: int) -> str:
+    """The bot seat's own secret (the salts of its sealed Tributes, R17a): derived from the
+    game's seed, which no client knows before the game ends, and the seat."""
+    return hashlib.sha256(f"{game.table.seed}:bot-key:{seat}".encode()).hexdigest()
+
+
+def seen_by(service: Any, game_id: str, player: dict[str, Any], seat: int, key: str = "") -> tuple[int, Seen] | None:
     """What ``player``'s seat is shown now, read as any client reads it (``None``: nothing is
-    asked of it). The version it was read at, and the bot's input."""
+    asked of it). The version it was read at, and the bot's input (``key``: the seat's own
+    secret, for a choice it must compute, ``offered``)."""
     legal = service.legal_commands(game_id, player)
-    if not legal["commands"]:
+    if legal["prompt"] is None:
         return None
     version = legal["version"]
     state = service.state(game_id, player)
@@ -132,8 +140,9 @@ def seen_by(service: Any, game_id: str, player: dict[str, Any], seat: int) -> tu
         raise Conflict("the game moved on while the bot read it", code="version_conflict")
     undone = undone_versions((e["version"], e) for e in events)
     standing = [e for e in events if e["source"] == GAME_SOURCE and e["version"] not in undone]
-    commands = [Command(c["type"], c["args"]) for c in legal["commands"]]
-    return version, Seen(seat, state["view"], standing, commands)
+    listed = [Command(c["type"], c["args"]) for c in legal["commands"]]
+    commands = offered(service.load(game_id, trust_cache=True).rules, state["view"], standing, seat, listed, key)
+    return (version, Seen(seat, state["view"], standing, commands)) if commands else None
 
 
 def play_one(service: Any, game_id: str, think: float = 0.0, clock: Callable[[], float] = time.monotonic,
@@ -151,7 +160,7 @@ def play_one(service: Any, game_id: str, think: float = 0.0, clock: Callable[[],
         player = {"id": game.table.players[seat], "name": game.table.names.get(game.table.players[seat], "")}
         started = clock()
         try:
-            read = seen_by(service, game_id, player, seat)
+            read = seen_by(service, game_id, player, seat, bot_key(game, seat))
             if read is None:
                 continue
             version, shown = read

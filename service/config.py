@@ -24,7 +24,16 @@ class Config:
     #: RQ mode: the Redis that holds the job queue (default: the store's URL) and the queue's name
     queue_url: str = ""
     queue_name: str = "projections"
-    #: RQ mode: seconds an append's catch-up request waits, off the command's path, so that one
+    #: inline mode: who catches the projections up after appends: "thread", a background thread
+    #: of each web process; "process", one projector process beside them (``service.projector``;
+    #: ``serve`` on SQLite starts it), and the web processes only catch up on reads; "" (unset):
+    #: "process" under ``serve`` on SQLite, else "thread"
+    inline_projector: str = ""
+    #: RQ mode: how the workers learn of appends. "tail": each worker process tails the log
+    #: itself (blocking reads, in batches), and an append asks nothing of anyone; "jobs": each
+    #: append enqueues catch-up jobs (``service.rq_projections``)
+    projection_feed: str = "tail"
+    #: RQ mode, feed "jobs": seconds an append's catch-up request waits, off the command's path, so that one
     #: request covers a burst of appends (0: request in the command's own thread)
     enqueue_delay: float = 0.002
     #: projection runner: events per log read, events applied between saves, seconds to
@@ -105,6 +114,8 @@ class Config:
             "redis_partitions": int(env.get("GAMES_REDIS_PARTITIONS", cls.redis_partitions)),
             "queue_url": env.get("GAMES_QUEUE_URL", cls.queue_url),
             "queue_name": env.get("GAMES_QUEUE", cls.queue_name),
+            "projection_feed": env.get("GAMES_PROJECTION_FEED", cls.projection_feed),
+            "inline_projector": env.get("GAMES_INLINE_PROJECTOR", cls.inline_projector),
             "enqueue_delay": float(env.get("GAMES_ENQUEUE_DELAY", cls.enqueue_delay)),
             "projection_batch": int(env.get("GAMES_PROJECTION_BATCH", cls.projection_batch)),
             "projection_save_every": int(env.get("GAMES_PROJECTION_SAVE_EVERY", cls.projection_save_every)),

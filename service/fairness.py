@@ -10,8 +10,10 @@ events when it ends. Given the export of a finished game, ``verify_fairness``:
    made again exactly as the server makes it, and every move's events must be what the
    rules decide, with the seed's ``Rng`` for that version, for one of the commands the
    seat could legally send then. Commands are not stored (a secret choice would leak), so
-   each legal command is tried; every draw, shuffle and reveal a move caused must come
-   out identical, or the check fails.
+   each legal command is tried; a free-form argument the prompt cannot list (a sealed
+   Tribute's hash, its salt) is tried with each value of its kind the move's own events
+   carry. Every draw, shuffle and reveal a move caused must come out identical, or the
+   check fails.
 
 Nothing here trusts the file: a tampered event, seed or salt, a missing reveal, or a deal
 given as an option (not drawn from the seed) fails with the reason.
@@ -23,8 +25,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.kernel import Event, GameRules
+from domain.kernel import Command, Event, GameRules, RuleViolation
 from domain.kernel.fairness import SEED_REVEALED, check_reveal
+from domain.kernel.prompt import Free
 from domain.kernel.table import GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN
 from service.adapters.codec import loads
 from service.adapters.memory_store import MemoryStore
@@ -169,8 +172,11 @@ def _check_batch(game: Game, batch: list[Recorded], verdict: Verdict) -> None:
     got = [r.event for r in moved]
     wanted = [_comparable(e) for e in got]
     closest: list[dict[str, Any]] = []
-    for command in game.rules.legal_commands(game.state, seat):
-        made = [e.to_json() for e in game.rules.decide(game.state, seat, command, game.table.rng(game.version))]
+    for command in _candidates(game, seat, got):
+        try:
+            made = [e.to_json() for e in game.rules.decide(game.state, seat, command, game.table.rng(game.version))]
+        except RuleViolation:
+            continue  # a free-form value the events carry that this prompt refuses
         if made == wanted:
             verdict.moves += 1
             verdict.events += len(got)
@@ -179,6 +185,35 @@ def _check_batch(game: Game, batch: list[Recorded], verdict: Verdict) -> None:
             closest = made
     raise Unfair(f"the events at {where} (seat {seat}) are not what any legal move of that seat makes with "
                  f"the revealed seed{_first_difference(closest, got)}")
+
+
+def _candidates(game: Game, seat: int, got: list[dict[str, Any]]) -> list[Command]:
+    """The seat's legal commands, and for a free-form choice (``Prompt.free``) a command with
+    each string in ``got`` (data and secrets) that its argument's kind accepts."""
+    listed = list(game.rules.legal_commands(game.state, seat))
+    asked = game.rules.prompt(game.state, seat)
+    if asked is None:
+        return listed
+    strings = sorted(set(_strings(got)))
+    for verb in game.rules.commands:
+        if verb.arg is None or not isinstance(asked.choices.get(verb.type), Free):
+            continue
+        for value in strings:
+            try:
+                listed.append(Command(verb.type, {verb.arg.name: verb.arg.kind.check(value)}))
+            except RuleViolation:
+                continue
+    return listed
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [found for item in value.values() for found in _strings(item)]
+    if isinstance(value, list):
+        return [found for item in value for found in _strings(item)]
+    return []
 
 
 def _common_prefix(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> int:

@@ -6,8 +6,14 @@ player where that player's record lives (on a Redis Cluster: the one slot of tha
 not one slot for everyone), and is checked there like the rest: a token with another
 player's id in front matches nobody. Tokens issued before they carried an id stay valid
 (``PlayerRecorder.player_by_token`` without an id). Rotation and revocation replace the stored hash with a
-compare-and-set, and every process reads it from the store on each request: a revoked
-token stops working everywhere at once. An open live stream keeps the hash of the token
+compare-and-set that also moves the store's token generation (a counter), and a revoked
+token stops working everywhere at once: a process keeps the tokens it checked (``Kept``),
+each valid at the generation it was checked at, and uses a kept token only where the
+current generation is checked with it in the same round trip: the hot reads read it with
+the game's version (``authenticate_at``), a command's append refuses to store anything if
+it moved (``as_checked``: the token is then looked up again and the command run again).
+Every other request looks its token up. On a Redis Cluster the generation is in another
+slot than the game: nothing is kept there (``EventStore.tokens_cacheable``). An open live stream keeps the hash of the token
 it was opened with (its credential); once a second the process's ``LiveHub`` reads the
 store's token generation (a counter every rotation and revocation moves) and, when it
 moved, re-checks every open stream's credential with one call (``still_current``): a
@@ -19,12 +25,25 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import threading
+import time
 import uuid
-from collections.abc import Collection
-from typing import Any
+from collections import OrderedDict
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from service.adapters.store import EventStore
+from service.adapters.store import EventStore, TokensChanged
 from service.errors import NotFound, Unauthorized
+
+T = TypeVar("T")
+
+#: tokens a process keeps checked (the least recently used go first)
+KEPT_TOKENS = 10_000
+#: a kept token is looked up again after this long, whatever the generation says
+KEPT_SECONDS = 60.0
+#: how often a command is run again after a token rotation elsewhere refused its append
+TOKEN_RETRIES = 5
 
 #: a player id as ``create`` makes them (a token's id part is only used if it looks like one)
 PLAYER_ID = re.compile(r"[0-9a-f]{16}")
@@ -44,9 +63,22 @@ def player_named_by(token: str) -> str | None:
     return named if dot and PLAYER_ID.fullmatch(named) else None
 
 
+@dataclass(frozen=True)
+class Kept:
+    """A token this process checked: its player, the token generation it was current at,
+    and when (``time.monotonic``)."""
+
+    player: dict[str, Any]
+    generation: int
+    at: float
+
+
 class Players:
-    def __init__(self, store: EventStore):
+    def __init__(self, store: EventStore, kept_tokens: int = KEPT_TOKENS):
         self.store = store
+        self._kept: OrderedDict[str, Kept] = OrderedDict()  # token hash -> Kept
+        self._kept_size = kept_tokens
+        self._lock = threading.Lock()
 
     def create(self, name: str) -> dict[str, Any]:
         """A new player and its token (shown this once)."""
@@ -56,13 +88,75 @@ class Players:
         return {"id": player_id, "name": name, "token": token}
 
     def authenticate(self, token: str | None) -> dict[str, Any] | None:
-        """The player a bearer token belongs to; None without a token."""
+        """The player a bearer token belongs to, looked up in the store; None without a token."""
         if token is None:
             return None
-        player = self.store.player_by_token(hash_token(token), player_named_by(token))
+        return self._look_up(token)[0]
+
+    def authenticate_at(self, token: str, generation: int) -> dict[str, Any]:
+        """The player of ``token``, where ``generation`` is the store's token generation just
+        read: a token kept at that generation needs no lookup."""
+        kept = self._kept_token(hash_token(token))
+        if kept is not None and kept.generation == generation:
+            return dict(kept.player)
+        return self._look_up(token)[0]
+
+    def as_checked(self, token: str, run: Callable[[dict[str, Any], int | None], T], *, fresh: bool = False) -> T:
+        """``run(player, generation)`` for the player of ``token``, kept or looked up; ``run``
+        appends with ``token_generation=generation``, which stores nothing if a token was
+        rotated or revoked since (``TokensChanged``): the token is then looked up again (401
+        if it was this one) and ``run`` called again. An answer that is not an append's is
+        not checked by one: a refusal from a kept token is given only once the token was
+        looked up again (401 first if it is no longer current), and ``fresh`` (a request
+        that may be answered from a record, as an idempotent retry is) looks it up first."""
+        kept = None if fresh else self._kept_token(hash_token(token))
+        player, generation = (dict(kept.player), kept.generation) if kept is not None else self._look_up(token)
+        for _ in range(TOKEN_RETRIES):
+            try:
+                return run(player, generation)
+            except TokensChanged:
+                player, generation = self._look_up(token)
+                kept = None
+            except Exception:
+                if kept is not None:  # refused on a kept token: 401 instead if it is no longer current
+                    self._look_up(token)
+                raise
+        raise Unauthorized("tokens keep changing; try again")
+
+    def _look_up(self, token: str) -> tuple[dict[str, Any], int | None]:
+        """The token's player from the store, and the generation it is current at (kept, on a
+        store where kept tokens can be trusted; None elsewhere)."""
+        hashed = hash_token(token)
+        cacheable = self.store.tokens_cacheable
+        if cacheable:
+            player, generation = self.store.checked_token(hashed, player_named_by(token))
+        else:  # the player's own record alone (a cluster: the generation's slot is not asked)
+            player, generation = self.store.player_by_token(hashed, player_named_by(token)), 0
         if player is None:
+            with self._lock:
+                self._kept.pop(hashed, None)
             raise Unauthorized("the bearer token is not a known player's token")
-        return player
+        if not cacheable:
+            return player, None
+        with self._lock:
+            self._kept[hashed] = Kept(dict(player), generation, time.monotonic())
+            self._kept.move_to_end(hashed)
+            while len(self._kept) > self._kept_size:
+                self._kept.popitem(last=False)
+        return player, generation
+
+    def _kept_token(self, hashed: str) -> Kept | None:
+        if not self.store.tokens_cacheable:
+            return None
+        with self._lock:
+            kept = self._kept.get(hashed)
+            if kept is None:
+                return None
+            if time.monotonic() - kept.at > KEPT_SECONDS:
+                del self._kept[hashed]
+                return None
+            self._kept.move_to_end(hashed)
+            return kept
 
     def token_generation(self) -> int:
         """Changes whenever any token is rotated or revoked (one cheap read)."""

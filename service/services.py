@@ -183,20 +183,34 @@ class GameService:
         Answers built now depend on nothing else of the game."""
         return self.loader.current_version(game_id)
 
+    def caller_and_version(self, game_id: str, token: str | None) -> tuple[dict[str, Any] | None, int]:
+        """The player of ``token`` (None without one) and the game's latest version, read
+        together: a token this process checked before costs no lookup (``Players``)."""
+        if token is None:
+            return None, self.current_version(game_id)
+        if not self.store.tokens_cacheable:
+            return self.players.authenticate(token), self.current_version(game_id)
+        version, generation = self.store.version_and_token_generation(stream_of(game_id))
+        return self.players.authenticate_at(token, generation), version
+
     def load(self, game_id: str, at: int | None = None, *, trust_cache: bool = False,
              known_version: int = 0) -> Game:
         return self.loader.load(game_id, at, trust_cache=trust_cache, known_version=known_version)
 
     # -- moves -----------------------------------------------------------------------
     def submit_command(self, game_id: str, player: Mapping[str, Any], command: Command,
-                       expected_version: int | None = None, idempotency_key: str | None = None) -> dict[str, Any]:
+                       expected_version: int | None = None, idempotency_key: str | None = None, *,
+                       token_generation: int | None = None) -> dict[str, Any]:
+        """``token_generation``: the one the caller's token was checked at; the append stores
+        nothing if a token was rotated or revoked since (``TokensChanged``, ``Players.as_checked``)."""
         request = fingerprint("command", command.to_json(), expected_version)
         return self._idempotent(game_id, player, idempotency_key, request, lambda: retry_on_conflict(
-            self._command_attempt(game_id, player, command, expected_version, idempotency_key, request)))
+            self._command_attempt(game_id, player, command, expected_version, idempotency_key, request,
+                                  token_generation)))
 
     def _command_attempt(self, game_id: str, player: Mapping[str, Any], command: Command,
                          expected_version: int | None, idempotency_key: str | None,
-                         request: str) -> Callable[[], dict[str, Any]]:
+                         request: str, token_generation: int | None) -> Callable[[], dict[str, Any]]:
         first = True
 
         def attempt() -> dict[str, Any]:
@@ -222,7 +236,7 @@ class GameService:
                 return self.appender.append_and_answer(
                     game, seat,
                     [NewEvent(e, seat, GAME_SOURCE, upcasters=game.rules.upcasters, bot=label) for e in events],
-                    player, idempotency_key, request, played)
+                    player, idempotency_key, request, played, token_generation=token_generation)
             except VersionConflict as conflict:
                 if expected_version is not None:
                     raise Conflict(f"the game moved on to version {conflict.current}",

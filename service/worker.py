@@ -1,7 +1,10 @@
 """Projections on RQ, the worker's side: the jobs and the worker that runs them.
 
-Appends enqueue the jobs (``service.rq_projections``); a job carries only a projection's
-name and catches it up from its stored checkpoint.
+With ``projection_feed`` "tail" (the default) each worker process tails the log itself
+(``tail``: blocking reads, in batches) and appends enqueue nothing; with "jobs" appends
+enqueue catch-up jobs (``service.rq_projections``). A job carries only a projection's name
+and catches it up from its stored checkpoint; RQ also runs the rebuilds, the bots' moves,
+the turn clocks' timeouts and the webhooks' deliveries.
 
 One runner per projection at a time: a job holds a Redis lock on its projection while it
 runs, renewed after every save (its TTL, ``projection_lock_ttl``, only matters when a
@@ -29,6 +32,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import redis
@@ -157,15 +161,19 @@ class ProjectionBusy(Exception):
 
 
 def locked(projections: RqProjections, runner: ProjectionRunner, name: str, ttl: float,
-           work: Callable[[Callable[[], None]], int], *, required: bool = False) -> int:
+           work: Callable[[Callable[[], None]], int], *, required: bool = False, tailing: bool = False) -> int:
     """Run ``work(heartbeat)`` holding the projection's lock (``heartbeat`` renews it), then
     ask for another catch-up if events came in meanwhile.
 
     If another runner keeps the lock, a catch-up leaves the work to it (returns 0); with
-    ``required`` (a rebuild, which must happen) ``ProjectionBusy`` is raised instead."""
+    ``required`` (a rebuild, which must happen) ``ProjectionBusy`` is raised instead.
+    ``tailing``: the caller is a tailer (``tail``), which looks again by itself: it does not
+    wait for a lock another runner holds, nor ask for another catch-up."""
     lock = projections.connection.lock(projections.lock_key(name), timeout=ttl, blocking_timeout=ttl + 1,
                                        thread_local=False)
-    if not lock.acquire():
+    if not lock.acquire(blocking=not tailing):
+        if tailing:
+            return 0
         if required:
             raise ProjectionBusy(f"projection {name} is busy in another runner; try again later")
         log.info("projection %s is busy in another runner; leaving the work to it", name)
@@ -185,9 +193,54 @@ def locked(projections: RqProjections, runner: ProjectionRunner, name: str, ttl:
             lock.release()
         except redis.exceptions.LockError:  # expired meanwhile; the compare-and-set kept the model whole
             log.warning("the lock on projection %s expired before the job released it", name)
-    if runner.lag_after_catch_up(name) > 0:  # appends that came in while the lock was held
+    if not tailing and runner.lag_after_catch_up(name) > 0:  # appends that came in while the lock was held
         projections.request(name)
     return applied
+
+
+# -- the tailer (feed "tail": appends enqueue nothing) --------------------------------------
+#: the longest a tailer's blocking read of the log waits before it looks again anyway
+TAIL_WAIT = 1.0
+#: after a catch-up, the tailer lets appends gather this long before the next one (a round
+#: costs a few commands per projection whatever it applies: under load one round then
+#: serves every append of the pause instead of one each)
+TAIL_PAUSE = 0.2
+
+
+def tail(config: Config, stop: threading.Event | None = None) -> None:
+    """Keep every projection current by tailing the log: catch each up (under its lock, in
+    batches of ``projection_batch`` events, saved every ``projection_save_every``), then
+    block on the log until something is appended past the heads read before that catch-up
+    (so an append that lands during the catch-up wakes the next one at once), and again,
+    letting ``TAIL_PAUSE`` pass between rounds so that they come in batches.
+
+    One tailer per worker process; with several workers the one holding a projection's lock
+    does the work and the others skip it (they look again at the next append, or within
+    ``TAIL_WAIT``, so a worker killed with the lock is relieved once its TTL is over). The
+    checkpoints are the store's, so a restarted worker goes on where the model is, and the
+    lag sweep stays the safety net (it asks for catch-up jobs, which RQ runs as before)."""
+    delay = RECONNECT_FIRST
+    while stop is None or not stop.is_set():
+        try:
+            rt = runtime(config)
+            heads = rt.runner.heads()
+            for name in rt.runner.names:
+                locked(rt.projections, rt.runner, name, config.projection_lock_ttl,
+                       partial(_catch_up_tailing, rt.runner, name), tailing=True)
+            time.sleep(TAIL_PAUSE)
+            rt.runner.store.wait_for_log(heads, TAIL_WAIT)
+            delay = RECONNECT_FIRST
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+            log.warning("projection tailer: Redis unavailable (%s); looking again in %.0f s", exc, delay)
+            time.sleep(delay)
+            delay = min(delay * 2, RECONNECT_MAX)
+        except Exception:  # never let the feed die: the next round starts from the stored checkpoints
+            log.exception("projection tailer failed; looking again in 1 s")
+            time.sleep(1)
+
+
+def _catch_up_tailing(runner: ProjectionRunner, name: str, heartbeat: Callable[[], None]) -> int:
+    return runner.catch_up(name, heartbeat=heartbeat)
 
 
 def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = True) -> None:
@@ -205,6 +258,8 @@ def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = Tr
     delay = RECONNECT_FIRST
     if not burst:
         threading.Thread(target=_sweep, args=(config,), name="lag-sweep", daemon=True).start()
+        if config.projection_feed == "tail":
+            threading.Thread(target=tail, args=(config,), name="projection-tailer", daemon=True).start()
     while True:
         try:
             rt = runtime(config)

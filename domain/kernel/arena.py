@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.kernel.bots import Bot, Clock, Seen
+from domain.kernel.bots import Bot, Clock, Seen, offered
 from domain.kernel.events import Event, redact
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameRules, Outcome, fold
@@ -26,10 +26,11 @@ class Match:
     seconds: list[list[float]] = field(default_factory=list)
 
 
-def seen(rules: GameRules[Any, Any], state: Any, events: Sequence[Event], seat: int) -> Seen:
-    """What ``seat`` is shown of a game: built with ``redact`` like any reader's."""
-    return Seen(seat, rules.view(state, seat), [redact(event, seat) for event in events],
-                rules.legal_commands(state, seat))
+def seen(rules: GameRules[Any, Any], state: Any, events: Sequence[Event], seat: int, key: str = "") -> Seen:
+    """What ``seat`` is shown of a game: built with ``redact`` like any reader's (``key``:
+    the seat's own secret, for a free-form choice such as a seal, ``offered``)."""
+    view, shown = rules.view(state, seat), [redact(event, seat) for event in events]
+    return Seen(seat, view, shown, offered(rules, view, shown, seat, rules.legal_commands(state, seat), key))
 
 
 def play_match(rules: GameRules[Any, Any], seats: int, bots: Sequence[Bot], seed: int | str,
@@ -46,7 +47,9 @@ def play_match(rules: GameRules[Any, Any], seats: int, bots: Sequence[Bot], seed
     match = Match(None, 0, [[] for _ in range(seats)])
     while rules.outcome(state) is None and match.decisions < limit:
         seat = order.choice(rules.to_move(state))
-        shown = Seen(seat, rules.view(state, seat), records[seat], rules.legal_commands(state, seat))
+        view = rules.view(state, seat)
+        shown = Seen(seat, view, records[seat], offered(rules, view, records[seat], seat,
+                                                        rules.legal_commands(state, seat), f"key:{seed}:{seat}"))
         started = clock() if clock else 0.0
         command = bots[seat](rules, shown, minds[seat], clock)
         if clock:

@@ -72,6 +72,15 @@ class Searchable(GameRules[Any, Any], Protocol):
 Bot = Callable[[GameRules[Any, Any], Seen, random.Random, Clock | None], Command]
 
 
+def offered(rules: GameRules[Any, Any], view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int,
+            listed: Sequence[Command], key: str) -> list[Command]:
+    """The commands a bot chooses from: the listed ones, and for a free-form prompt (a hash
+    it must compute: a Dynasties seal) the ones the game makes from what the seat has seen
+    and ``key``, the seat's own secret, never shown to another seat (``free_commands``)."""
+    make = getattr(rules, "free_commands", None)
+    return [*listed, *make(view, events, seat, key)] if make is not None else list(listed)
+
+
 @dataclass(frozen=True)
 class BotKind:
     """A kind of bot, its named levels and which one is the default."""

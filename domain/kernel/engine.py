@@ -20,7 +20,7 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar, cast
 from domain.kernel.commands import Command
 from domain.kernel.errors import InvalidOptions, RuleViolation
 from domain.kernel.events import Event
-from domain.kernel.prompt import Prompt, Verb, short
+from domain.kernel.prompt import Prompt, Verb, short, verb_table
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameOptions
 from domain.kernel.steps import (
@@ -68,6 +68,13 @@ class StepRules(Generic[S]):
     steps: dict[str, Step[S]]
     #: the schema history of the game's own events (its namespace); none by default
     upcasters: Upcasters = NO_HISTORY
+    #: ``verbs`` by command type, with their position, made once with the class (``verb_table``)
+    _verb_of: Mapping[str, tuple[int, Verb]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "verbs" in vars(cls):
+            cls._verb_of = verb_table(cls.verbs)
 
     @property
     def default_seats(self) -> int:
@@ -127,11 +134,16 @@ class StepRules(Generic[S]):
         """The flow handlers receive; a game may return a subclass of ``Flow``."""
         return Flow(state, self.evolve, rng, self.frames)
 
-    def current(self, state: S) -> tuple[Frame, Step[S]] | None:
+    def top(self, state: S) -> Frame | None:
+        """The frame being played (the top of ``frames``), or None; a game that derives its
+        frames may override this to skip building the whole stack."""
         frames = self.frames(state)
-        if not frames:
+        return frames[-1] if frames else None
+
+    def current(self, state: S) -> tuple[Frame, Step[S]] | None:
+        top = self.top(state)
+        if top is None:
             return None
-        top = frames[-1]
         return top, self.steps[top.step]
 
     def prompt(self, state: S, seat: int) -> Prompt | None:
@@ -158,10 +170,14 @@ class StepRules(Generic[S]):
         return step.asked(state, frame, self.seat_count(state))
 
     def legal_commands(self, state: S, seat: int) -> list[Command]:
-        if not self._is_seat(state, seat):
+        if not self._is_seat(state, seat) or self.is_over(state):
             return []
-        asked = self.prompt(state, seat)
-        return asked.commands(self.verbs) if asked is not None else []
+        found = self.current(state)
+        if found is None:
+            return []
+        frame, step = found
+        asked = step.prompt(state, frame, seat)  # a prompt offering nothing lists nothing
+        return asked.commands(self._verb_of) if asked is not None else []
 
     def decide(self, state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
         return self.play(self.copy(state), seat, command, rng).events
@@ -178,13 +194,14 @@ class StepRules(Generic[S]):
             raise RuleViolation("the game is over")
         verb = self._verb(command)
         value = verb.parse(command)
-        asked = self.prompt(state, seat)
-        if asked is None or not asked.allows(verb.type):
-            raise RuleViolation(self._refusal(state, seat, verb, asked))
-        asked.check(verb.type, value)
         found = self.current(state)
-        assert found is not None, "a seat is asked, so some step is current"
+        if found is None:
+            raise RuleViolation(self._refusal(state, seat, verb, None))
         frame, step = found
+        asked = step.prompt(state, frame, seat)  # built once, and only the verb sent is worked out
+        if asked is None or not asked.allows(verb.type):
+            raise RuleViolation(self._refusal(state, seat, verb, asked if asked else None))
+        asked.check(verb.type, value)
         handler = step.handler(verb.type)
         assert handler is not None, f"step {step.name!r} offers {verb.type} but has no handler for it"
         flow = self.begin(state, rng)
@@ -196,20 +213,24 @@ class StepRules(Generic[S]):
         return Played(events, flow.state)
 
     def run_until_input(self, flow: Flow[S]) -> None:
-        """Automatic steps, until some seat must answer or the game is over."""
+        """Automatic steps, until some seat must answer or the game is over (locals a step
+        deferred are then recorded, unless the game is over: ``Flow.settle``)."""
         seats = self.seat_count(flow.state)
         for _ in range(RUNAWAY_LIMIT):
             state = flow.state
             if self.is_over(state):
-                return
+                break
             found = self.current(state)
             if found is None:
-                return
+                break
             frame, step = found
             if step.awaits(state, frame, seats):
-                return
+                break
             step.advance(flow, frame)
-        raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
+        else:
+            raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
+        if flow.deferring and not self.is_over(flow.state):  # once over, nothing resumes a step
+            flow.settle()
 
     # -- helpers -----------------------------------------------------------------------------
     def _is_seat(self, state: S, seat: object) -> bool:
@@ -217,9 +238,9 @@ class StepRules(Generic[S]):
 
     def _verb(self, command: object) -> Verb:
         kind = getattr(command, "type", None)
-        for verb in self.verbs:
-            if verb.type == kind:
-                return verb
+        found = self._verb_of.get(kind) if isinstance(kind, str) else None
+        if found is not None:
+            return found[1]
         raise RuleViolation(f"unknown command {short(kind)}; {self.title} knows "
                             f"{', '.join(verb.type for verb in self.verbs)}")
 

@@ -3,14 +3,16 @@
 A game declares its **verbs** once (``Verb``: the command type, its argument and the
 argument's ``Kind``). At any moment each seat has at most one ``Prompt``: readable text
 and, per verb, which argument values are allowed (nothing, one of a set, a subset of a set
-of size min..max, an integer in a range). The kernel derives ``to_move`` and
+of size min..max, an integer in a range, or any value of the argument's kind: a free-form
+argument such as a hash, strictly checked by its kind's ``pattern``). The kernel derives ``to_move`` and
 ``legal_commands`` from the prompts and checks a command against them before any game
 handler runs, so the legality of each command is written once, in the prompt.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, cast
@@ -32,6 +34,10 @@ def _a(noun: str) -> str:
 
 
 def _as_string(kind: Kind, raw: object) -> str:
+    if kind.pattern is not None:
+        if not isinstance(raw, str) or re.fullmatch(kind.pattern, raw) is None:
+            raise RuleViolation(f"{_a(kind.name)} must be {kind.description}, not {short(raw)}")
+        return raw
     if not isinstance(raw, str) or not 1 <= len(raw) <= 64:
         raise RuleViolation(f"{_a(kind.name)} must be {_a(kind.name)} id, not {short(raw)}")
     return raw
@@ -48,13 +54,17 @@ class Kind:
     """What an argument is: a card, a region, a seat, an amount... and its JSON type.
 
     ``parse`` turns one raw JSON value into the game's value or raises ``RuleViolation``
-    with a readable reason; a game may give its own (card ids of its deck).
+    with a readable reason; a game may give its own (card ids of its deck). ``pattern``
+    (a string kind only) is a regular expression the whole value must match: the strict
+    shape of a free-form value (a hash: ``[0-9a-f]{64}``), which a prompt offers with
+    ``Prompt.free`` rather than as a list.
     """
 
     name: str
     json_type: str  # "string" or "integer"
     description: str
     parse: Callable[[Kind, object], Any] | None = None
+    pattern: str | None = None
 
     def check(self, raw: object) -> Any:
         if self.parse is not None:
@@ -62,7 +72,8 @@ class Kind:
         return _as_integer(self, raw) if self.json_type == "integer" else _as_string(self, raw)
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.name, "type": self.json_type, "description": self.description}
+        shape = {"kind": self.name, "type": self.json_type, "description": self.description}
+        return shape if self.pattern is None else {**shape, "pattern": self.pattern}
 
 
 CARD = Kind("card", "string", "a card id")
@@ -136,6 +147,11 @@ class Verb:
         if len(set(values)) != len(values):
             raise RuleViolation(f"a {arg.kind.name} is listed more than once")
         return values
+
+
+def verb_table(verbs: Sequence[Verb]) -> dict[str, tuple[int, Verb]]:
+    """``{type: (position, verb)}`` for a game's verbs, as ``Prompt.commands`` takes them."""
+    return {verb.type: (position, verb) for position, verb in enumerate(verbs)}
 
 
 def verb_type(verb: str | Verb) -> str:
@@ -260,14 +276,45 @@ class Between(Allowed):
         return {"allows": "between", "min": self.low, "max": self.high}
 
 
+@dataclass(frozen=True)
+class Free(Allowed):
+    """Any value of the verb's argument kind (its ``parse``/``pattern`` already checked the
+    shape) that passes ``test``: a free-form argument, such as a hash a client computes.
+    Nothing can be listed, so ``legal_commands`` lists no command for it; ``to_json`` says
+    what the value must be instead."""
+
+    kind: Kind
+    test: Callable[[Any], bool] | None = None
+    why: Why = None
+
+    def check(self, value: Any, text: str) -> None:
+        if self.test is not None and not self.test(value):
+            raise RuleViolation(_reason(self.why, value, f"{short(value)} is not accepted here", text))
+
+    def values(self) -> Iterable[Any]:
+        return ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"allows": "free", **self.kind.to_json()}
+
+
 #: a choice's options, or a function giving them: the function runs only when that verb is
 #: read (checking a command of another verb never computes it)
 Options = Iterable[Any] | Callable[[], Iterable[Any]]
 
 
-def _later(options: Callable[[], Iterable[Any]], make: Callable[[tuple[Any, ...]], Allowed | None]
-           ) -> Callable[[], Allowed | None]:
-    return lambda: make(tuple(options()))
+class _Later:
+    """A ``one_of`` whose options are a function, run when the verb is first read."""
+
+    __slots__ = ("options", "why")
+
+    def __init__(self, options: Callable[[], Iterable[Any]], why: Why):
+        self.options = options
+        self.why = why
+
+    def __call__(self) -> Allowed | None:
+        found = tuple(self.options())
+        return OneOf(found, self.why) if found else None
 
 
 class Prompt:
@@ -287,12 +334,12 @@ class Prompt:
         self.seat = seat
         self.text = text
         #: per verb, what it allows, or a function giving that (None: not offered after all)
-        self._entries: dict[str, Allowed | Callable[[], Allowed | None]] = dict(choices or {})
+        self._entries: dict[str, Allowed | _Later] = dict(choices) if choices else {}
 
     def _resolved(self, verb: str) -> Allowed | None:
         entry = self._entries.get(verb)
-        if entry is None or isinstance(entry, Allowed):
-            return entry
+        if entry is None or type(entry) is not _Later:
+            return cast(Allowed | None, entry)
         made = entry()
         if made is None:
             del self._entries[verb]
@@ -316,7 +363,7 @@ class Prompt:
 
     def one_of(self, verb: str | Verb, options: Options, why: Why = None) -> Prompt:
         if callable(options):
-            self._entries[verb_type(verb)] = _later(options, lambda found: OneOf(found, why) if found else None)
+            self._entries[verb.type if isinstance(verb, Verb) else verb] = _Later(options, why)
             return self
         options = tuple(options)
         return self._with(verb, OneOf(options, why)) if options else self
@@ -331,9 +378,15 @@ class Prompt:
     def between(self, verb: str | Verb, low: int, high: int, why: Why = None) -> Prompt:
         return self._with(verb, Between(low, high, why)) if low <= high else self
 
+    def free(self, verb: Verb, test: Callable[[Any], bool] | None = None, why: Why = None) -> Prompt:
+        """Any value of ``verb``'s argument kind that passes ``test`` (``why``: the reason
+        for one that does not)."""
+        assert verb.arg is not None and not verb.arg.many, f"{verb.type} takes one free-form argument"
+        return self._with(verb, Free(verb.arg.kind, test, why))
+
     def __bool__(self) -> bool:
         """Does it offer anything? (a choice already known answers without computing the rest)"""
-        if any(isinstance(entry, Allowed) for entry in self._entries.values()):
+        if any(type(entry) is not _Later for entry in self._entries.values()):
             return True
         return any(self._resolved(verb) is not None for verb in list(self._entries))
 
@@ -356,19 +409,30 @@ class Prompt:
         assert allowed is not None, f"{verb} is not offered: ask ``allows`` first"
         allowed.check(value, self.text)
 
-    def commands(self, verbs: Sequence[Verb]) -> list[Command]:
-        """Every command this prompt allows, in the order the game declared its verbs."""
+    def commands(self, verbs: Sequence[Verb] | Mapping[str, tuple[int, Verb]]) -> list[Command]:
+        """Every command this prompt allows, in the order the game declared its verbs (given
+        in that order, or as ``{type: (position, verb)}``: ``verb_table``, which spares
+        looking at every verb the game has for the few a prompt offers). A ``free`` choice lists
+        none: its value is the client's to compute."""
         out: list[Command] = []
         choices = self.choices
-        for verb in verbs:
+        if not choices:
+            return out
+        if isinstance(verbs, Mapping):
+            offered = sorted(verbs[kind] for kind in choices if kind in verbs)
+            ordered: Iterable[Verb] = [verb for _, verb in offered]
+        else:
+            ordered = verbs
+        for verb in ordered:
             allowed = choices.get(verb.type)
             if allowed is None:
                 continue
+            kind = verb.type
             if verb.arg is None:
-                out.append(_command(verb.type, {}))
+                out.append(_command(kind, {}))
             else:
                 name = verb.arg.name
-                out.extend(_command(verb.type, {name: value}) for value in allowed.values())
+                out.extend([_command(kind, {name: value}) for value in allowed.values()])
         return out
 
     def to_json(self) -> dict[str, Any]:

@@ -235,7 +235,9 @@ class GameRules(Protocol[S, Opts]):
         """The question put to ``seat`` now, or None when nothing is asked of it."""
 
     def legal_commands(self, state: S, seat: int) -> list[Command]:
-        """Exactly the commands ``decide`` would accept from ``seat`` now."""
+        """Exactly the commands ``decide`` would accept from ``seat`` now, except a free-form
+        choice (``Prompt.free``: a hash the client computes), which ``prompt`` describes and
+        nothing can list."""
 
     def to_move(self, state: S) -> list[int]:
         """Seats the game is waiting for (empty once over)."""

@@ -153,15 +153,21 @@ class Step(Generic[S]):
         A prompt that offers nothing (every choice left out, as ``one_of`` does with an
         empty set) asks nobody, as ``StepRules.prompt`` says."""
         if frame.seat is not None:
-            return [frame.seat] if self.always_asks or self.prompt(state, frame, frame.seat) else []
+            return [frame.seat] if self.asks(state, frame) else []
         return [seat for seat in range(seats) if self.prompt(state, frame, seat)]
 
     def awaits(self, state: S, frame: Frame, seats: int) -> bool:
         """Does some seat owe an answer now? If not, ``advance`` runs. By default: is some
         seat ``asked``."""
         if frame.seat is not None:
-            return self.always_asks or bool(self.prompt(state, frame, frame.seat))
+            return self.asks(state, frame)
         return any(self.prompt(state, frame, seat) for seat in range(seats))
+
+    def asks(self, state: S, frame: Frame) -> bool:
+        """Does the owner of a seat's frame have a prompt now (``asked`` and ``awaits`` ask
+        this)? By default its prompt is built; a step that can tell more cheaply overrides
+        this, and must agree with its prompt (the random-play tests check they do)."""
+        return self.always_asks or bool(self.prompt(state, frame, frame.owner_seat))
 
     def advance(self, flow: Flow[S], frame: Frame) -> None:
         """The automatic work done when nobody is asked anything."""
@@ -207,6 +213,8 @@ class Flow(Generic[S]):
         self.rng = rng
         self._evolve = evolve
         self._frames = frames
+        #: locals the current step will record only if needed (``update_later``): (depth, values)
+        self._later: tuple[int, dict[str, Any]] | None = None
 
     def emit(self, event: Event) -> None:
         if len(self.events) >= RUNAWAY_LIMIT:
@@ -222,10 +230,14 @@ class Flow(Generic[S]):
 
     def call(self, step: str, seat: int | None = None, **values: Any) -> None:
         """Start ``step`` on top of the current one; it returns here when it ends."""
+        if self._later is not None:
+            self.settle()
         self.emit(step_entered(step, seat, values))
 
     def end(self) -> None:
         """The current step is done: play returns to the step that called it."""
+        if self._later is not None and self._later[0] == self._depth():
+            self._later = None  # what it would have recorded goes with it
         self.emit(step_left(self.frame.step))
 
     def goto(self, step: str, seat: int | None = None, **values: Any) -> None:
@@ -235,4 +247,43 @@ class Flow(Generic[S]):
 
     def update(self, **values: Any) -> None:
         """Change some locals of the current step."""
+        later = self._later
+        if later is not None:
+            self._later = None
+            assert later[0] == self._depth(), "only the step that deferred its locals is current"
+            values = {**later[1], **values}
         self.emit(step_updated(self.frame.step, values))
+
+    def update_later(self, **values: Any) -> None:
+        """Change some locals of the current step, recorded only when they can matter: before
+        a step is called on top of it (which returns to it and reads them), merged into its
+        next ``update``, or by ``settle``; forgotten if the step ends first. A procedure
+        moving on through its stages says so this way, so stages that call nothing cost no
+        event (a later ``update_later`` replaces an unrecorded one)."""
+        assert self._frames is not None, "this game keeps no frame stack"
+        self._later = (len(self._frames(self.state)), values)
+
+    @property
+    def deferring(self) -> bool:
+        """Are locals of ``update_later`` still unrecorded (nothing has needed them yet)?"""
+        return self._later is not None
+
+    def settle(self) -> None:
+        """Record the locals ``update_later`` left unrecorded, if any (the kernel does this
+        before it hands back the state of a game that goes on, so no step resumes without
+        them)."""
+        later = self._later
+        if later is None:
+            return
+        self._later = None
+        depth, values = later
+        frames = self._frames_now()
+        assert len(frames) == depth, "only the step that deferred its locals is current"
+        self.emit(step_updated(frames[-1].step, values))
+
+    def _frames_now(self) -> list[Frame]:
+        assert self._frames is not None, "this game keeps no frame stack"
+        return self._frames(self.state)
+
+    def _depth(self) -> int:
+        return len(self._frames_now())

@@ -27,6 +27,7 @@ from service.adapters.store import (
     SharedStateRecorder,
     SnapshotRecorder,
     StreamRecorder,
+    TokensChanged,
     VersionConflict,
 )
 
@@ -60,9 +61,12 @@ class MemoryStreamRecorder(MemoryRecorder, StreamRecorder):
     """Streams as lists of ``Recorded``; an append also extends the (single-partition) log."""
 
     def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
-               idempotency: tuple[str, dict[str, Any]] | None = None, head: str = "") -> int:
+               idempotency: tuple[str, dict[str, Any]] | None = None, head: str = "",
+               token_generation: int | None = None) -> int:
         data = self._data
         with data.lock:
+            if token_generation is not None and token_generation != data.token_generation:
+                raise TokensChanged(data.token_generation)
             if idempotency and (stream, idempotency[0]) in data.idempotency:
                 raise DuplicateRequest(idempotency[0], _copy(data.idempotency[(stream, idempotency[0])]))
             records = data.streams.setdefault(stream, [])

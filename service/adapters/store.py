@@ -37,6 +37,7 @@ atomic step, so the stream and log recorders of a backend always share their dat
 
 from __future__ import annotations
 
+import time
 import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
@@ -61,6 +62,15 @@ class DuplicateRequest(Exception):
         super().__init__(f"idempotency key {key} was already used")
         self.key = key
         self.record = record
+
+
+class TokensChanged(Exception):
+    """A token was rotated or revoked since the caller checked its own (the token
+    generation is ``current`` now): nothing was appended; check the token again."""
+
+    def __init__(self, current: int):
+        super().__init__(f"the token generation moved on to {current}")
+        self.current = current
 
 
 class CheckpointMoved(Exception):
@@ -100,6 +110,7 @@ class StreamRecorder(ABC):
         events: Sequence[dict[str, Any]],
         idempotency: tuple[str, dict[str, Any]] | None = None,
         head: str = "",
+        token_generation: int | None = None,
     ) -> int:
         """Append ``events`` as versions ``expected_version + 1 ...`` and return the new version.
 
@@ -110,6 +121,9 @@ class StreamRecorder(ABC):
         (``service.adapters.codec.digest``) of the event the appender decided on at
         ``expected_version``; if the stream holds another event there (the store went back
         in time and on again), ``VersionConflict`` too, its ``current`` = ``expected_version``.
+        ``token_generation``: the ``PlayerRecorder.token_generation`` the caller's token was
+        checked at; if a token was rotated or revoked since, ``TokensChanged`` (checked
+        first, with the rest: in the append's one round trip where the store allows it).
         """
 
     @abstractmethod
@@ -149,6 +163,17 @@ class LogRecorder(ABC):
         """Every partition's newest position (stores with many partitions answer in one round trip)."""
         return {p: self.log_head(p) for p in range(self.partitions)}
 
+
+    def wait_for_log(self, after: dict[int, int], timeout: float) -> None:
+        """Return once some partition holds an entry past ``after`` (partition -> position),
+        or after about ``timeout`` seconds. Backends that can block on the log do (Redis:
+        one blocking read); this one looks at the heads every few milliseconds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            heads = self.log_heads()
+            if any(head > after.get(p, 0) for p, head in heads.items()):
+                return
+            time.sleep(min(0.02, max(0.0, deadline - time.monotonic())))
 
 class ProjectionRecorder(ABC):
     """Read models stored per row (tables of JSON rows, ordered indexes of keys) with the
@@ -237,6 +262,12 @@ class PlayerRecorder(ABC):
         on every process of a deployment: open live streams re-check their credentials only
         when it moved (one cheap read a second instead of a lookup per stream)."""
 
+    def checked_token(self, token_hash: str, player_id: str | None = None) -> tuple[dict[str, Any] | None, int]:
+        """``player_by_token`` and a token generation read before it (so the answer holds
+        at least until the generation moves on): one round trip where the store allows it."""
+        generation = self.token_generation()
+        return self.player_by_token(token_hash, player_id), generation
+
     def current_tokens(self, credentials: Collection[tuple[str, str]]) -> set[tuple[str, str]]:
         """Those of ``credentials`` (player id, token hash) whose hash is still that player's
         current token (open live streams re-check theirs with one call for all). Backends
@@ -272,6 +303,18 @@ class ReadModelStore(LogRecorder, ProjectionRecorder, ABC):
 
 class EventStore(StreamRecorder, ReadModelStore, SnapshotRecorder, PlayerRecorder, SharedStateRecorder, ABC):
     """Every capability over one backend, and the backend's connections."""
+
+    def version_and_token_generation(self, stream: str) -> tuple[int, int]:
+        """``version(stream)`` and ``token_generation()`` together (a request checks its
+        cached token and reads the game's version in one round trip where the store allows it)."""
+        return self.version(stream), self.token_generation()
+
+    @property
+    def tokens_cacheable(self) -> bool:
+        """May a process keep tokens it checked, valid while ``token_generation`` stays (read
+        with the game's version, and checked by ``append``)? Not on a Redis Cluster, where the
+        generation is in another slot than the game: there every request checks its token."""
+        return True
 
     def ping(self) -> None:
         """Raise if the store does not answer (a cheap read, bounded in time)."""

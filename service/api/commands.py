@@ -25,7 +25,12 @@ def _value_field(arg: Arg, required: bool = False) -> fields.Field:
     metadata = {"description": arg.kind.description, "x-kind": arg.kind.name}
     if arg.kind.json_type == "integer":
         return fields.Integer(strict=True, validate=NUMBER_RANGE, metadata=metadata, required=required)
-    return fields.String(validate=TEXT_LENGTH, metadata=metadata, required=required)
+    pattern = arg.kind.pattern
+    if pattern is None:
+        return fields.String(validate=TEXT_LENGTH, metadata=metadata, required=required)
+    # a free-form value (a hash): its strict shape is in the contract, and the rules check it again
+    shape = validate.Regexp(f"^(?:{pattern})$", error=f"must be {arg.kind.description}")
+    return fields.String(validate=[TEXT_LENGTH, shape], metadata=metadata, required=required)
 
 
 def arg_field(arg: Arg) -> fields.Field:

@@ -48,7 +48,11 @@ def _versioned_tag(game_id: str, *parts) -> tuple[str | None, int]:
     answer say so). The version lets the answer use this process's cached game, when it is
     that new, without reading the store again."""
     version = service().current_version(game_id)
-    return (etag(game_id, version, *parts) if version else None), version
+    return _tag(game_id, version, *parts), version
+
+
+def _tag(game_id: str, version: int, *parts) -> str | None:
+    return etag(game_id, version, *parts) if version else None
 
 
 @players.route("", methods=["POST"])
@@ -160,8 +164,8 @@ def join_game(body, game_id):
 def get_state(game_id):
     """The game as the caller's seat sees it (the spectator view without a token); `at` travels back."""
     at = query(STATE_QUERY).get("at")
-    player = current_player()
-    tag, version = _versioned_tag(game_id, "state", player_id(player), at)
+    player, version = service().caller_and_version(game_id, bearer_token())
+    tag = _tag(game_id, version, "state", player_id(player), at)
     return answer(tag, lambda: json_answer(service().state(game_id, player, at, version), 200), PRIVATE)
 
 
@@ -173,8 +177,8 @@ def get_state(game_id):
 @_errors(401, 403, 404, 409)
 def get_legal_commands(game_id):
     """Every command the caller's seat may post now; each is accepted verbatim."""
-    player = current_player(required=True)
-    tag, version = _versioned_tag(game_id, "legal-commands", player_id(player))
+    player, version = service().caller_and_version(game_id, bearer_token(required=True))
+    tag = _tag(game_id, version, "legal-commands", player_id(player))
     return answer(tag, lambda: json_answer(service().legal_commands(game_id, player, version), 200), PRIVATE)
 
 
@@ -185,9 +189,16 @@ def get_legal_commands(game_id):
 @_errors(401, 403, 404, 409, 422)
 def post_command(game_id):
     """Play a move. 422: the rules refuse it (the reason is in `detail`); 409: the game moved on."""
-    player = current_player(required=True)
-    command, expected = parse_command(request.get_json(silent=True), current_app.extensions["command_schemas"])
-    return json_answer(service().submit_command(game_id, player, command, expected, idempotency_key()), 201)
+    games = service()
+
+    def submit(player, generation):
+        command, expected = parse_command(request.get_json(silent=True), current_app.extensions["command_schemas"])
+        return games.submit_command(game_id, player, command, expected, idempotency_key(),
+                                    token_generation=generation)
+
+    # a retry with an Idempotency-Key may be answered from its record, with no append to check the token
+    return json_answer(games.players.as_checked(bearer_token(required=True), submit,
+                                                fresh=request.headers.get("Idempotency-Key") is not None), 201)
 
 
 @games.route("/<game_id:game_id>/undo", methods=["POST"])

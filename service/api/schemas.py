@@ -276,12 +276,19 @@ class StateSchema(Schema):
 class PromptChoiceSchema(Schema):
     """What one command type allows now."""
 
-    allows = fields.String(required=True, validate=validate.OneOf(["nothing", "one_of", "subset_of", "between"]),
+    allows = fields.String(required=True, validate=validate.OneOf(["nothing", "one_of", "subset_of", "between", "free"]),
                            metadata={"description": "nothing: no argument; one_of: one of `options`; subset_of: "
-                                                    "`min` to `max` of `options`; between: a number in `min..max`"})
+                                                    "`min` to `max` of `options`; between: a number in `min..max`; "
+                                                    "free: any value of the argument's `kind` matching `pattern` "
+                                                    "(computed by the client, such as a hash: none is listed in "
+                                                    "`commands`)"})
     options = fields.List(fields.Raw(), metadata={"description": "for one_of and subset_of"})
     min = fields.Integer()
     max = fields.Integer()
+    kind = fields.String(metadata={"description": "for free: the argument's kind (hash, salt...)"})
+    type = fields.String(metadata={"description": "for free: the argument's JSON type"})
+    description = fields.String(metadata={"description": "for free: what the value must be, in words"})
+    pattern = fields.String(metadata={"description": "for free: a regular expression the whole value matches"})
 
 
 class PromptSchema(Schema):

@@ -55,6 +55,8 @@ def check_bots_acted_and_said_so(played: dict, bots: list[dict[str, Any]]) -> No
     ("dynasties", 3, [{"kind": "greedy"}, {"kind": "mcts", "level": "easy"}], {"starting_gold": 10}),
     ("dynasties", 6, [{"kind": "random"}, {"kind": "greedy"}, {"kind": "mcts", "level": "easy"},
                       {"kind": "random", "seat": 0}, {"kind": "greedy"}], {"starting_gold": 8}),
+    ("dynasties", 3, [{"kind": "random"}, {"kind": "mcts", "level": "easy"}],
+     {"starting_gold": 10, "commit_reveal_tributes": True}),  # bots seal and reveal their Tributes (R17a)
     ("pax_pamir", 2, [{"kind": "greedy"}], {}),
     ("pax_pamir", 3, [{"kind": "random"}, {"kind": "mcts", "level": "easy"}], {}),
 ])

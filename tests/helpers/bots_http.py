@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
+import secrets
 import time
 from collections.abc import Callable
 from typing import Any
@@ -25,12 +27,21 @@ def play_against_bots(server: Any, kind: str, seats: int, bots: list[dict[str, A
     joined = client.post(f"{server.url}/games/{game_id}/join", json={})
     assert joined.status_code == 200, joined.text
     deadline = time.monotonic() + timeout
+    salt = ""  # the person's salt of a sealed Tribute (R17a), kept until its reveal
     while True:
         assert time.monotonic() < deadline, "the game did not end in time"
         summary = client.get(f"{server.url}/games/{game_id}").json()
         if summary["status"] == "finished":
             break
         legal = client.get(f"{server.url}/games/{game_id}/legal-commands").json()
+        choices = (legal["prompt"] or {}).get("choices", {})
+        if "CommitTribute" in choices:  # a free choice: the person computes its seal (R17a)
+            salt = secrets.token_hex(16)
+            card = rng.choice(client.get(f"{server.url}/games/{game_id}/state").json()["view"]["hand"])
+            legal["commands"] = [{"type": "CommitTribute",
+                                  "args": {"hash": hashlib.sha256(bytes.fromhex(salt) + card.encode()).hexdigest()}}]
+        elif "RevealTribute" in choices:
+            legal["commands"] = [{"type": "RevealTribute", "args": {"salt": salt}}]
         if not legal["commands"]:
             if waiting is not None:
                 waiting(summary)

@@ -1,8 +1,9 @@
 """Projections on Redis kept by a real RQ worker process (``python -m service worker``).
 
-Games are played through the service in RQ mode (each append enqueues catch-up jobs);
-a worker process drains them and the read models converge on the model a clean rebuild
-gives. A worker killed with SIGKILL in the middle of a rebuild leaves a model that the
+Games are played through the service in RQ mode; a worker process keeps the read models,
+tailing the log (feed "tail", the default: an append enqueues nothing) or running the
+catch-up jobs each append enqueues (feed "jobs"), and they converge on the model a clean
+rebuild gives. A worker killed with SIGKILL in the middle of a rebuild leaves a model that the
 next worker finishes, and the result is again exactly that of a clean rebuild.
 """
 
@@ -35,16 +36,19 @@ REGISTRY = {"dynasties": DYNASTIES}
 
 
 @pytest.fixture
-def deployment(redis_url, tmp_path):
+def deployment(redis_url, tmp_path, request):
+    """The service, its config and ``start_worker``; the feed is ``request.param`` (indirect
+    parametrization), "tail" by default."""
     url, namespace = redis_url
+    feed = getattr(request, "param", "tail")
     config = Config(store_url=url, projections="rq", redis_prefix=namespace, queue_name=f"{namespace}-projections",
-                    projection_lock_ttl=2)
+                    projection_lock_ttl=2, projection_feed=feed)
     service = build_service(config, REGISTRY)
     workers: list[subprocess.Popen] = []
 
     def start_worker(*extra: str, **env: str) -> subprocess.Popen:
         environment = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_REDIS_PREFIX": namespace,
-                       "GAMES_PROJECTION_LOCK_TTL": "2", **env}
+                       "GAMES_PROJECTION_LOCK_TTL": "2", "GAMES_PROJECTION_FEED": feed, **env}
         with open(tmp_path / f"worker-{len(workers)}.log", "wb") as log:  # the child keeps its own copy
             process = subprocess.Popen(
                 [sys.executable, "-m", "service", "worker", "--store", url, "--queue", config.queue_name, *extra],
@@ -80,6 +84,7 @@ def stop(process: subprocess.Popen) -> None:
     process.wait(timeout=15)
 
 
+@pytest.mark.parametrize("deployment", ["tail", "jobs"], indirect=True)
 def test_projections_converge_while_games_are_played_with_a_worker_running(deployment):
     service, _, start_worker = deployment
     start_worker()
@@ -97,6 +102,7 @@ def test_projections_converge_while_games_are_played_with_a_worker_running(deplo
     assert sum(s["partition"] >= 0 and s["head"] > 0 for s in runner.status("lobby")["partitions"]) > 1
 
 
+@pytest.mark.parametrize("deployment", ["jobs"], indirect=True)
 def test_appends_leave_at_most_one_waiting_job_per_projection(deployment):
     service, config, start_worker = deployment
     play_games(service, "dynasties", 2, seed=22)
@@ -107,6 +113,35 @@ def test_appends_leave_at_most_one_waiting_job_per_projection(deployment):
     worker = start_worker("--burst")
     assert worker.wait(timeout=60) == 0
     wait_until_current(runner_of(service), timeout=5)
+
+
+def test_with_the_tail_feed_appends_enqueue_nothing_and_a_burst_worker_still_catches_up(deployment):
+    service, config, start_worker = deployment
+    play_games(service, "dynasties", 2, seed=22)
+    queue = Queue(config.queue_name, connection=redis.Redis.from_url(config.store_url))
+    assert queue.jobs == [], "an append asks nothing of the queue"
+    assert runner_of(service).status("lobby")["lag"] > 0
+    worker = start_worker("--burst")  # asks for every catch-up as it starts, runs them, stops
+    assert worker.wait(timeout=60) == 0
+    wait_until_current(runner_of(service), timeout=5)
+
+
+def test_a_tailing_worker_killed_while_games_are_played_is_relieved_by_the_next(deployment):
+    """kill -9 of a tailing worker in mid-play: a new worker goes on from the stored
+    checkpoints and the models end exactly as a clean rebuild makes them (nothing applied
+    twice, nothing skipped)."""
+    service, _, start_worker = deployment
+    first = start_worker(GAMES_PROJECTION_BATCH="5", GAMES_PROJECTION_SAVE_EVERY="5")
+    play_games(service, "dynasties", 3, seed=25, unfinished=1)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait(timeout=10)
+    play_games(service, "dynasties", 2, seed=26)
+    runner = runner_of(service)
+    assert runner.lag("lobby") > 0, "nobody tails the log while no worker runs"
+    start_worker()
+    wait_until_current(runner)
+    for name in runner.names:
+        assert runner.model(name) == runner.replay(name), name
 
 
 def test_a_worker_killed_mid_rebuild_is_finished_by_the_next_to_exactly_a_clean_rebuild(deployment):

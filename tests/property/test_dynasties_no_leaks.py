@@ -7,7 +7,8 @@ For every other seat q and for a spectator, every ``view`` and the redacted even
 history (``redact(e, q)``) must be identical in A and B (I8, R57).
 
 Separately, no redacted event and no view for q names a card that q cannot see at that
-moment (another seat's hand or Tribute, the deck, a retired card).
+moment (another seat's hand or Tribute, the deck, a retired card), and under commit-reveal
+(R17a) none shows q another seat's salt (its seal's preimage) before the Tributes are revealed.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from domain.kernel.commands import Command
 from domain.kernel.errors import RuleViolation
 from domain.kernel.events import Event, redact
 from domain.kernel.rng import Rng
+from tests.property.test_dynasties_random_play import computed, salt_of
 from tests.unit.dynasties.dynasties_table import StackedRng
 
 CARDS = frozenset(DECK)
@@ -48,7 +50,7 @@ def play(seed: int, seats: int, options: dict[str, Any], setup_rng: Rng,
             seat, command = step
         else:
             seat = r.choice(RULES.to_move(state))
-            command = r.choice(RULES.legal_commands(state, seat))
+            command = r.choice(RULES.legal_commands(state, seat) + computed(state, seat, salt_of(seed, seat, stream)))
         events = RULES.decide(state, seat, command, Rng(seed, len(stream)))
         for event in events:
             state = RULES.evolve(state, event)
@@ -85,7 +87,8 @@ def assert_same_for_others(a: tuple, b: tuple, seats: int, p: int) -> None:
 
 
 GAMES = [(seed, 2 + seed % 5, options) for seed in range(30)
-         for options in ({}, {"enquire_price_card": "discard", "draw_per_round": 2})][:40]
+         for options in ({}, {"enquire_price_card": "discard", "draw_per_round": 2}, {"commit_reveal_tributes": True})
+         ][:60]
 
 
 def test_swapping_two_cards_only_p_ever_holds_changes_nothing_anyone_else_sees():
@@ -173,3 +176,24 @@ def test_no_redacted_event_or_view_names_a_card_hidden_from_its_reader():
                 assert not leaked, f"{event.type} shows {leaked} to seat {q}"
                 leaked = card_ids(RULES.view(state, q)) - visible_to(state, q) - round_public
                 assert not leaked, f"the view after {event.type} shows {leaked} to seat {q}"
+
+
+def test_r17a_no_redacted_event_or_view_shows_another_seats_salt_before_the_reveal():
+    tested = 0
+    for seed, seats, options in GAMES:
+        if not options.get("commit_reveal_tributes"):
+            continue
+        stream, _, _ = play(seed, seats, options, Rng(seed, 0))
+        state = None
+        for event in stream:
+            state = RULES.evolve(state, event)
+            if state.phase == "game_over":
+                break
+            unopened = {seat: salt for seat, salt in enumerate(state.tribute_salt) if salt is not None}
+            for q in [None, *range(seats)]:
+                shown = repr(redact(event, q)) + repr(RULES.view(state, q))
+                for seat, salt in unopened.items():
+                    if seat != q:
+                        assert salt not in shown, f"{event.type} shows seat {seat}'s salt to {q}"
+                        tested += 1
+    assert tested > 1000

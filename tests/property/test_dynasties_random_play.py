@@ -1,6 +1,8 @@
 """Seeded random play of Dynasties to Game Over, checking every invariant after every event.
 
-Only ``legal_commands`` drive the games. Along the way: no dead ends (exactly the seats in
+Only ``legal_commands`` drive the games, and for a free-form prompt (a commit-reveal seal
+or reveal, R17a, which nothing can list) the commands a client would compute itself
+(``computed``): a seal of each card in hand, or the reveal of the seat's seal. Along the way: no dead ends (exactly the seats in
 ``to_move`` have legal commands, I21), no runaway, every listed command is accepted and
 random unlisted or malformed commands are refused with ``RuleViolation`` (I23), a
 JSON round trip of the stream folds to the same state and a replay gives the same events
@@ -9,6 +11,7 @@ JSON round trip of the stream folds to the same state and a replay gives the sam
 
 from __future__ import annotations
 
+import hashlib
 import random
 from typing import Any
 
@@ -36,7 +39,28 @@ OPTION_SETS: list[dict[str, Any]] = [
     {"starting_gold": 20, "starting_hand": 6, "hand_limit": 6, "draw_per_round": 3, "conclave_max_cards": 0},
     {"enquire_threshold": 3, "enquire_refill_to": 6, "hand_limit": 8, "coronation_bonus": 0, "dynasty_bonus": 0},
     {"starting_hand": 1, "enquire_threshold": 0, "enquire_refill_to": 2, "draw_per_round": 0},
+    {"commit_reveal_tributes": True, "all_tied_tribute": "redraw", "starting_gold": 30},
 ]
+
+
+def salt_of(seed: int, seat: int, stream: list[Event]) -> str:
+    """The salt a seat's client would pick for its next seal: a new one for every seal."""
+    seals = sum(1 for event in stream if event.type == "TributesRevealed")
+    return hashlib.sha256(f"{seed}:{seat}:{seals}".encode()).hexdigest()[:32]
+
+
+def computed(state: Any, seat: int, salt: str) -> list[Command]:
+    """A free-form choice as a client computes it: sha256(salt || card id) of each card in
+    hand for a seal, the seal's salt for a reveal (R17a)."""
+    asked = RULES.prompt(state, seat)
+    if asked is None:
+        return []
+    if asked.allows("CommitTribute"):
+        return [Command("CommitTribute", {"hash": hashlib.sha256(bytes.fromhex(salt) + card.encode()).hexdigest()})
+                for card in state.hands[seat]]
+    if asked.allows("RevealTribute"):
+        return [Command("RevealTribute", {"salt": salt})]
+    return []
 
 
 def random_options(r: random.Random) -> dict[str, Any]:
@@ -92,6 +116,10 @@ def malformed_commands(r: random.Random, state: Any, seat: int) -> list[tuple[in
         (-1, Command("PlaceNoble", {"card": mine})),
         (state.seats, Command("SubmitTribute", {"card": mine})),
         (True, Command("SubmitTribute", {"card": mine})),  # type: ignore[list-item]
+        (seat, Command("CommitTribute", {"hash": "AB" * 32})),
+        (seat, Command("CommitTribute", {"hash": mine})),
+        (seat, Command("RevealTribute", {"salt": "ab" * 15})),
+        (seat, Command("RevealTribute", {"salt": "ff" * 16})),  # opens no seal: the test's salts are others
     ]
 
 
@@ -132,7 +160,8 @@ def play_game(seed: int, seats: int, given_options: dict[str, Any], thorough: bo
             break
         movers = RULES.to_move(state)
         assert movers, f"dead end in {state.phase}"
-        legal = {seat: RULES.legal_commands(state, seat) for seat in range(seats)}
+        legal = {seat: RULES.legal_commands(state, seat) + computed(state, seat, salt_of(seed, seat, stream))
+                 for seat in range(seats)}
         assert [seat for seat in range(seats) if legal[seat]] == sorted(movers), "I21: movers and legal differ"
         if state.pending is not None:
             assert movers == [state.pending.seat], "I21"

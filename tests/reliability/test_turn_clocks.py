@@ -4,6 +4,7 @@ have one, else a forfeit); a seat that moved in time never is; every seat voting
 
 from __future__ import annotations
 
+import hashlib
 import random
 import time
 
@@ -134,3 +135,29 @@ def test_a_move_with_its_clock_events_can_still_be_undone():
     game = service.load(game_id)
     running = game.table.clocks.running
     assert set(running) == set(game.public_facts()["to_move"])  # the clocks follow the undone moves too
+
+
+def test_r17a_a_seat_that_seals_but_never_reveals_forfeits_when_its_clock_runs_out(make_server):
+    """Commit-reveal Tributes: both seats seal in time, seat 0 reveals, seat 1 never does.
+    Nothing may be played for a sealed seat (any card would break its seal), so it forfeits."""
+    server = make_server()
+    game_id, seated = _game(server, "dynasties", {"starting_gold": 20, "commit_reveal_tributes": True,
+                                                  "clock_bank_seconds": 3, "clock_increment_seconds": 1})
+    salts = ["11" * 16, "22" * 16]
+
+    def post(seat, command):
+        posted = server.client(seated[seat]["token"]).post(f"{server.url}/games/{game_id}/commands", json=command)
+        assert posted.status_code == 201, posted.text
+
+    for seat in (0, 1):
+        hand = server.client(seated[seat]["token"]).get(f"{server.url}/games/{game_id}/state").json()["view"]["hand"]
+        post(seat, {"type": "CommitTribute",
+                    "args": {"hash": hashlib.sha256(bytes.fromhex(salts[seat]) + hand[0].encode()).hexdigest()}})
+    post(0, {"type": "RevealTribute", "args": {"salt": salts[0]}})
+    _wait(lambda: server.games.load(game_id).over)
+    timed_out = _events(server, game_id, "ClockTimedOut")
+    assert [(e["data"]["seat"], e["data"]["action"]) for e in timed_out] == [(1, "forfeit")]
+    assert not _events(server, game_id, "TributesRevealed")  # seat 1's Tribute was never opened
+    finished = server.client().get(f"{server.url}/games/{game_id}").json()
+    assert finished["outcome"]["winners"] == [0] and finished["outcome"]["details"]["reason"] == "timeout"
+    verify_fairness(server.client().get(f"{server.url}/games/{game_id}/export").text, default_registry())

@@ -387,6 +387,14 @@ def _replay(url, seat: Seat, artifacts, game_id, last_version, rng) -> int:
     first = page.inner_text("#replay-at")
     page.click("#replay-next")
     assert page.inner_text("#replay-at") != first
+    # the fairness check of a finished game: the revealed seed opens the published commitment
+    page.wait_for_function("() => ['pass', 'fail'].includes(document.getElementById('fairness-result')?.dataset.result)")
+    fair = seat.http.get(f"{url}/games/{game_id}", timeout=10).json()["fairness"]
+    assert page.get_attribute("#fairness-result", "data-result") == "pass", page.inner_text("#fairness")
+    assert fair["seed_commitment"] in page.inner_text("#fairness-result")
+    assert page.inner_text("#fairness-command").strip() == f"python -m service verify-fairness game-{game_id}.jsonl"
+    export = seat.http.get(url + page.get_attribute("#fairness-export", "href"), timeout=10)
+    assert export.status_code == 200 and '"SeedRevealed"' in export.text
     page.goto(f"{url}/#/replay/{game_id}/{last_version // 2}")
     page.wait_for_selector("figure svg.chart")
     _shot(seat, artifacts, f"replay-{page.evaluate('document.title').split(' · ')[1].lower().replace(' ', '-')}")
@@ -493,3 +501,13 @@ def _wait_for_a_new_version(url, game_id, version) -> int:
         time.sleep(0.05)
     time.sleep(0.3)  # let the command's follow-up events land
     return _game(url, game_id)["version"]
+
+
+def test_dynasties_with_sealed_tributes_played_to_the_end_in_the_browser(web_server, browser, artifacts,
+                                                                          record_property):
+    """R17a in the browser: each Tribute is sealed with a hash the page computes (crypto.subtle,
+    the salt kept in sessionStorage) and revealed from that salt; the game ends."""
+    figures = _play(web_server, browser, artifacts, "dynasties", {"commit_reveal_tributes": True}, seed=8)
+    record_property("figures", figures)
+    print("dynasties (sealed Tributes)", figures)
+    assert figures["checks_with_hidden_cards"] > 0

@@ -2,7 +2,11 @@
 // The replay viewer: a game stepped or scrubbed by version, the table as the reader may see it
 // after each event (a seat's own view during play, everything once the game is over), a link
 // per step, and a chart of each seat's gold (Dynasties) or victory points and rupees (Pax Pamir).
+// For a finished game, a fairness check: the revealed seed opens the commitment published at
+// creation (sha256(salt || seed), computed here), a download of the export, and the command
+// that recomputes every shuffle from it.
 import { api, me } from "./api.js";
+import { bytesOfHex, sha256Hex } from "./digest.js";
 import { h, s, fill, words, announce } from "./dom.js";
 import { layouts, logLine, SEAT_SHAPES } from "./games/index.js";
 
@@ -75,13 +79,51 @@ export function replayPage(ctx, id, wanted) {
           h("label", { for: "replay-version" }, "Version "), slider, number,
           button("Next ▶", () => index + 1, "replay-next"), button("Last »", () => steps.length - 1, "replay-last"),
           link, h("a.button", { href: `#/game/${id}` }, "Back to the table")),
-        eventText, chart, table);
+        fairnessCheck(game), eventText, chart, table);
       go(index);
     } catch (error) {
       fill(body, h("p.error", { role: "alert" }, ctx.reason(error)));
     }
   })();
   return () => { stopped = true; };
+}
+
+/**
+ * What the browser can check of a game's randomness with no rule: the revealed seed and salt
+ * open the commitment the game published when it was created. Every shuffle is recomputed
+ * from the export by the command it shows. @param {import("./api.js").Game} game
+ */
+function fairnessCheck(game) {
+  const fair = /** @type {{seed_commitment?: string | null, seed?: string | null, salt?: string | null} | undefined} */ (
+    /** @type {any} */ (game).fairness);
+  const result = h("p.fairness-result", { id: "fairness-result", role: "status", "data-result": "pending" }, "Checking…");
+  const file = `game-${game.id}.jsonl`;
+  const box = h("section.fairness", { id: "fairness", "aria-labelledby": "fairness-title" },
+    h("h2", { id: "fairness-title" }, "Fair play"), result);
+  const say = (/** @type {string} */ outcome, /** @type {string} */ text) => {
+    result.setAttribute("data-result", outcome);
+    result.textContent = text;
+  };
+  if (!fair?.seed_commitment) { say("none", "This game published no seed commitment."); return box; }
+  if (game.status !== "finished" || !fair.seed || !fair.salt) {
+    say("pending", `The game committed to its seed: ${fair.seed_commitment}. The seed is revealed when it ends.`);
+    return box;
+  }
+  const { seed, salt, seed_commitment: commitment } = fair;
+  box.append(
+    h("p", null, "Every shuffle, deal and draw can be recomputed from the export with ",
+      h("a", { id: "fairness-export", href: `/games/${encodeURIComponent(game.id)}/export`, download: file }, "the game's export"), ":"),
+    h("pre.raw", { id: "fairness-command", tabindex: 0 }, `python -m service verify-fairness ${file}`));
+  (async () => {
+    try {
+      const opened = await sha256Hex(bytesOfHex(salt), bytesOfHex(seed));
+      if (opened === commitment) say("pass", `Pass: sha256(salt || seed) of the revealed seed is ${opened}, the commitment published at creation.`);
+      else say("fail", `Fail: sha256(salt || seed) of the revealed seed is ${opened}, but the game committed to ${commitment}.`);
+    } catch (error) {
+      say("fail", `Fail: the revealed seed or salt cannot be read (${String(error)}).`);
+    }
+  })();
+  return box;
 }
 
 /**

@@ -224,6 +224,10 @@ export function tablePage(ctx, id) {
     const argName = Object.keys(commands[0]?.args ?? {})[0] ?? "value";
     // a seat is named by its player; anything else as the game's layout names it
     const label = (/** @type {unknown} */ value) => (argName === "seat" ? nameOf(Number(value)) : kind.label(value, argName, state?.view));
+    if (choice.allows === "free") { // a value the server cannot list (a seal): the layout computes it
+      const own = kind.free?.(type, choice, state?.view, (command) => send(command, error), (reason) => { error.textContent = reason; });
+      return own ?? h("fieldset.choice", null, legend, h("p", null, `${words(type)} needs ${choice.description ?? "a value"}; this client cannot compute it.`));
+    }
     if (choice.allows === "nothing") {
       return h("fieldset.choice", null, legend,
         h("button", { type: "button", class: "cmd", "data-command": type, onclick: () => send(commands[0], error) }, words(type)));

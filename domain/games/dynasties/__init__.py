@@ -31,7 +31,7 @@ class DynastiesRules(StepRules[DynastiesState]):
     kind = "dynasties"
     title = "Dynasties"
     #: Bump when ``DynastiesState`` changes shape: the service keys pickled snapshots on it.
-    rules_version = "3"  # 3: the pending decision is a PendingDecision (was Pending)
+    rules_version = "4"  # 4: sealed Tributes (commit-reveal); 3: the pending decision is a PendingDecision
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
     options = OPTIONS
@@ -55,6 +55,9 @@ class DynastiesRules(StepRules[DynastiesState]):
 
     def frames(self, state: DynastiesState) -> list[Frame]:
         return _rules.frames(state)
+
+    def top(self, state: DynastiesState) -> Frame | None:
+        return _rules.top_frame(state)
 
     def is_over(self, state: DynastiesState) -> bool:
         return state.phase == OVER
@@ -95,6 +98,11 @@ class DynastiesRules(StepRules[DynastiesState]):
 
     def scores(self, state: DynastiesState) -> list[float]:
         return _bots.scores(state)
+
+    def free_commands(self, view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int,
+                      key: str) -> list[Any]:
+        """A bot's seal or reveal under commit-reveal (R17a), from its own secret ``key``."""
+        return _bots.free_commands(view, events, seat, key)
 
 
 RULES = DynastiesRules()

@@ -16,13 +16,16 @@ place). Once the game is over: gold plus the Legacy share.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from domain.games.dynasties import evolve as _evolve
 from domain.games.dynasties.cards import DECK, value_of
+from domain.games.dynasties.rules import tribute_digest
 from domain.games.dynasties.state import DynastiesState, copy_state
+from domain.kernel.commands import Command
 from domain.kernel.events import Event
 from domain.kernel.sampling import Places, SampleInconsistent, deal_tokens, is_token, seen_event, unseen
 
@@ -135,6 +138,27 @@ _GUESSED = frozenset({"deck", "graveyard", "tributes"})
 
 def sampler(view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int) -> DynastiesSampler:
     return DynastiesSampler(view, events, seat)
+
+
+def bot_salt(key: str, events: Sequence[dict[str, Any]]) -> str:
+    """R17a for a bot: the salt of its next seal, 128 bits from its own secret ``key`` and the
+    number of Tribute reveals so far (a fresh salt for every seal, the same one again at the
+    reveal: a bot keeps no memory between decisions)."""
+    reveals = sum(1 for event in events if event.get("type") == "TributesRevealed")
+    return hashlib.sha256(f"{key}:tribute:{reveals}".encode()).hexdigest()[:32]
+
+
+def free_commands(view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int, key: str) -> list[Command]:
+    """The commands a bot may send for a commit-reveal prompt (R17a): a seal of each Noble
+    in its hand, or the reveal of its seal. Nothing outside the Tribute phase."""
+    if view.get("phase") != "tribute" or not view["options"].get("commit_reveal_tributes") or view.get("hand") is None:
+        return []
+    if seat not in view.get("to_move", []):
+        return []
+    salt = bot_salt(key, events)
+    if view["players"][seat]["tribute_hash"] is None:
+        return [Command("CommitTribute", {"hash": tribute_digest(salt, card)}) for card in view["hand"]]
+    return [Command("RevealTribute", {"salt": salt})]
 
 
 def scores(s: DynastiesState) -> list[float]:

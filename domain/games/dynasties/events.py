@@ -74,13 +74,24 @@ def prospects_enquired(seat: int, card: str, price: int, paid: int, kept: bool) 
 
 # -- phase 2 -----------------------------------------------------------------------------
 
-def tribute_committed(seat: int, card: str) -> Event:
-    return Event("TributeCommitted", {"seat": seat}, secret={"card": card}, secret_to=_to(seat))
+def tribute_sealed(seat: int, digest: str) -> Event:
+    """Commit-reveal (R17a): the seat's sealed Tribute, ``sha256(salt || card id)``; public."""
+    return Event("TributeSealed", {"seat": seat, "hash": digest})
 
 
-def tributes_revealed(tributes: Iterable[tuple[int, str]], highest: int) -> Event:
-    return Event("TributesRevealed", {"tributes": [{"seat": seat, "card": card} for seat, card in tributes],
-                                      "highest": highest}, barrier=True)
+def tribute_committed(seat: int, card: str, salt: str | None = None) -> Event:
+    """The seat's Tribute, known to the seat only; under commit-reveal with the salt that
+    opened its seal (R17a)."""
+    secret = {"card": card} if salt is None else {"card": card, "salt": salt}
+    return Event("TributeCommitted", {"seat": seat}, secret=secret, secret_to=_to(seat))
+
+
+def tributes_revealed(tributes: Iterable[tuple[int, str, str | None]], highest: int) -> Event:
+    """Every Tribute, face up; under commit-reveal each with its salt, so anyone can check
+    it against the seat's ``TributeSealed`` hash (R17a)."""
+    rows = [{"seat": seat, "card": card} if salt is None else {"seat": seat, "card": card, "salt": salt}
+            for seat, card, salt in tributes]
+    return Event("TributesRevealed", {"tributes": rows, "highest": highest}, barrier=True)
 
 
 def tribute_stalemate(values: list[int], cards: list[str]) -> Event:

@@ -28,7 +28,7 @@ def _setup_started(_: DynastiesState | None, e: Event) -> DynastiesState:
         legacy_at_start=e.data["legacy"], legacy=e.data["legacy"],
         treasury=[gold] * seats, debt=[0] * seats, hands=[[] for _ in range(seats)],
         families=[[] for _ in range(seats)], tribute_commit=[None] * seats,
-        rewarded=[set() for _ in range(seats)],
+        rewarded=[set() for _ in range(seats)], tribute_hash=[None] * seats, tribute_salt=[None] * seats,
     )
 
 
@@ -89,10 +89,15 @@ def _prospects_enquired(s: DynastiesState, e: Event) -> None:
         s.placer_enquired = True
 
 
+def _tribute_sealed(s: DynastiesState, e: Event) -> None:
+    s.tribute_hash[e.data["seat"]] = e.data["hash"]
+
+
 def _tribute_committed(s: DynastiesState, e: Event) -> None:
-    seat, card = e.data["seat"], e.hidden()["card"]
-    s.hands[seat].remove(card)
-    s.tribute_commit[seat] = card
+    seat, secret = e.data["seat"], e.hidden()
+    s.hands[seat].remove(secret["card"])
+    s.tribute_commit[seat] = secret["card"]
+    s.tribute_salt[seat] = secret.get("salt")
 
 
 def _tributes_revealed(s: DynastiesState, e: Event) -> None:
@@ -100,6 +105,8 @@ def _tributes_revealed(s: DynastiesState, e: Event) -> None:
         s.tribute_zone.append(row["card"])
         s.tributes.append(row["card"])
         s.tribute_commit[row["seat"]] = None
+    s.tribute_hash = [None] * s.seats
+    s.tribute_salt = [None] * s.seats
 
 
 def _tribute_stalemate(s: DynastiesState, e: Event) -> None:
@@ -291,6 +298,7 @@ EVOLVERS: dict[str, Callable[[DynastiesState, Event], None]] = {
     "RoundStarted": _round_started,
     "PhaseStarted": _phase_started,
     "ProspectsEnquired": _prospects_enquired,
+    "TributeSealed": _tribute_sealed,
     "TributeCommitted": _tribute_committed,
     "TributesRevealed": _tributes_revealed,
     "TributeStalemate": _tribute_stalemate,

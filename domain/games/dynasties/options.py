@@ -58,6 +58,10 @@ class DynastiesOptions(GameOptions):
     hand_limit: int = option(6, "Hand limit checked after each draw in Draw & Retirement (R53).", minimum=2,
                              maximum=60)
     draw_per_round: int = option(1, "Nobles each seat draws in Draw & Retirement (R52).", minimum=0, maximum=3)
+    commit_reveal_tributes: bool = option(
+        False, "Tributes by commit-reveal: each seat first seals sha256(salt || card id) (CommitTribute), then, "
+        "once every seat has sealed, reveals its salt (RevealTribute), so nobody, the server included, can "
+        "change a Tribute after seeing another (R17a).")
 
     def validate(self) -> None:
         """The cross-option rules of §3, and the one option set that can never end."""

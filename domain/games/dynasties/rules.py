@@ -12,8 +12,9 @@ derived from the state (the phase, and the pending decision), which only events 
 
 from __future__ import annotations
 
-from collections import Counter
+import hashlib
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from domain.games.dynasties import events as ev
 from domain.games.dynasties.cards import (
@@ -59,6 +60,8 @@ Play = Flow[DynastiesState]
 TDA_PLACEMENT_THRESHOLD = 1
 
 
+K = TypeVar("K")
+
 def clockwise(start: int, seats: int) -> list[int]:
     """``start, start+1, ...`` wrapping round (R4)."""
     return [(start + step) % seats for step in range(seats)]
@@ -67,7 +70,7 @@ def clockwise(start: int, seats: int) -> list[int]:
 def highest_untied(values: Iterable[tuple[int, int]]) -> int | None:
     """The seat holding the highest value that exactly one seat has, or None (R19, R25)."""
     pairs = list(values)
-    counts = Counter(value for _, value in pairs)
+    counts = _counts(value for _, value in pairs)
     untied = [value for value, count in counts.items() if count == 1]
     if not untied:
         return None
@@ -170,6 +173,51 @@ def submit_tribute(p: Play, seat: int, card: str) -> None:
     p.emit(ev.tribute_committed(seat, card))
 
 
+# -- phase 2 by commit-reveal (option ``commit_reveal_tributes``, R17a) -----------------
+
+def tribute_digest(salt: str, card: str) -> str:
+    """R17a: ``sha256(salt || card id)``: the salt's bytes (it is written in hex), then the
+    card id's ASCII bytes; the digest in lowercase hex."""
+    return hashlib.sha256(bytes.fromhex(salt) + card.encode("ascii")).hexdigest()
+
+
+def must_seal(s: DynastiesState, seat: int) -> bool:
+    """R17a: a seat that owes a Tribute first seals it."""
+    return must_give_tribute(s, seat) and s.tribute_hash[seat] is None
+
+
+def must_reveal(s: DynastiesState, seat: int) -> bool:
+    """R17a: once every seat that owes a Tribute has sealed it, each reveals."""
+    return (must_give_tribute(s, seat) and s.tribute_hash[seat] is not None
+            and not any(must_seal(s, other) for other in range(s.seats)))
+
+
+def owes_tribute_now(s: DynastiesState, seat: int) -> bool:
+    """Is ``seat`` asked for its Tribute now (R17; under commit-reveal a seal or a reveal, R17a)?"""
+    if not s.options.commit_reveal_tributes:
+        return must_give_tribute(s, seat)
+    return must_seal(s, seat) or must_reveal(s, seat)
+
+
+def sealed_card(s: DynastiesState, seat: int, salt: str) -> str | None:
+    """R17a: the Noble in ``seat``'s hand that ``salt`` opens its seal with, if any."""
+    sealed = s.tribute_hash[seat]
+    return next((card for card in s.hands[seat] if tribute_digest(salt, card) == sealed), None)
+
+
+def seal_tribute(p: Play, seat: int, digest: str) -> None:
+    """R17a: the seal is public and final; the card behind it is nobody's to know yet."""
+    p.emit(ev.tribute_sealed(seat, digest))
+
+
+def reveal_tribute(p: Play, seat: int, salt: str) -> None:
+    """R17a: the salt opens the seal with one Noble of the hand: that is the seat's Tribute,
+    given as under R17 (the others see it when every seat has revealed)."""
+    card = sealed_card(p.state, seat, salt)
+    assert card is not None, "the prompt accepts only a salt that opens the seal"
+    p.emit(ev.tribute_committed(seat, card, salt))
+
+
 def reveal_tributes(p: Play) -> None:
     """R19-R22: reveal; the highest untied value leads; every seat pays the highest value
     into the Stakes; the Tributes stay in the Tribute Zone. All tied: R20."""
@@ -177,7 +225,7 @@ def reveal_tributes(p: Play) -> None:
     given = [(seat, card) for seat, card in enumerate(s.tribute_commit) if card is not None]
     values = [(seat, value_of(card)) for seat, card in given]
     highest = max((value for _, value in values), default=0)
-    p.emit(ev.tributes_revealed(given, highest))
+    p.emit(ev.tributes_revealed([(seat, card, s.tribute_salt[seat]) for seat, card in given], highest))
     leader = highest_untied(values)
     by = "tribute"
     if leader is None:
@@ -294,16 +342,25 @@ def crown(p: Play, card: str) -> None:
 
 def conclave_values(s: DynastiesState, seat: int) -> list[int]:
     """R37: values held at least three times in the Family and not yet rewarded this round."""
-    counts = Counter(value_of(card) for card in s.families[seat])
+    counts = _counts(value_of(card) for card in s.families[seat])
     return sorted(value for value, count in counts.items()
                   if count >= COMBINATION_SIZE and f"conclave:{value}" not in s.rewarded[seat])
 
 
 def pureblood_lineages(s: DynastiesState, seat: int) -> list[str]:
     """R41: lineages held at least three times in the Family and not yet rewarded this round."""
-    counts = Counter(lineage_of(card) for card in s.families[seat])
+    counts = _counts(lineage_of(card) for card in s.families[seat])
     return [lineage for lineage in LINEAGES
-            if counts[lineage] >= COMBINATION_SIZE and f"pureblood:{lineage}" not in s.rewarded[seat]]
+            if counts.get(lineage, 0) >= COMBINATION_SIZE and f"pureblood:{lineage}" not in s.rewarded[seat]]
+
+
+def _counts(items: Iterable[K]) -> dict[K, int]:
+    """How often each item occurs (a ``Counter`` without its Python-level ``update``: this runs
+    after every placement)."""
+    counts: dict[K, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return counts
 
 
 def resolve_combinations(p: Play, seat: int) -> None:
@@ -314,6 +371,8 @@ def resolve_combinations(p: Play, seat: int) -> None:
     s = p.state
     if s.options.combinations_require_activation and not s.turn_placements[-1].activated:
         return
+    if len(s.families[seat]) < COMBINATION_SIZE:
+        return  # too few Nobles for any combination
     for value in conclave_values(s, seat):
         form_conclave(p, seat, value)
         if s.pending is not None:
@@ -560,6 +619,9 @@ def parse_card(kind: Kind, raw: object) -> str:
 
 
 NOBLE = Kind("card", "string", "a Noble's card id, such as 'coppe-07'", parse=parse_card)
+#: R17a: a sealed Tribute, and the salt that opens it (16 to 32 random bytes, in hex)
+SEAL = Kind("hash", "string", "exactly 64 lowercase hex digits: sha256(salt || card id)", pattern="[0-9a-f]{64}")
+SALT = Kind("salt", "string", "32 to 64 lowercase hex digits (16 to 32 random bytes)", pattern="(?:[0-9a-f]{2}){16,32}")
 
 
 def tribute_refusal(s: DynastiesState, seat: int) -> str:
@@ -567,12 +629,44 @@ def tribute_refusal(s: DynastiesState, seat: int) -> str:
         return "Tributes are given only in the Tribute phase"
     if s.tribute_commit[seat] is not None:
         return "you have already given your Tribute"
+    if s.options.commit_reveal_tributes and must_give_tribute(s, seat):
+        return "this game's Tributes are sealed, then revealed: send CommitTribute, then RevealTribute"
     return "you have no Noble to give as Tribute"
+
+
+def seal_refusal(s: DynastiesState, seat: int) -> str:
+    if not s.options.commit_reveal_tributes:
+        return "this game's Tributes are not sealed: give yours with SubmitTribute"
+    if must_give_tribute(s, seat) and s.tribute_hash[seat] is not None:
+        return "you have already sealed your Tribute; a seal is final"
+    return tribute_refusal(s, seat)
+
+
+def reveal_refusal(s: DynastiesState, seat: int) -> str:
+    if not s.options.commit_reveal_tributes:
+        return "this game's Tributes are not sealed: give yours with SubmitTribute"
+    if must_seal(s, seat):
+        return "seal your Tribute first (CommitTribute)"
+    if must_give_tribute(s, seat):
+        return "reveal your Tribute once every seat has sealed one"
+    if s.phase == TRIBUTE and s.tribute_commit[seat] is not None:
+        return "you have already revealed your Tribute"
+    return tribute_refusal(s, seat)
+
+
+COMMIT_TRIBUTE = Verb("CommitTribute", "Commit-reveal: seal your secret Tribute as sha256(salt || card id) of a "
+                      "Noble in your hand (salt: 16 to 32 random bytes you keep until the reveal).",
+                      Arg("hash", SEAL), refusal=seal_refusal)
+REVEAL_TRIBUTE = Verb("RevealTribute", "Commit-reveal: once every seat has sealed, reveal your Tribute with the salt "
+                      "of your seal; the server finds the Noble of your hand it opens.",
+                      Arg("salt", SALT), refusal=reveal_refusal)
 
 
 VERBS = (
     Verb("SubmitTribute", "Give one card from your hand as your secret Tribute.", Arg("card", NOBLE),
          refusal=tribute_refusal),
+    COMMIT_TRIBUTE,
+    REVEAL_TRIBUTE,
     Verb("PlaceNoble", "Place a Noble from your hand into your Family.", Arg("card", NOBLE),
          refusal="it is not your turn to place a Noble"),
     Verb("ChooseConclaveCards", "After a Conclave, take up to the allowed number of cards from the Tribute Zone.",
@@ -603,20 +697,36 @@ class Tribute(Step[DynastiesState]):
     name = TRIBUTE
 
     def prompt(self, s: DynastiesState, frame: Frame, seat: int) -> Prompt | None:
-        if not must_give_tribute(s, seat):
+        if not owes_tribute_now(s, seat):
             return None
-        return Prompt(seat, "Give one Noble from your hand as your secret Tribute.").one_of(
-            "SubmitTribute", in_display_order(s.hands[seat]), why="Tribute must be a card in your hand")
+        if not s.options.commit_reveal_tributes:
+            return Prompt(seat, "Give one Noble from your hand as your secret Tribute.").one_of(
+                "SubmitTribute", in_display_order(s.hands[seat]), why="Tribute must be a card in your hand")
+        if must_seal(s, seat):
+            return Prompt(seat, "Seal your secret Tribute: send sha256(salt || card id) of a Noble in your hand, "
+                          "and keep the salt for the reveal.").free(COMMIT_TRIBUTE)
+        return Prompt(seat, "Every Tribute is sealed: reveal yours with the salt of your seal.").free(
+            REVEAL_TRIBUTE, test=lambda salt: sealed_card(s, seat, salt) is not None,
+            why="your reveal does not match your seal: sha256(salt || card id) with this salt is the hash of no "
+                "Noble in your hand")
 
     def asked(self, s: DynastiesState, frame: Frame, seats: int) -> list[int]:
-        return [seat for seat in range(seats) if must_give_tribute(s, seat)]
+        return [seat for seat in range(seats) if owes_tribute_now(s, seat)]
 
     def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
-        return any(must_give_tribute(s, seat) for seat in range(seats))
+        return any(owes_tribute_now(s, seat) for seat in range(seats))
 
     @handles("SubmitTribute")
     def submit(self, p: Play, frame: Frame, seat: int, card: str) -> None:
         submit_tribute(p, seat, card)
+
+    @handles(COMMIT_TRIBUTE)
+    def seal(self, p: Play, frame: Frame, seat: int, digest: str) -> None:
+        seal_tribute(p, seat, digest)
+
+    @handles(REVEAL_TRIBUTE)
+    def reveal(self, p: Play, frame: Frame, seat: int, salt: str) -> None:
+        reveal_tribute(p, seat, salt)
 
     def advance(self, p: Play, frame: Frame) -> None:
         reveal_tributes(p)
@@ -711,6 +821,16 @@ def frames(s: DynastiesState) -> list[Frame]:
     if pending is None:
         return [_PHASE_FRAMES[s.phase]]
     return [_PHASE_FRAMES[s.phase], make_frame(pending.kind, pending.seat, count=pending.card_count)]
+
+
+def top_frame(s: DynastiesState) -> Frame | None:
+    """The top of ``frames`` (the pending decision, else the phase), without the list."""
+    if s.phase == SETUP:
+        return None
+    pending = s.pending
+    if pending is None:
+        return _PHASE_FRAMES[s.phase]
+    return make_frame(pending.kind, pending.seat, count=pending.card_count)
 
 
 #: The frame of each phase (frames never change: the phase's one needs making only once).

@@ -50,6 +50,9 @@ class DynastiesState:
     families: list[list[str]]
     tribute_commit: list[str | None]
     rewarded: list[set[str]]
+    #: Commit-reveal (R17a): each seat's sealed hash, and the salt that opened it.
+    tribute_hash: list[str | None] = field(default_factory=list)
+    tribute_salt: list[str | None] = field(default_factory=list)
     stakes: int = 0
     #: The last Conclusion left the Stakes in place (R46); I5 allows them then.
     stakes_carried: bool = False
@@ -94,7 +97,7 @@ class DynastiesState:
         return self.turn_order[self.turn_cursor]
 
 
-_LIST_FIELDS = ("treasury", "debt", "tribute_commit", "deck", "graveyard", "tribute_zone", "tributes",
+_LIST_FIELDS = ("treasury", "debt", "tribute_commit", "tribute_hash", "tribute_salt", "deck", "graveyard", "tribute_zone", "tributes",
                 "turn_order", "turn_placements", "tied_seats", "draw_queue", "enquiries")
 
 

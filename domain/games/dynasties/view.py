@@ -1,7 +1,8 @@
 """What a seat may see (rulings §1.6, R57), built from scratch as an allow-list.
 
 Public: treasuries, Stakes, Legacy, Families, the Tribute Zone, the First Player, hand
-counts, deck and Graveyard counts, the Current Dynasty, who has committed a Tribute, the
+counts, deck and Graveyard counts, the Current Dynasty, who has committed a Tribute (and,
+under commit-reveal, each seat's sealed hash, R17a), the
 pending decision, this round's Enquire flips and the rewarded combinations. A seat also
 sees its own hand and its own committed Tribute. Once the game is over, everything, and
 the viewer ``EVERYONE`` (a finished game replayed from any moment) sees everything too.
@@ -33,6 +34,8 @@ def view(s: DynastiesState, viewer: Viewer, to_move: list[int]) -> dict[str, Any
             "hand_count": len(s.hands[seat]),
             "family": list(s.families[seat]),
             "tribute_committed": s.tribute_commit[seat] is not None,
+            # commit-reveal (R17a): the seal is public; the card behind it is not
+            "tribute_hash": s.tribute_hash[seat],
             "rewarded": sorted(s.rewarded[seat]),
         }
         for seat in range(s.seats)

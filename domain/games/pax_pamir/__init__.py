@@ -58,7 +58,9 @@ class PaxPamirRules(StepRules[PaxState]):
     #: what the server plays for a seat whose turn clock ran out, when the seat may (a pass);
     #: otherwise the seat forfeits (docs/rules/pax_pamir.md, "Turn clocks")
     timeout_defaults = ("EndTurn", "StopAction")
-    rules_version = "1"
+    #: 2: procedures record their stage only when a sub-step needs it, and the limit discards and the
+    #: start of a turn are entered only when they have something to ask (fewer frame events; same game)
+    rules_version = "2"
     min_seats = MIN_HUMAN_SEATS
 
     @property
@@ -94,8 +96,8 @@ class PaxPamirRules(StepRules[PaxState]):
                 return
         raise RunawayGame(f"more than {RUNAWAY_LIMIT} decisions of Wakhan in one command")
 
-    def apply(self, state: PaxState | None, event: Event) -> PaxState:
-        return evolve(state, event)
+    #: its own events (``evolve`` of the module, called without a method in between)
+    apply = staticmethod(evolve)
 
     def is_over(self, state: PaxState) -> bool:
         return state.outcome is not None

@@ -12,6 +12,8 @@ every place name is built and read back here, and nowhere else (``state`` lists 
 
 from __future__ import annotations
 
+from domain.games.pax_pamir.data.board import MARKET_COLUMNS, MARKET_ROWS, MAX_SEATS
+
 BANK = "bank"
 REMOVED = "removed"
 DECK = "deck"
@@ -41,8 +43,23 @@ def prizes(seat: int) -> str:
 
 def parse(place: str) -> tuple[str, tuple[int, ...]]:
     """``market:1:3`` -> ("market", (1, 3)); ``hand:2`` -> ("hand", (2,)); ``deck`` -> ("deck", ())."""
+    known = _PARSED.get(place)
+    if known is not None:
+        return known
+    return _parse(place)
+
+
+def _parse(place: str) -> tuple[str, tuple[int, ...]]:
     kind, _, rest = place.partition(":")
     return kind, tuple(int(part) for part in rest.split(":")) if rest else ()
+
+
+#: every place events name often, read once at import (``parse`` is on every event's path)
+_PARSED: dict[str, tuple[str, tuple[int, ...]]] = {
+    name: _parse(name) for name in (
+        BANK, REMOVED, DECK, DISCARD,
+        *(market(row, column) for row in range(MARKET_ROWS) for column in range(MARKET_COLUMNS)),
+        *(f(seat) for f in (purse, hand, court, prizes) for seat in range(MAX_SEATS)))}
 
 
 def piece(kind: str, place: str | int) -> str:

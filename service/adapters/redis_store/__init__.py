@@ -26,6 +26,7 @@ partition ``partition_of(stream, partitions)``)::
     P:{pN}:snaps             Set naming the snapshot keys of the partition (for deletion)
     P:{player:<id>}          Hash ``id``, ``name``, ``token_hash`` (a token names its player,
                              so a token check reads this one key)
+    P:{players}:token-generation  String, moved (INCR) by every token rotation and revocation
     P:{players}:player:<id>  the old layout, read for tokens issued before tokens named their
     P:{players}:tokens       player (hash per player; token hash -> ``{id, name}`` JSON)
     P:{rm:<name>}:c          String, the read model's checkpoints (JSON, canonical)
@@ -84,6 +85,17 @@ class RedisStore(RedisStreamRecorder, RedisLogRecorder, RedisProjectionRecorder,
                                         wait_replicas=wait_replicas, wait_timeout=wait_timeout))
         self.url = url
         self.keep_snapshots = keep_snapshots
+
+    def version_and_token_generation(self, stream: str) -> tuple[int, int]:
+        with self._redis.pipeline(transaction=False) as pipe:  # one trip on one Redis; per node on a cluster
+            pipe.xlen(self._game(stream)[1])
+            pipe.get(self._token_generation_key())
+            version, generation = pipe.execute()
+        return int(version), int(generation or 0)
+
+    @property
+    def tokens_cacheable(self) -> bool:
+        return not self._datastore.cluster
 
     def close(self) -> None:
         self._datastore.close()

@@ -180,6 +180,12 @@ class RedisRecorder:
         """The prefix and hash tag of every key of ``partition``."""
         return f"{self.prefix}:{{p{partition}}}"
 
+    def _token_generation_key(self) -> str:
+        """The deployment's token generation (``PlayerRecorder.token_generation``): on a
+        cluster, losing its master stops the streams' re-check of tokens (logged), never a
+        request's token check, which there reads the player's own slot each time."""
+        return f"{self.prefix}:{{players}}:token-generation"
+
     def _stream_tag(self, stream: str) -> tuple[int, str]:
         """The partition of ``stream`` and its tag."""
         partition = partition_of(stream, self.partitions)

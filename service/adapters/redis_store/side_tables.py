@@ -52,11 +52,13 @@ redis.call('HSET', KEYS[1], 'id', ARGV[1], 'name', ARGV[2], 'token_hash', ARGV[3
 return 1
 """
 
-# KEYS: 1 the player's hash; ARGV: 1 old token hash, 2 new token hash ('' to revoke)
+# KEYS: 1 the player's hash, 2 (one Redis, not a cluster) the token generation; ARGV: 1 old
+# token hash, 2 new token hash ('' to revoke)
 REPLACE_TOKEN = """
 local current = redis.call('HGET', KEYS[1], 'token_hash')
 if (not current) or current == '' or current ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'token_hash', ARGV[2])
+if KEYS[2] then redis.call('INCR', KEYS[2]) end
 return 1
 """
 
@@ -159,6 +161,17 @@ class RedisPlayerRecorder(RedisRecorder, PlayerRecorder):
             return None  # moved to the new layout and changed since
         return player
 
+    def checked_token(self, token_hash: str, player_id: str | None = None) -> tuple[dict[str, Any] | None, int]:
+        if player_id is None or self._datastore.cluster:  # a cluster: the generation lives in another slot
+            return super().checked_token(token_hash, player_id)
+        with self._redis.pipeline(transaction=False) as pipe:  # one trip, the generation read first
+            pipe.get(self._token_generation_key())
+            pipe.hmget(self._player(player_id), ["id", "name", "token_hash"])
+            generation, (found_id, name, current) = pipe.execute()
+        if not current or current.decode() != token_hash:  # '' is a revoked token
+            return None, int(generation or 0)
+        return {"id": found_id.decode(), "name": name.decode()}, int(generation or 0)
+
     def current_tokens(self, credentials: Collection[tuple[str, str]]) -> set[tuple[str, str]]:
         asked = list(credentials)
         if not asked:
@@ -175,21 +188,18 @@ class RedisPlayerRecorder(RedisRecorder, PlayerRecorder):
                            if raw is not None and loads(raw)["id"] == p)
         return current
 
-    def _generation(self) -> str:
-        # one key for the whole deployment: losing its master stops only the streams' re-check
-        # of tokens (logged), never a request's token check, which reads the player's own slot
-        return f"{self.prefix}:{{players}}:token-generation"
-
     def token_generation(self) -> int:
-        return int(self._redis.get(self._generation()) or 0)
+        return int(self._redis.get(self._token_generation_key()) or 0)
 
     def replace_token(self, player_id: str, old_hash: str, new_hash: str | None) -> bool:
         key = self._player(player_id)
         if not self._redis.exists(key):
             self._move_from_legacy(player_id)
+        if not self._datastore.cluster:  # one Redis: the swap moves the generation in the same script
+            return bool(self._write(self._replace_token, [key, self._token_generation_key()], [old_hash, new_hash or ""]))
         replaced = bool(self._write(self._replace_token, [key], [old_hash, new_hash or ""]))
         if replaced:  # after the token's own write: the player's slot alone decides the answer
-            self._redis.incr(self._generation())
+            self._redis.incr(self._token_generation_key())
         return replaced
 
     def _move_from_legacy(self, player_id: str) -> None:

@@ -1,6 +1,8 @@
 """Streams and the partitioned log on Redis: one atomic Lua script per append.
 
-Appends: one Lua script (``APPEND``) checks the idempotency key, then the version (the
+Appends: one Lua script (``APPEND``) checks, when the appender names the token generation
+its caller's token was checked at, that no token was rotated or revoked since (on one
+Redis; a cluster's generation is in another slot, read just before), then the idempotency key, then the version (the
 game stream's length: entries are never deleted or trimmed) and, when the appender says
 which event it decided on, that the stream's last entry is that one (each game-stream
 entry keeps its event's digest as ``h``: after a failover the stream can be back at the
@@ -8,8 +10,8 @@ same length with other events), XADDs every event to the game
 stream and to the partition log with ids derived from the version and from an INCRBY on
 the partition's position counter, and stores the idempotency record. A script runs
 atomically, and it does every check before its first write, so it never stops half way.
-Refusals come back as ``["dup", record]`` / ``["conflict", current]`` replies, which the
-Python side maps to ``DuplicateRequest`` / ``VersionConflict``. As the counter and the log
+Refusals come back as ``["tokens", generation]`` / ``["dup", record]`` / ``["conflict", current]``
+replies, which the Python side maps to ``TokensChanged`` / ``DuplicateRequest`` / ``VersionConflict``. As the counter and the log
 move together inside the script, no reader sees position ``n + 1`` before ``n``: a
 projection's checkpoint never skips an event that commits later.
 
@@ -27,13 +29,24 @@ from typing import Any
 
 from service.adapters.codec import digest_of, dumps, loads
 from service.adapters.redis_store.datastore import RedisDatastore, RedisRecorder
-from service.adapters.store import DuplicateRequest, LogRecorder, Recorded, StreamRecorder, VersionConflict
+from service.adapters.store import (
+    DuplicateRequest,
+    LogRecorder,
+    Recorded,
+    StreamRecorder,
+    TokensChanged,
+    VersionConflict,
+)
 
 # KEYS: 1 game stream, 2 partition log, 3 position counter, 4 idempotency hash
 # ARGV: 1 stream name, 2 expected version, 3 "1" if an idempotency key is given,
 #       4 idempotency key, 5 idempotency record, 6 the digest of the event decided on at the
 #       expected version ('' : not checked), 7.. pairs of event body and its digest
 APPEND = """
+if ARGV[7] ~= '' then
+  local generation = redis.call('GET', KEYS[5]) or '0'
+  if generation ~= ARGV[7] then return {'tokens', generation} end
+end
 local with_key = ARGV[3] == '1'
 if with_key then
   local seen = redis.call('HGET', KEYS[4], ARGV[4])
@@ -48,14 +61,14 @@ if ARGV[6] ~= '' and current > 0 then
     if last[i] == 'h' and last[i + 1] ~= ARGV[6] then return {'conflict', current} end
   end
 end
-local count = (#ARGV - 6) / 2
+local count = (#ARGV - 7) / 2
 if count > 0 then
   local first = redis.call('INCRBY', KEYS[3], count) - count
   for i = 1, count do
     local version = string.format('%d', expected + i)
     local position = string.format('%d', first + i)
-    local body = ARGV[5 + 2 * i]
-    redis.call('XADD', KEYS[1], version .. '-1', 'e', body, 'n', position, 'h', ARGV[6 + 2 * i])
+    local body = ARGV[6 + 2 * i]
+    redis.call('XADD', KEYS[1], version .. '-1', 'e', body, 'n', position, 'h', ARGV[7 + 2 * i])
     redis.call('XADD', KEYS[2], position .. '-1', 's', ARGV[1], 'v', version, 'e', body)
   end
 end
@@ -93,20 +106,31 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
         return partition, f"{tag}:game:{stream}"
 
     def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
-               idempotency: tuple[str, dict[str, Any]] | None = None, head: str = "") -> int:
+               idempotency: tuple[str, dict[str, Any]] | None = None, head: str = "",
+               token_generation: int | None = None) -> int:
         partition, game = self._game(stream)
         tag = self._tag(partition)
         if idempotency:
             key_args: list[Any] = ["1", idempotency[0], dumps(idempotency[1])]
         else:
             key_args = ["0", "", ""]
-        reply = self._write(
-            self._append, [game, f"{tag}:log", f"{tag}:logpos", f"{tag}:idem:{stream}"],
-            [stream, int(expected_version), *key_args, head, *_with_digests(events)],
-        )
+        keys = [game, f"{tag}:log", f"{tag}:logpos", f"{tag}:idem:{stream}"]
+        guard = ""
+        if token_generation is not None:
+            if self._datastore.cluster:  # the generation is in another slot: read it first
+                current = int(self._redis.get(self._token_generation_key()) or 0)
+                if current != token_generation:
+                    raise TokensChanged(current)
+            else:  # one Redis: the script checks it, in the append's own round trip
+                keys.append(self._token_generation_key())
+                guard = str(int(token_generation))
+        reply = self._write(self._append, keys,
+                            [stream, int(expected_version), *key_args, head, guard, *_with_digests(events)])
         outcome, value = reply
         if outcome == b"ok":
             return int(value)
+        if outcome == b"tokens":
+            raise TokensChanged(int(value))
         if outcome == b"conflict":
             raise VersionConflict(stream, expected_version, int(value))
         if outcome == b"dup":
@@ -170,3 +194,14 @@ class RedisLogRecorder(RedisRecorder, LogRecorder):
                 pipe.get(f"{self._tag(partition)}:logpos")
             found = pipe.execute()
         return {p: int(head) if head is not None else 0 for p, head in enumerate(found)}
+
+    def wait_for_log(self, after: dict[int, int], timeout: float) -> None:
+        if self._datastore.cluster:  # the partitions' logs are in other slots: no read blocks on all
+            super().wait_for_log(after, timeout)
+            return
+        # one blocking read on every partition's log, from each one's position: it answers as
+        # soon as any of them has an entry past it (bounded below the client's socket timeout)
+        socket_timeout = self._redis.connection_pool.connection_kwargs.get("socket_timeout")
+        block = timeout if socket_timeout is None else min(timeout, socket_timeout / 2)
+        streams = {f"{self._tag(p)}:log": f"{max(after.get(p, 0), 0)}-1" for p in range(self.partitions)}
+        self._redis.xread(streams, count=1, block=max(1, int(block * 1000)))

@@ -14,15 +14,28 @@ from typing import Any
 
 from service.adapters.codec import digest_of, dumps, loads
 from service.adapters.sqlite_store.datastore import SqliteRecorder
-from service.adapters.store import DuplicateRequest, LogRecorder, Recorded, StreamRecorder, VersionConflict
+from service.adapters.store import (
+    DuplicateRequest,
+    LogRecorder,
+    Recorded,
+    StreamRecorder,
+    TokensChanged,
+    VersionConflict,
+)
 
 
 class SqliteStreamRecorder(SqliteRecorder, StreamRecorder):
     """``events`` rows by (stream, version), and ``idempotency`` records by (stream, key)."""
 
     def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
-               idempotency: tuple[str, dict[str, Any]] | None = None, head: str = "") -> int:
+               idempotency: tuple[str, dict[str, Any]] | None = None, head: str = "",
+               token_generation: int | None = None) -> int:
         with self._db.write() as db:
+            if token_generation is not None:
+                row = db.execute("SELECT value FROM counters WHERE name = 'token_generation'").fetchone()
+                current = int(row[0]) if row else 0
+                if current != token_generation:
+                    raise TokensChanged(current)
             if idempotency:
                 row = db.execute("SELECT record FROM idempotency WHERE stream = ? AND key = ?",
                                  (stream, idempotency[0])).fetchone()

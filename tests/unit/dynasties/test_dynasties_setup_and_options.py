@@ -20,7 +20,7 @@ DEFAULTS = {
     "all_tied_tribute": "redraw", "removed_cards_count_for_lead": False, "combinations_require_activation": False,
     "coronation_bonus": 10, "dynasty_bonus": 3, "conclave_max_cards": 2, "empty_stakes_ends_round": False,
     "tie_break_participants": "all", "max_tie_break_turns": None, "unresolved_tie": "carry", "hand_limit": 6,
-    "draw_per_round": 1,
+    "draw_per_round": 1, "commit_reveal_tributes": False,
 }
 
 
@@ -47,7 +47,8 @@ def test_r3_rules_declare_2_to_6_seats_and_satisfy_the_game_rules_protocol():
     rules: GameRules = RULES
     assert (rules.kind, rules.title, rules.min_seats, rules.max_seats) == ("dynasties", "Dynasties", 2, 6)
     assert [(c.type, c.args) for c in RULES.commands] == [
-        ("SubmitTribute", {"card": "card"}), ("PlaceNoble", {"card": "card"}),
+        ("SubmitTribute", {"card": "card"}), ("CommitTribute", {"hash": "hash"}), ("RevealTribute", {"salt": "salt"}),
+        ("PlaceNoble", {"card": "card"}),
         ("ChooseConclaveCards", {"cards": "cards"}), ("RetireNobles", {"cards": "cards"})]
     assert all(c.description for c in RULES.commands)
 

@@ -144,6 +144,76 @@ def test_goto_replaces_the_top_frame_and_keeps_the_caller_below():
     assert stack(t) == [("root", None, {}), ("give", 1, {"count": 5})]
 
 
+def test_update_later_is_recorded_just_before_a_step_is_called_on_top_of_it():
+    t = begun([], [])
+    t.call("root", None, stage=0)
+    t.update_later(stage=1)
+    t.update_later(stage=2)  # replaces the unrecorded one
+    assert t.deferring and t.events[-1] == step_entered("root", None, {"stage": 0})
+    t.emit(Event("Noted", {"note": "work of stage 2"}))
+    t.call("give", 1)
+    assert not t.deferring
+    assert t.events[-3:] == [Event("Noted", {"note": "work of stage 2"}), step_updated("root", {"stage": 2}),
+                             step_entered("give", 1, {})]
+    assert stack(t) == [("root", None, {"stage": 2}), ("give", 1, {})]
+    assert fold(RULES, t.events).frames == t.state.frames
+
+
+def test_update_later_is_merged_into_the_next_update_and_forgotten_when_its_step_ends():
+    t = begun([], [])
+    t.call("root")
+    t.call("give", 1, count=2)
+    t.update_later(stage=1)
+    t.update(count=1)
+    assert t.events[-1] == step_updated("give", {"stage": 1, "count": 1}) and not t.deferring
+    t.update_later(stage=2)
+    t.end()
+    assert t.events[-1] == step_left("give") and not t.deferring
+    assert stack(t) == [("root", None, {})]
+
+
+def test_settle_records_what_update_later_left_and_the_kernel_settles_before_it_hands_back():
+    t = begun([], [])
+    t.call("root")
+    t.update_later(turn=4)
+    t.settle()
+    assert t.events[-1] == step_updated("root", {"turn": 4}) and not t.deferring
+    t.settle()  # nothing left: no event
+    assert t.events[-1] == step_updated("root", {"turn": 4})
+
+    class Later(Step[Toy]):
+        name = "later"
+
+        def asks(self, s: Toy, f: Frame) -> bool:
+            return bool(s.notes)  # asks once it has noted something
+
+        def ask(self, s: Toy, f: Frame) -> Prompt:
+            return Prompt(f.owner_seat, "Give a card.").one_of("Give", s.hands[f.owner_seat])
+
+        def advance(self, t: Flow[Toy], f: Frame) -> None:
+            t.update_later(stage=1)
+            t.emit(Event("Noted", {"note": "stage 1 reached"}))
+            if f.locals.get("last"):
+                t.emit(Event("Ended"))
+
+    class LaterRules(ToyRules):
+        steps = step_table(Root(), Give(), Later())
+
+    rules = LaterRules()
+    for last in (False, True):
+        flow = rules.begin(None, Rng(0))  # type: ignore[arg-type]
+        flow.emit(Event("Began", {"hands": [["a"], ["b"]]}))
+        flow.call("root")
+        flow.call("later", 0, last=last)
+        rules.run_until_input(flow)
+        if last:  # once over, nothing resumes the step: nothing follows the end
+            assert flow.events[-1] == Event("Ended") and rules.to_move(flow.state) == []
+        else:
+            assert flow.events[-2:] == [Event("Noted", {"note": "stage 1 reached"}),
+                                        step_updated("later", {"stage": 1})]
+            assert rules.to_move(flow.state) == [0] and flow.state.frames[-1].stage == 1
+
+
 def test_the_stack_folds_again_from_its_events_after_a_json_round_trip():
     t = begun([], [])
     t.call("root", None, turn=0)

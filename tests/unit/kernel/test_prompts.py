@@ -177,3 +177,27 @@ def test_a_refusal_may_depend_on_the_state_and_seat():
     verb = Verb("Bribe", "bribe", refusal=lambda state, seat: f"seat {seat} has {state} rupees")
     assert verb.refused(0, 2) == "seat 2 has 0 rupees"
     assert Verb("Stop", "stop").refused(None, 0) == "that is not something you can do now"
+
+
+# -- a free-form argument (a kind with a pattern) ------------------------------------------
+
+DIGEST = Kind("digest", "string", "exactly 64 lowercase hex digits", pattern="[0-9a-f]{64}")
+SEAL = Verb("Seal", "post a digest", Arg("digest", DIGEST))
+
+
+def test_a_kind_with_a_pattern_accepts_only_a_whole_match_and_says_what_it_must_be():
+    assert DIGEST.check("ab" * 32) == "ab" * 32
+    for bad in ("AB" * 32, "ab" * 31, "ab" * 32 + "\n", "ab" * 33, 7, None, "g" * 64):
+        assert reason_of(DIGEST.check, bad).startswith("a digest must be exactly 64 lowercase hex digits, not ")
+    assert DIGEST.to_json()["pattern"] == "[0-9a-f]{64}"
+
+
+def test_a_free_choice_accepts_what_its_test_accepts_and_lists_no_command():
+    prompt = Prompt(0, "Seal it.").free(SEAL, test=lambda digest: digest != "0" * 64, why="not the zero digest")
+    prompt.check("Seal", "ab" * 32)
+    assert reason_of(prompt.check, "Seal", "0" * 64) == "not the zero digest (Seal it.)"
+    assert prompt and prompt.allows("Seal")  # the seat is asked...
+    assert prompt.commands((SEAL,)) == []  # ...but nothing can be listed
+    assert prompt.to_json()["choices"]["Seal"] == {"allows": "free", "kind": "digest", "type": "string",
+                                                   "description": "exactly 64 lowercase hex digits",
+                                                   "pattern": "[0-9a-f]{64}"}

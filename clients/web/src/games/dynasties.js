@@ -3,6 +3,36 @@
 // revealed), the Stakes, each Treasury, the Current Dynasty and Coronation, the deck and the
 // Graveyard. Drawn from the seat's view only.
 import { h, words } from "../dom.js";
+import { bytesOfHex, bytesOfText, randomHex, sha256Hex } from "../digest.js";
+
+/** Where this tab keeps the salt of a seal until its reveal (sessionStorage: this tab only). @param {string} hash */
+const saltKey = (hash) => `dynasties-seal:${hash}`;
+
+/** A commit-reveal Tribute (R17a): seal sha256(salt || card id) with a fresh 128-bit salt,
+ * kept in sessionStorage; reveal it with that salt. @type {NonNullable<import("./index.js").Layout["free"]>} */
+function sealedTribute(type, choice, view, submit, fail) {
+  if (type === "CommitTribute") {
+    return h("fieldset.choice", null, h("legend", null, "Seal your Tribute"),
+      ...(view.hand ?? []).map((/** @type {string} */ card) => h("button", { type: "button", class: "cmd", "data-command": type,
+        "data-value": card, onclick: async () => {
+          const salt = randomHex(16);
+          const hash = await sha256Hex(bytesOfHex(salt), bytesOfText(card));
+          if (choice.pattern && !new RegExp(`^(?:${choice.pattern})$`).test(hash)) { fail(`the seal is not ${choice.description}`); return; }
+          sessionStorage.setItem(saltKey(hash), JSON.stringify({ salt, card }));
+          submit({ type, args: { hash } });
+        } }, cardName(card))));
+  }
+  if (type === "RevealTribute") {
+    const mine = (view.players ?? []).find((/** @type {any} */ p) => p.seat === view.viewer);
+    const kept = mine?.tribute_hash ? sessionStorage.getItem(saltKey(mine.tribute_hash)) : null;
+    const sealed = kept ? JSON.parse(kept) : null;
+    return h("fieldset.choice", null, h("legend", null, "Reveal your Tribute"),
+      sealed ? h("button", { type: "button", class: "cmd", "data-command": type, "data-value": sealed.card,
+                             onclick: () => submit({ type, args: { salt: sealed.salt } }) }, `Reveal ${cardName(sealed.card)}`)
+             : h("p", null, "The salt of your seal is not kept in this browser tab, so it cannot be revealed from here."));
+  }
+  return null;
+}
 
 /** "coppe-09" -> "9 of Coppe". A card name is data; nothing here is a rule. @param {unknown} card */
 export function cardName(card) {
@@ -44,6 +74,7 @@ export const dynasties = {
       return h("li", null, `${ctx.nameOf(p.seat)}: `,
         p.tribute_committed ? (mine ? h("span", null, "face down (yours: ", cardEl(view.my_tribute, ", your face-down Tribute"), ")")
                                     : h("span.facedown", { "aria-label": "a face-down Tribute" }, "▮ face down"))
+                            : p.tribute_hash ? h("span.sealed", { title: p.tribute_hash }, `sealed (${p.tribute_hash.slice(0, 10)}…)`)
                             : "no Tribute yet");
     });
     return h("div.dynasties", null,
@@ -84,6 +115,7 @@ export const dynasties = {
     switch (event.type) {
       case "CardDrawn": return `${nameOf(d.seat)} drew a card${secret?.card ? `: ${cardName(secret.card)}` : ""} (${words(d.reason ?? "")})`;
       case "TributeCommitted": return `${nameOf(d.seat)} gave a Tribute face down${secret?.card ? ` (yours: ${cardName(secret.card)})` : ""}`;
+      case "TributeSealed": return `${nameOf(d.seat)} sealed a Tribute (${String(d.hash).slice(0, 10)}…)`;
       case "TributesRevealed": return `Tributes revealed: ${d.tributes.map((/** @type {any} */ t) => `${nameOf(t.seat)} ${cardName(t.card)}`).join(", ")}`;
       case "NoblePlaced": return `${nameOf(d.seat)} placed ${cardName(d.card)}${d.activated ? " (activated)" : ""}`;
       case "StakesPaid": return `${nameOf(d.seat)} paid ${d.paid} gold into the Stakes`;
@@ -98,4 +130,5 @@ export const dynasties = {
   quiet: new Set(["SetupStarted", "DeckShuffled"]),
   handsOver: new Set(["PlaceNoble"]),
   series: (view) => (view.players ?? []).map((/** @type {any} */ p) => ({ gold: p.treasury })),
+  free: sealedTribute,
 };

@@ -7,6 +7,8 @@ import { paxPamir } from "./pax_pamir.js";
 
 /**
  * @typedef {{seat: number | null, nameOf: (n: number | null | undefined) => string, targets: Set<string>}} DrawContext
+ * A choice the server cannot list (`allows: "free"`, such as a seal's hash) is the layout's
+ * to build (`free`): it computes the value the choice describes, never a rule.
  * @typedef {{
  *   title: string,
  *   render: (view: any, ctx: DrawContext) => Element,
@@ -16,6 +18,8 @@ import { paxPamir } from "./pax_pamir.js";
  *   quiet: Set<string>,
  *   handsOver: Set<string>,
  *   series: (view: any) => Record<string, number>[],
+ *   free?: (type: string, choice: import("../api.js").PromptChoice, view: any, submit: (command: import("../api.js").GameCommand) => void,
+ *           fail: (reason: string) => void) => Element | null,
  * }} Layout
  */
 

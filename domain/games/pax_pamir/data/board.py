@@ -63,6 +63,8 @@ def _regions_in_id(border: Border) -> tuple[Region, Region]:
 
 
 #: The two regions a border joins, in the alphabetical order of its id.
+#: the regions in ``Region`` order, as a tuple (iterating a tuple is much cheaper than the enum)
+REGIONS: tuple[Region, ...] = tuple(Region)
 REGIONS_OF: dict[Border, tuple[Region, Region]] = {border: _regions_in_id(border) for border in Border}
 
 #: The borders of each region, in ``Border`` declaration order (R-MAP: herat 4, ..., punjab 2).

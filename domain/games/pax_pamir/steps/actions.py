@@ -19,7 +19,7 @@ from domain.games.pax_pamir.data.cards import (
 )
 from domain.games.pax_pamir.state import PaxState
 from domain.games.pax_pamir.steps import names
-from domain.games.pax_pamir.steps.battle import battle_cards, battle_regions
+from domain.games.pax_pamir.steps.battle import can_battle
 from domain.games.pax_pamir.steps.betray import BETRAY_COST, betrayable_cards
 from domain.games.pax_pamir.steps.bribes import HOSTAGE, hostage_bribe
 from domain.games.pax_pamir.steps.build import BLOCK_COST, build_limit, build_places
@@ -31,7 +31,7 @@ from domain.games.pax_pamir.steps.common import (
     seat_of,
 )
 from domain.games.pax_pamir.steps.gift import free_gift_spaces
-from domain.games.pax_pamir.steps.move import movable_pieces
+from domain.games.pax_pamir.steps.move import can_move
 from domain.games.pax_pamir.steps.tax import taxable_market_cards, taxable_seats
 from domain.kernel.steps import Frame
 
@@ -62,10 +62,10 @@ def can_take(s: PaxState, seat: int, action: CardAction, rupees: int) -> bool:
     if action == CardAction.BUILD:
         return rupees >= BLOCK_COST and any(build_places(s, seat))
     if action == CardAction.MOVE:
-        return bool(movable_pieces(s, seat))
+        return can_move(s, seat)
     if action == CardAction.BETRAY:
         return rupees >= BETRAY_COST and bool(betrayable_cards(s, seat))
-    return bool(battle_regions(s, seat) or battle_cards(s, seat))
+    return can_battle(s, seat)
 
 
 def usable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:
@@ -75,18 +75,40 @@ def usable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:
     have an effect (R-ACT-4). A hostage bribe does not narrow this: it may be negotiated down
     to nothing (R-BRB-3), and R-ACT-2's limit (no bribe may leave less than the action's
     minimum cost) is held by the bribe step itself (its ``reserve``)."""
+    return usable_of(s, seat, action, candidates(s, seat).get(action, []))
+
+
+def candidates(s: PaxState, seat: int) -> dict[CardAction, list[int]]:
+    """Per action (in ``CardAction`` order), the court cards that print it, are not used this
+    turn and are favored or have an action left: the first three tests of ``usable_cards``,
+    and not given up at its hostage bribe: the tests of ``usable_cards`` that depend on
+    the card, made for every action in one pass over the court."""
     player = s.players[seat]
     if player.loyalty is None:
+        return {}
+    found: dict[CardAction, list[int]] = {}
+    used, left = s.used_cards, s.actions_left
+    for n in player.court:
+        if n in used or (HOSTAGE, n) in s.given_up or not (left > 0 or is_favored(s, seat, n)):
+            continue
+        for action in _ACTIONS[n]:
+            found.setdefault(action, []).append(n)
+    return {action: found[action] for action in CardAction if action in found}
+
+
+def usable_of(s: PaxState, seat: int, action: CardAction, cards: list[int]) -> list[int]:
+    """``cards`` (the ``candidates`` for ``action``), if the action can be taken now (R-ACT-2,
+    R-ACT-4: whether it can does not depend on the card); else none."""
+    if not cards:
         return []
-    candidates = [n for n in player.court
-                  if action in COURT_CARDS[n].actions and n not in s.used_cards and (HOSTAGE, n) not in s.given_up
-                  and (s.actions_left > 0 or is_favored(s, seat, n))]
-    if not candidates:
-        return []
-    rupees = player.rupees  # whether the action can be taken does not depend on the card
+    rupees = s.players[seat].rupees
     if rupees >= minimum_cost(s, seat, action) and can_take(s, seat, action, rupees):
-        return candidates
+        return cards
     return []
+
+
+#: the actions printed on each court card
+_ACTIONS: dict[int, tuple[CardAction, ...]] = {n: card.actions for n, card in COURT_CARDS.items()}
 
 
 def start(t: Play, seat: int, number: int, action: CardAction) -> None:

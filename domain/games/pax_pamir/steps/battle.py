@@ -11,6 +11,7 @@ from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import (
     BORDERS_OF,
+    REGIONS,
     Coalition,
     Region,
 )
@@ -63,6 +64,19 @@ def region_enemies(s: PaxState, seat: int, region: Region) -> list[str]:
     return found
 
 
+def _has_region_enemy(s: PaxState, seat: int, region: Region) -> bool:
+    """Would ``region_enemies`` list anything? (without naming every piece)"""
+    loyalty = block_owner(s, seat)
+    if any(count > 0 and c != loyalty for c, count in s.armies[region].items()):
+        return True
+    roads = s.roads
+    if any(count > 0 and c != loyalty for border in BORDERS_OF[region] for c, count in roads[border].items()):
+        return True
+    tribes = s.tribes[region]
+    return any(other != seat and tribes.get(other, 0) > 0 and player.loyalty != loyalty
+               and not _citadel_protects(s, other, region) for other, player in enumerate(s.players))
+
+
 def card_enemies(s: PaxState, seat: int, number: int) -> list[str]:
     """R-BAT-2: spies of other seats, except those of an Indispensable Advisors owner."""
     return [places.enemy("spy", number, other) for other, count in sorted(s.spies.get(number, {}).items())
@@ -70,11 +84,25 @@ def card_enemies(s: PaxState, seat: int, number: int) -> list[str]:
 
 
 def battle_regions(s: PaxState, seat: int) -> list[str]:
-    return [r.value for r in Region if strength(s, seat, r) > 0 and region_enemies(s, seat, r)]
+    return [r.value for r in REGIONS if strength(s, seat, r) > 0 and region_enemies(s, seat, r)]
 
 
 def battle_cards(s: PaxState, seat: int) -> list[int]:
-    return [n for _, n in q.court_cards(s) if my_spies(s, seat, n) > 0 and card_enemies(s, seat, n)]
+    return [n for n in _spied_cards(s, seat) if card_enemies(s, seat, n)]
+
+
+def can_battle(s: PaxState, seat: int) -> bool:
+    """Is there a region or a card ``battle_regions`` or ``battle_cards`` would list? (stops
+    at the first)"""
+    return (any(strength(s, seat, r) > 0 and _has_region_enemy(s, seat, r) for r in REGIONS)
+            or any(card_enemies(s, seat, n) for n in _spied_cards(s, seat)))
+
+
+def _spied_cards(s: PaxState, seat: int) -> list[int]:
+    """Court cards holding a spy of ``seat``, along the court track."""
+    if not any(spies.get(seat, 0) > 0 for spies in s.spies.values()):
+        return []
+    return [n for _, n in q.court_cards(s) if my_spies(s, seat, n) > 0]
 
 
 def safe_houses_of(s: PaxState, seat: int) -> list[int]:
@@ -126,6 +154,18 @@ class Battle(ActionStep):
         where = f"card {frame.site}" if isinstance(frame.site, int) else str(frame.site).title()
         return (Prompt(seat, f"Battle in {where}: remove up to {frame.left} more enemy piece(s), or stop.")
                 .one_of(REMOVE_ENEMY, targets).nothing(STOP_ACTION))
+
+    def asks(self, s: PaxState, frame: Frame) -> bool:
+        """``ask`` is not None, told without naming every site and piece."""
+        seat = seat_of(frame)
+        site = frame.site
+        if site is None:
+            return can_battle(s, seat)
+        if frame.left <= 0:
+            return False
+        if isinstance(site, int):
+            return bool(card_enemies(s, seat, site))
+        return _has_region_enemy(s, seat, Region(site))
 
     def finish(self, t: Play, frame: Frame) -> None:
         """R-BAT-3: Safe House choices, owed by the spies' owners in seat order from the

@@ -34,15 +34,11 @@ BLOCK_COST = 2
 def build_places(s: PaxState, seat: int) -> tuple[list[str], list[str]]:
     """R-BLD-1, section 23 item 7: (regions, borders) a block can go to now: an army in a
     region the seat rules, a road on a border of one."""
-    regions: list[str] = []
-    borders: list[str] = []
-    for region in q.ruled_regions(s, seat):
-        if can_place(s, seat, "army", region.value):
-            regions.append(region.value)
-        for border in BORDERS_OF[region]:
-            if border.value not in borders and can_place(s, seat, "road", border.value):
-                borders.append(border.value)
-    return regions, sorted(borders)
+    ruled = q.ruled_regions(s, seat)
+    if not ruled or not can_place(s, seat, "army"):  # armies and roads are both blocks
+        return [], []
+    borders = {border.value for region in ruled for border in BORDERS_OF[region]}
+    return [region.value for region in ruled], sorted(borders)
 
 
 def build_limit(s: PaxState, seat: int) -> int:

@@ -17,6 +17,15 @@ from domain.kernel.prompt import Prompt
 from domain.kernel.steps import Frame, Step, handles
 
 
+def over_limit(s: PaxState, seat: int, where: str) -> bool:
+    """R-CLN-1 / R-CLN-2: does the seat's court (``where="court"``) or hand hold more cards
+    than its limit?"""
+    player = s.players[seat]
+    if where == "court":
+        return len(player.court) > q.court_limit(s, seat)
+    return len(player.hand) > q.hand_limit(s, seat)
+
+
 class Cleanup(Procedure):
     """R-CLN-1 to R-CLN-6, in this order."""
 
@@ -24,10 +33,12 @@ class Cleanup(Procedure):
     stages = ("court_limit", "hand_limit", "top_event", "bottom_event", "refill")
 
     def court_limit(self, t: Play, frame: Frame) -> None:
-        t.call(names.LIMIT_DISCARD, frame.seat, where="court")
+        if over_limit(t.state, frame.owner_seat, "court"):  # within it, there is nothing to discard
+            t.call(names.LIMIT_DISCARD, frame.seat, where="court")
 
     def hand_limit(self, t: Play, frame: Frame) -> None:
-        t.call(names.LIMIT_DISCARD, frame.seat, where="hand")
+        if over_limit(t.state, frame.owner_seat, "hand"):
+            t.call(names.LIMIT_DISCARD, frame.seat, where="hand")
 
     def top_event(self, t: Play, frame: Frame) -> None:
         discard_column_zero_event(t, 0)
@@ -59,10 +70,11 @@ class LimitDiscard(Step[PaxState]):
     name = names.LIMIT_DISCARD
 
     def _over(self, s: PaxState, frame: Frame) -> bool:
-        player = s.players[frame.owner_seat]
-        if frame.where == "court":
-            return len(player.court) > q.court_limit(s, frame.owner_seat)
-        return len(player.hand) > q.hand_limit(s, frame.owner_seat)
+        return over_limit(s, frame.owner_seat, frame.where)
+
+    def asks(self, s: PaxState, frame: Frame) -> bool:
+        """Over the limit, the owner is asked (a card to discard is always there)."""
+        return self._over(s, frame)
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         if not self._over(s, frame):

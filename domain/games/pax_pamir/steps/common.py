@@ -50,12 +50,20 @@ class Procedure(Step[PaxState]):
         return False
 
     def advance(self, t: Play, frame: Frame) -> None:
+        """Runs stages until one calls a sub-step (or ends the procedure, or the game), then
+        the procedure ends. The stage reached is recorded only when a sub-step is called (it
+        returns here, to the next stage): ``update_later``."""
+        stages = self.stages
         stage = frame.locals.get("stage", 0)
-        if stage >= len(self.stages):
-            t.end()
-            return
-        t.update(stage=stage + 1)
-        getattr(self, self.stages[stage])(t, t.frame)
+        while stage < len(stages):
+            stage += 1
+            t.update_later(stage=stage)
+            getattr(self, stages[stage - 1])(t, frame)  # still the top frame while deferring
+            if not t.deferring:
+                return  # a sub-step was called, or the stage ended this procedure or updated it
+            if t.state.outcome is not None:
+                return  # nothing follows the end of the game (R-DOM-8), nor resumes this
+        t.end()
 
 
 def block_owner(s: PaxState, seat: int) -> Coalition:
@@ -202,9 +210,10 @@ def seat_of(frame: Frame) -> int:
     return frame.seat
 
 
-def can_place(s: PaxState, seat: int, kind: str, dst: str) -> bool:
-    """A piece of ``kind`` can be placed at ``dst``: from the supply, or else from the board
-    (R-LIM-1, R-LIM-4; the one already at ``dst`` counts, section 23 item 14)."""
+def can_place(s: PaxState, seat: int, kind: str) -> bool:
+    """A piece of ``kind`` can be placed: from the supply, or else from the board (R-LIM-1,
+    R-LIM-4; the one already at the destination counts, section 23 item 14, so where it goes
+    does not matter and a caller asks once per kind, not once per place)."""
     return supply_of(s, kind, seat) > 0 or bool(pieces_on_board(s, kind, seat))
 
 

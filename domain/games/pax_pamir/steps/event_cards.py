@@ -210,6 +210,25 @@ def blackmail_targets(s: PaxState, region: Region) -> list[int]:
             if COURT_CARDS[number].region == region and not sum(s.spies.get(number, {}).values())]
 
 
+def blackmail_pending(s: PaxState, seat: int, done: list[str]) -> tuple[str, Region, list[int]] | None:
+    """The first Blackmail ability of ``seat`` not in ``done`` with a card to place on: the
+    ability, its region and the cards (``StartOfTurn`` asks about it); None when none is."""
+    for ability, region in BLACKMAIL_REGION.items():
+        if ability.value in done or not q.has_ability(s, seat, ability):
+            continue
+        targets = blackmail_targets(s, region)
+        if targets:
+            return ability.value, region, targets
+    return None
+
+
+def start_of_turn(t: Play, seat: int) -> None:
+    """R-TRN-1: the start of ``seat``'s turn, a step only when a Blackmail may be used (with
+    nothing to decide it would end at once)."""
+    if blackmail_pending(t.state, seat, []) is not None:
+        t.call(names.START_OF_TURN, seat)
+
+
 class StartOfTurn(Step[PaxState]):
     """R-TRN-1, R-SA Blackmail (43 Kandahar, 54 Herat): at the start of their turn the owner
     may place one spy per Blackmail ability on a court card of its region that has no spies
@@ -218,14 +237,7 @@ class StartOfTurn(Step[PaxState]):
     name = names.START_OF_TURN
 
     def _pending(self, s: PaxState, frame: Frame) -> tuple[str, Region, list[int]] | None:
-        done = frame.locals.get("done", [])
-        for ability, region in BLACKMAIL_REGION.items():
-            if ability.value in done or not q.has_ability(s, frame.owner_seat, ability):
-                continue
-            targets = blackmail_targets(s, region)
-            if targets:
-                return ability.value, region, targets
-        return None
+        return blackmail_pending(s, frame.owner_seat, frame.locals.get("done", []))
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         pending = self._pending(s, frame)

@@ -20,7 +20,8 @@ from domain.kernel.steps import Frame, handles
 
 def free_gift_spaces(s: PaxState, seat: int) -> list[int]:
     """R-GFT-1, R-GFT-2: every empty gift space, any order, a cylinder can reach."""
-    return [value for value in q.free_gift_spaces(s, seat) if can_place(s, seat, "gift", str(value))]
+    free = q.free_gift_spaces(s, seat)
+    return free if free and can_place(s, seat, "gift") else []
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name

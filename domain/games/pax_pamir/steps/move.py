@@ -3,10 +3,12 @@ with a road, spies along the court track."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
-from domain.games.pax_pamir.data.board import CROSSINGS, Region
+from domain.games.pax_pamir.data.board import CROSSINGS, REGIONS, Region
 from domain.games.pax_pamir.data.cards import (
     COURT_CARDS,
     Ability,
@@ -32,11 +34,15 @@ from domain.kernel.steps import Frame, handles
 def region_destinations(s: PaxState, seat: int, here: Region) -> list[str]:
     """R-MOV-2: the regions across a border with a road of the seat's coalition (any border
     with Indian Supplies; Wakhan needs no roads, section 20), by name."""
-    if q.has_ability(s, seat, Ability.INDIAN_SUPPLIES) or is_wakhan(s, seat):
-        return [there.value for there, _ in CROSSINGS[here]]
-    loyalty = block_owner(s, seat)
-    roads = s.roads
-    return [there.value for there, border in CROSSINGS[here] if roads[border].get(loyalty, 0) > 0]
+    if _roads_needed(s, seat):
+        loyalty = block_owner(s, seat)
+        roads = s.roads
+        return [there.value for there, border in CROSSINGS[here] if roads[border].get(loyalty, 0) > 0]
+    return [there.value for there, _ in CROSSINGS[here]]
+
+
+def _roads_needed(s: PaxState, seat: int) -> bool:
+    return not (q.has_ability(s, seat, Ability.INDIAN_SUPPLIES) or is_wakhan(s, seat))
 
 
 def spy_destinations(s: PaxState, seat: int, origin: int) -> list[int]:
@@ -59,22 +65,35 @@ def spy_destinations(s: PaxState, seat: int, origin: int) -> list[int]:
 def movable_pieces(s: PaxState, seat: int) -> list[str]:
     """R-MOV-1 to R-MOV-4, section 23 item 6: loyal armies, the seat's spies and (with
     Nationalism) its tribes, each only with a legal destination."""
+    return list(_movable(s, seat))
+
+
+def can_move(s: PaxState, seat: int) -> bool:
+    """Is some piece ``movable_pieces`` would list? (stops at the first)"""
+    return next(_movable(s, seat), None) is not None
+
+
+def _movable(s: PaxState, seat: int) -> Iterator[str]:
     loyalty = block_owner(s, seat)
     nationalism = q.effect_active(s, EventEffect.NATIONALISM, seat)
-    found = []
-    for region in Region:
+    roads_needed = _roads_needed(s, seat)
+    roads = s.roads
+    for region in REGIONS:
         army = s.armies[region].get(loyalty, 0) > 0
         tribe = nationalism and s.tribes[region].get(seat, 0) > 0
-        if not (army or tribe) or not region_destinations(s, seat, region):
+        if not (army or tribe):
             continue
+        if roads_needed and not any(roads[border].get(loyalty, 0) > 0 for _, border in CROSSINGS[region]):
+            continue  # no destination (region_destinations is empty)
         if army:
-            found.append(places.piece("army", region.value))
+            yield places.piece("army", region.value)
         if tribe:
-            found.append(places.piece("tribe", region.value))
+            yield places.piece("tribe", region.value)
+    if not any(seat in spies for spies in s.spies.values()):
+        return
     for _, number in q.court_cards(s):
         if my_spies(s, seat, number) > 0 and spy_destinations(s, seat, number):
-            found.append(places.piece("spy", number))
-    return found
+            yield places.piece("spy", number)
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
@@ -112,6 +131,16 @@ class Move(ActionStep):
             return None
         return (Prompt(seat, f"Move: {frame.left} step(s) left; choose a piece to move, or stop.")
                 .one_of(MOVE_PIECE, pieces).nothing(STOP_ACTION))
+
+    def asks(self, s: PaxState, frame: Frame) -> bool:
+        """``ask`` is not None, told without listing every piece and destination."""
+        seat = seat_of(frame)
+        piece = frame.piece
+        if piece is not None:
+            kind, place = places.parse_piece(piece)
+            if spy_destinations(s, seat, int(place)) if kind == "spy" else region_destinations(s, seat, Region(place)):
+                return True
+        return frame.left > 0 and can_move(s, seat)
 
     @handles(MOVE_PIECE)
     def choose(self, t: Play, frame: Frame, seat: int, piece: str) -> None:

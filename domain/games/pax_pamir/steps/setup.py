@@ -19,6 +19,7 @@ from domain.games.pax_pamir.options import PaxOptions, wakhan_loyalty_order
 from domain.games.pax_pamir.state import PaxState, is_wakhan
 from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.common import Play
+from domain.games.pax_pamir.steps.event_cards import start_of_turn
 from domain.kernel.prompt import COALITION, Arg, Prompt, Verb
 from domain.kernel.rng import Rng
 from domain.kernel.steps import Frame, Step, handles
@@ -126,7 +127,7 @@ class Turns(Step[PaxState]):
             t.call(names.WAKHAN_TURN, seat)
             return
         t.call(names.TURN, seat)
-        t.call(names.START_OF_TURN, seat)
+        start_of_turn(t, seat)
 
 
 VERBS = (

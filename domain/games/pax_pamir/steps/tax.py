@@ -67,6 +67,15 @@ class Tax(ActionStep):
                        "or from players you may tax.")
                 .one_of(TAX_MARKET, cards).one_of(TAX_PLAYER, seats).nothing(STOP_ACTION))
 
+    def asks(self, s: PaxState, frame: Frame) -> bool:
+        """``ask`` is not None: rupees left to take, and somewhere to take one from (the market
+        first, the cheaper question)."""
+        if frame.left <= 0:
+            return False
+        market_rupees = s.market_rupees
+        return (any(market_rupees[row][column] > 0 for row, column, _ in q.market_slots(s))
+                or bool(taxable_seats(s, seat_of(frame))))
+
     @handles(TAX_MARKET)
     def market(self, t: Play, frame: Frame, seat: int, number: int) -> None:
         row, column = next((r, c) for r, c, n in q.market_slots(t.state) if n == number)

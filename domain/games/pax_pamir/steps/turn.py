@@ -57,9 +57,11 @@ def purchasable(s: PaxState, seat: int) -> list[int]:
     """R-PUR-1: any market card but Public Withdrawal, one this seat paid onto this turn, or
     one it cannot afford."""
     rupees = s.players[seat].rupees
-    return [number for row, column, number in q.market_slots(s)
-            if number != PUBLIC_WITHDRAWAL and (row, column) not in s.marked
-            and purchase_cost(s, seat, number, column) <= rupees]
+    unit = cost_unit(s)  # a card costs column x unit, or nothing: the full price is tried first
+    marked = s.marked
+    return [number for row, cards in enumerate(s.market) for column, number in enumerate(cards)
+            if number is not None and number != PUBLIC_WITHDRAWAL and (row, column) not in marked
+            and (column * unit <= rupees or purchase_cost(s, seat, number, column) <= rupees)]
 
 
 def slot_of(s: PaxState, number: int) -> tuple[int, int]:
@@ -127,8 +129,8 @@ class TurnMenu(Step[PaxState]):
         if left > 0:  # each choice is worked out only when read (a command is checked against its own)
             prompt.one_of(PURCHASE, partial(purchasable, s, seat))
             prompt.one_of(PLAY, sorted(n for n in s.players[seat].hand if (bribes.PLAY, n) not in s.given_up))
-        for action, verb in ACTION_VERBS.items():
-            prompt.one_of(verb, partial(actions.usable_cards, s, seat, action))
+        for action, cards in actions.candidates(s, seat).items():
+            prompt.one_of(ACTION_VERBS[action], partial(actions.usable_of, s, seat, action, cards))
         return prompt.nothing(END_TURN)
 
     @handles(PURCHASE)
@@ -220,6 +222,7 @@ class ChooseSide(Step[PaxState]):
     """R-PLY-1: the left or the right end of the court."""
 
     name = names.CHOOSE_SIDE
+    always_asks = True  # left or right
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt:
         what = COURT_CARDS[frame.card].name if "card" in frame.locals else "the card"
@@ -259,6 +262,17 @@ class Impacts(Step[PaxState]):
             return Prompt(frame.owner_seat, f"{court_card.name}: place a spy on a court card of {region.title()}, "
                           "in any court.").one_of(PLACE_SPY, cards)
         return None
+
+    def asks(self, s: PaxState, frame: Frame) -> bool:
+        """``ask`` is not None: a road (a region always has borders), or a spy with a court
+        card of the region to go to."""
+        icon = self._icon(s, frame)
+        if icon == ImpactIcon.ROAD:
+            return True
+        if icon == ImpactIcon.SPY:
+            region = COURT_CARDS[frame.card].region
+            return any(COURT_CARDS[n].region == region for _, n in q.court_cards(s))
+        return False
 
     def advance(self, t: Play, frame: Frame) -> None:
         icon = self._icon(t.state, frame)

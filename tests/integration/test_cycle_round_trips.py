@@ -1,0 +1,81 @@
+"""A cycle of play over HTTP (GET legal-commands, POST one of them) costs the serving
+process at most two Redis round trips in the steady state, counted on a real Redis at the
+socket: every write of a request (or of a pipeline) to any Redis connection of the
+process is one round trip, whoever sends it (the store, RQ, a background thread).
+
+The server is the production shape on one Redis (projections kept by workers tailing the
+log, so an append asks nothing more of Redis), served over real HTTP on a real port."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import requests
+from werkzeug.serving import make_server
+
+from service.app import create_app
+from service.config import Config
+
+pytestmark = pytest.mark.integration
+
+#: the issue's target: the GET and the POST, one round trip each
+MOST_PER_CYCLE = 2
+
+
+@pytest.fixture
+def server_on_redis(redis_url):
+    url, namespace = redis_url
+    # snapshot_every=0: a snapshot every 100 events is a write now and then, not the steady state
+    app = create_app(Config(store_url=url, redis_prefix=namespace, redis_partitions=4, projections="rq",
+                            queue_name=f"{namespace}-q", snapshot_every=0))
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    app.extensions["games"].store.close()
+
+
+def _players(url: str, seats: int) -> list[dict]:
+    return [requests.post(f"{url}/players", json={"name": f"p{i}"}, timeout=10).json() for i in range(seats)]
+
+
+def _session(token: str) -> requests.Session:
+    session = requests.Session()
+    session.headers["Authorization"] = f"Bearer {token}"
+    return session
+
+
+def test_a_cycle_of_play_costs_at_most_two_redis_round_trips(server_on_redis, trips):
+    url = server_on_redis
+    players = _players(url, 3)
+    sessions = {p["id"]: _session(p["token"]) for p in players}
+    created = sessions[players[0]["id"]].post(f"{url}/games", json={"type": "dynasties", "seats": 3}, timeout=10)
+    assert created.status_code == 201, created.text
+    game = created.json()["id"]
+    for player in players:
+        assert sessions[player["id"]].post(f"{url}/games/{game}/join", json={}, timeout=10).status_code == 200
+
+    def cycle() -> None:
+        summary = requests.get(f"{url}/games/{game}", timeout=10).json()
+        seat = summary["to_move"][0]
+        session = sessions[summary["seats"][seat]["player_id"]]
+        trips.take()  # from here on: the cycle only
+        listed = session.get(f"{url}/games/{game}/legal-commands", timeout=10)
+        assert listed.status_code == 200, listed.text
+        posted = session.post(f"{url}/games/{game}/commands", json=listed.json()["commands"][0], timeout=10)
+        assert posted.status_code == 201, posted.text
+
+    for _ in range(3):  # warm: the game and the tokens seen once
+        cycle()
+    time.sleep(0.1)
+    per_cycle = []
+    for _ in range(10):
+        cycle()
+        time.sleep(0.05)  # a background flush (if any) of this cycle's appends lands in its count
+        per_cycle.append(trips.take())
+    worst = max(per_cycle, key=len)
+    assert len(worst) <= MOST_PER_CYCLE, f"a cycle made {len(worst)} round trips: {worst}"
+    assert all(trip[0].endswith("(process_request_thread)") for trip in worst), "no background trips"

@@ -1,0 +1,71 @@
+"""``serve`` on SQLite runs the projections in a projector process of their own
+(``service.projector``): appends ask nothing of the web workers, the read models still
+become current without any read asking, a projector killed -9 mid-play is replaced when the
+server restarts, and the models end exactly as a clean replay makes them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import psutil
+import requests
+
+from service.config import Config
+from service.projections_runner import ProjectionRunner
+from service.stores import open_store
+from tests.reliability.conftest import ServerProcess
+
+
+def _play(url: str, moves: int) -> None:
+    players = [requests.post(f"{url}/players", json={"name": f"p{i}"}, timeout=10).json() for i in range(2)]
+    sessions = []
+    for player in players:
+        session = requests.Session()
+        session.headers["Authorization"] = f"Bearer {player['token']}"
+        sessions.append(session)
+    game = sessions[0].post(f"{url}/games", json={"type": "dynasties", "seats": 2}, timeout=10).json()["id"]
+    for session in sessions:
+        assert session.post(f"{url}/games/{game}/join", json={}, timeout=10).status_code == 200
+    by_id = {p["id"]: s for p, s in zip(players, sessions, strict=True)}
+    for _ in range(moves):
+        summary = requests.get(f"{url}/games/{game}", timeout=10).json()
+        if summary["status"] == "finished":
+            return
+        session = by_id[summary["seats"][summary["to_move"][0]]["player_id"]]
+        command = session.get(f"{url}/games/{game}/legal-commands", timeout=10).json()["commands"][0]
+        assert session.post(f"{url}/games/{game}/commands", json=command, timeout=10).status_code == 201
+
+
+def _projector(server: ServerProcess) -> psutil.Process:
+    found = [p for p in psutil.Process(server.proc.pid).children(recursive=True)
+             if "project" in p.cmdline()]
+    assert len(found) == 1, [p.cmdline() for p in psutil.Process(server.proc.pid).children(recursive=True)]
+    return found[0]
+
+
+def _current(runner: ProjectionRunner, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while any(runner.lag(name) for name in runner.names):
+        assert time.monotonic() < deadline, {name: runner.lag(name) for name in runner.names}
+        time.sleep(0.1)
+
+
+def test_serve_on_sqlite_keeps_the_projections_in_a_projector_process(server_process, tmp_path):
+    store_url = f"sqlite:///{tmp_path}/events.db"
+    server = server_process(store_url, workers=2)
+    _projector(server)
+    runner = ProjectionRunner(open_store(Config(store_url=store_url)))
+    _play(server.url, 30)
+    _current(runner)  # no read of a projection asked: the projector did it
+
+    os.kill(_projector(server).pid, signal.SIGKILL)
+    _play(server.url, 20)
+    time.sleep(1.5)
+    assert any(runner.lag(name) for name in runner.names), "nobody catches up while the projector is dead"
+    server.kill()
+    server.start()
+    _current(runner)
+    for name in runner.names:
+        assert runner.model(name) == runner.replay(name), name
