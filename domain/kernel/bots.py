@@ -163,19 +163,25 @@ def _rewards(game: Searchable, state: Any) -> list[float]:
 
 def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int = 16,
              exploration: float = 0.7) -> Bot:
-    """At most ``iterations`` iterations, and at most ``milliseconds`` when a clock is given."""
+    """At most ``iterations`` iterations, and at most ``milliseconds`` when a clock is given.
+
+    The time budget is a deadline for the whole decision, read from the clock at the start:
+    building the sampler, every step of the tree walk and of the playouts. An iteration the
+    deadline cuts short is scored where it stopped (the game's evaluation), and the answer
+    comes from the tree as it is; a deadline passed before any iteration gives a random
+    choice. So a decision overruns its budget by at most one game step."""
     def choose(rules: GameRules[Any, Any], seen: Seen, rng: random.Random, clock: Clock | None) -> Command:
         game: Searchable = rules  # type: ignore[assignment]
         commands = list(seen.commands)
         if len(commands) == 1:
             return commands[0]
-        deadline = clock() + milliseconds / 1000 if clock is not None and milliseconds else None  # reading included
+        timer = _Deadline(clock, milliseconds)
         sampler = game.sampler(seen.view, seen.events, seen.seat)
         root = _Node()
         for _ in range(iterations):
-            _iterate(game, sampler.draw(rng), seen.seat, root, rng, depth, exploration)
-            if deadline is not None and clock is not None and clock() >= deadline:
+            if timer.up():
                 break
+            _iterate(game, sampler.draw(rng), seen.seat, root, rng, depth, exploration, timer)
         visited = [(root.children[c].visits, root.children[c].reward, c) for c in commands if c in root.children]
         if not visited:
             return rng.choice(commands)
@@ -186,11 +192,22 @@ def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int 
     return choose
 
 
+class _Deadline:
+    """``milliseconds`` from now on ``clock``; never up without a clock or a budget."""
+
+    def __init__(self, clock: Clock | None, milliseconds: int | None):
+        self.clock = clock if milliseconds else None
+        self.at = clock() + milliseconds / 1000 if clock is not None and milliseconds else math.inf
+
+    def up(self) -> bool:
+        return self.clock is not None and self.clock() >= self.at
+
+
 def _iterate(game: Searchable, state: Any, seat: int, root: _Node, rng: random.Random, depth: int,
-             exploration: float) -> None:
+             exploration: float, timer: _Deadline) -> None:
     node, path, played = root, [root], 0
     expanded = False
-    while game.outcome(state) is None and played < depth:
+    while game.outcome(state) is None and played < depth and not timer.up():
         movers = game.to_move(state)
         if not movers:
             break

@@ -61,6 +61,14 @@ def bribe_declined(payer: int, recipient: int, offer: int) -> Event:
     return Event("BribeDeclined", {"payer": payer, "recipient": recipient, "offer": offer})
 
 
+def bribe_abandoned(payer: int, recipient: int, card: int, purpose: str) -> Event:
+    """R-BRB-4 and the ruling "Given up at a bribe" (docs/rules/pax_pamir.md): ``payer``
+    gave up the play of ``card`` (``purpose`` "play") or the use of its actions ("hostage") rather than pay ``recipient``; that
+    attempt is not offered again this turn. The card is already public (the play or action
+    started in the open)."""
+    return Event("BribeAbandoned", {"payer": payer, "recipient": recipient, "card": card, "purpose": purpose})
+
+
 def card_used(seat: int, card: int, action: str) -> Event:
     """R-TRN-4: a court card has taken its one card-based action this turn."""
     return Event("CardUsed", {"seat": seat, "card": card, "action": action})

@@ -47,6 +47,7 @@ def _turn_started(s: PaxState, e: Event) -> None:
     s.marked = set()
     s.placed.clear()
     s.declined_bribes = 0
+    s.given_up = frozenset()
 
 
 def _action_spent(s: PaxState, e: Event) -> None:
@@ -55,6 +56,10 @@ def _action_spent(s: PaxState, e: Event) -> None:
 
 def _bribe_declined(s: PaxState, e: Event) -> None:
     s.declined_bribes += 1
+
+
+def _bribe_abandoned(s: PaxState, e: Event) -> None:
+    s.given_up = s.given_up | {(e.data["purpose"], e.data["card"])}
 
 
 def _card_used(s: PaxState, e: Event) -> None:
@@ -231,6 +236,7 @@ APPLY: dict[str, Callable[[PaxState, Event], None]] = {
     "ActionSpent": _action_spent,
     "CardUsed": _card_used,
     "BribeDeclined": _bribe_declined,
+    "BribeAbandoned": _bribe_abandoned,
     "CardMoved": _card_moved,
     "RupeesMoved": _rupees_moved,
     "MarketSlotMarked": _market_slot_marked,

@@ -97,6 +97,9 @@ class PaxState:
     marked: set[tuple[int, int]] = field(default_factory=set)
     placed: Counter[str] = field(default_factory=Counter)
     declined_bribes: int = 0
+    #: plays and card uses given up at a bribe this turn, as (purpose, card) (a ruling:
+    #: docs/rules/pax_pamir.md, "Given up at a bribe")
+    given_up: frozenset[tuple[str, int]] = frozenset()
     #: the frame stack (kernel steps); only frame events change it
     frames: list[Frame] = field(default_factory=list)
     #: rupees that entered (+) or left (-) the players' and market's hands from the bank

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import time
 
 import pytest
 
@@ -58,6 +59,52 @@ def test_mcts_stops_at_its_time_budget_when_given_a_clock():
     bot = mcts_bot(iterations=10_000, milliseconds=25, depth=4)
     bot(DYNASTIES, seen(DYNASTIES, state, events, 0), random.Random(0), clock)
     assert 20 <= len(reads) <= 30, "about one clock read per iteration, until 25 ms have passed"
+
+
+class _Slow:
+    """The game's rules with every move taking ``seconds`` longer, as on a loaded machine."""
+
+    def __init__(self, rules, seconds):
+        self._rules, self._seconds = rules, seconds
+
+    def __getattr__(self, name):
+        return getattr(self._rules, name)
+
+    def decide(self, *args):
+        time.sleep(self._seconds)
+        return self._rules.decide(*args)
+
+
+@pytest.mark.parametrize(("rules", "seats"), [(PAX, 4), (DYNASTIES, 3)])
+def test_mcts_keeps_to_its_deadline_on_the_wall_clock_even_inside_a_long_playout(rules, seats):
+    """The budget covers the whole decision (sampling, the tree, the playouts), checked at
+    every move of a playout: with each move slowed to 3 ms and playouts to the end of the
+    game, one iteration alone takes far longer than the 30 ms budget."""
+    match_events, state = _midgame(rules, seats)
+    seat = rules.to_move(state)[0]
+    shown = seen(rules, state, match_events, seat)
+    bot = mcts_bot(iterations=1_000_000, milliseconds=30, depth=100_000)
+    started = time.perf_counter()
+    command = bot(_Slow(rules, 0.003), shown, random.Random(0), time.perf_counter)
+    took = time.perf_counter() - started
+    assert command in shown.commands
+    assert took < 0.030 + 0.040, f"a 30 ms budget took {took * 1000:.0f} ms"
+
+
+def _midgame(rules, seats, moves=12):
+    """A position ``moves`` random moves into a seeded game, with its events."""
+    rng = random.Random(5)
+    events = rules.setup(seats, rules.check_options({}), Rng("mid"))
+    state = fold(rules, events)
+    played = 0
+    while played < moves or len(rules.legal_commands(state, rules.to_move(state)[0])) < 2:
+        seat = rng.choice(rules.to_move(state))
+        for event in rules.decide(state, seat, rng.choice(rules.legal_commands(state, seat)), Rng("mid", len(events))):
+            events.append(event)
+            state = rules.evolve(state, event)
+        played += 1
+    assert rules.outcome(state) is None and len(rules.legal_commands(state, rules.to_move(state)[0])) > 1
+    return events, state
 
 
 def test_a_game_without_a_sampler_offers_only_the_random_kind():

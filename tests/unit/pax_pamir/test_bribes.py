@@ -200,11 +200,40 @@ def test_r_brb_4_declines_are_capped_at_three_a_turn_then_only_full_payment_or_a
 
 
 def test_r_brb_4_the_cap_holds_for_the_whole_turn_across_bribes():
-    g = play(kabul_ruled_by_seat_1())
+    g = play(kabul_ruled_by_seat_1(hands={0: [SHAH_SHUJAH, MOHAN_LAL]}))
     for _ in range(3):
         g = g.when(0, cmd("OfferBribe", amount=0)).when(1, cmd("DeclineBribeOffer"))
-    g = g.when(0, cmd("AbandonBribe")).when(0, cmd("Play", card=SHAH_SHUJAH))
+    g = g.when(0, cmd("AbandonBribe")).when(0, cmd("Play", card=MOHAN_LAL))  # another Kabul card
+    if ("ChooseSide", "right") in choices(g, 0):
+        g = g.when(0, cmd("ChooseSide", side="right"))
     assert choices(g, 0) == {("PayBribe", None), ("AbandonBribe", None)}
+
+
+# -- given up at a bribe (a ruling: docs/rules/pax_pamir.md, "Given up at a bribe") ---------------
+
+def test_given_up_at_a_bribe_a_play_is_not_offered_again_that_turn():
+    g = play(kabul_ruled_by_seat_1(hands={0: [SHAH_SHUJAH, MOHAN_LAL]})).when(0, cmd("AbandonBribe"))
+    g.then(expect("BribeAbandoned", payer=0, recipient=1, card=SHAH_SHUJAH, purpose="play"))
+    assert ("Play", MOHAN_LAL) in choices(g, 0) and ("Play", SHAH_SHUJAH) not in choices(g, 0)
+    g.when(0, cmd("Play", card=SHAH_SHUJAH)).then_rejects(f"{SHAH_SHUJAH} is not a choice here")
+    assert_prompt_is_the_law(g, 0)
+    assert g.state.actions_left == 2 and SHAH_SHUJAH in g.state.players[0].hand  # still nothing spent
+    next_turn = given(RULES, *g.history, ev.turn_started(0, 2))
+    assert ("Play", SHAH_SHUJAH) in choices(next_turn, 0)
+
+
+def test_given_up_at_a_bribe_a_hostage_cards_actions_are_not_offered_again_that_turn():
+    g = hostage_table(courts={0: [MOHAN_LAL, SHAH_SHUJAH]})
+    assert ("Move", MOHAN_LAL) in choices(g, 0)
+    g = g.when(0, cmd("Move", card=MOHAN_LAL))
+    assert ("AbandonBribe", None) in choices(g, 0)
+    g = g.when(0, cmd("AbandonBribe"))
+    g.then(expect("BribeAbandoned", payer=0, recipient=1, card=MOHAN_LAL, purpose="hostage")).then_not(
+        "CardUsed", "ActionSpent")
+    assert not {c for c in choices(g, 0) if c[1] == MOHAN_LAL}
+    g.when(0, cmd("Move", card=MOHAN_LAL)).then_rejects("you cannot move with that card now")
+    next_turn = given(RULES, *g.history, ev.turn_started(0, 2))
+    assert ("Move", MOHAN_LAL) in choices(next_turn, 0)
 
 
 def test_r_trn_7_declined_bribes_are_counted_afresh_each_turn():

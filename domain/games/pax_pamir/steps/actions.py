@@ -70,7 +70,8 @@ def can_take(s: PaxState, seat: int, action: CardAction, rupees: int) -> bool:
 
 def usable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:
     """Court cards of ``seat`` that may take ``action`` now: printed on the card (R-ACT-1),
-    not used this turn (R-TRN-4), favored or with an action left (R-TRN-2, R-TRN-3), able to
+    not used this turn (R-TRN-4) nor given up at its hostage bribe (docs/rules/pax_pamir.md,
+    "Given up at a bribe"), favored or with an action left (R-TRN-2, R-TRN-3), able to
     have an effect (R-ACT-4). A hostage bribe does not narrow this: it may be negotiated down
     to nothing (R-BRB-3), and R-ACT-2's limit (no bribe may leave less than the action's
     minimum cost) is held by the bribe step itself (its ``reserve``)."""
@@ -80,14 +81,15 @@ def usable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:
 def candidates(s: PaxState, seat: int) -> dict[CardAction, list[int]]:
     """Per action (in ``CardAction`` order), the court cards that print it, are not used this
     turn and are favored or have an action left: the first three tests of ``usable_cards``,
-    made for every action in one pass over the court."""
+    and not given up at its hostage bribe: the tests of ``usable_cards`` that depend on
+    the card, made for every action in one pass over the court."""
     player = s.players[seat]
     if player.loyalty is None:
         return {}
     found: dict[CardAction, list[int]] = {}
     used, left = s.used_cards, s.actions_left
     for n in player.court:
-        if n in used or not (left > 0 or is_favored(s, seat, n)):
+        if n in used or (HOSTAGE, n) in s.given_up or not (left > 0 or is_favored(s, seat, n)):
             continue
         for action in _ACTIONS[n]:
             found.setdefault(action, []).append(n)

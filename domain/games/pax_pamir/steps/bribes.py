@@ -6,7 +6,10 @@ action (R-ACT-2). The caller starts it with::
     t.call(names.BRIBE, payer, recipient=..., amount=A, reserve=r, card=n, purpose="play" | "hostage")
 
 and reads ``abandoned`` in its own locals when the bribe step returns: set, the play or
-action does not happen and no action is spent; unset, the bribe was settled (paid, agreed
+action does not happen and no action is spent, and the same play (or any action of the
+same hostage card) is not offered again this turn (``BribeAbandoned``; a ruling,
+docs/rules/pax_pamir.md "Given up at a bribe": else giving up and starting again could go
+round for ever); unset, the bribe was settled (paid, agreed
 lower, or refused under Courtly Manners) and the caller goes on.
 
 The decisions belong to the seats the rulebook gives them to (section 22):
@@ -102,7 +105,8 @@ ACCEPT_BRIBE_COUNTER = Verb("AcceptBribeCounter", "Pay the amount the recipient 
                             refusal="no answer to your offer is waiting")
 REFUSE_BRIBE = Verb("RefuseBribe", "Courtly Manners: pay nothing and go ahead (R-PLY-2, R-ACT-2).",
                     refusal="you may not refuse a bribe now")
-ABANDON_BRIBE = Verb("AbandonBribe", "Give up the play or action rather than pay; no action is spent (R-BRB-4).",
+ABANDON_BRIBE = Verb("AbandonBribe", "Give up the play or action rather than pay; no action is spent (R-BRB-4), "
+                     "and it is not offered again this turn.",
                      refusal="no bribe is asked of you now")
 ACCEPT_BRIBE_OFFER = Verb("AcceptBribeOffer", "Accept the rupees offered as the bribe (R-BRB-3).",
                           refusal="no bribe offer is waiting for your answer")
@@ -167,6 +171,7 @@ class Bribe(Step[PaxState]):
 
     @handles(ABANDON_BRIBE)
     def abandon(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        t.emit(ev.bribe_abandoned(seat, frame.recipient, frame.card, frame.purpose))
         t.end()
         t.update(abandoned=True)
 

@@ -21,7 +21,7 @@ from domain.games.pax_pamir.data.cards import (
     is_dominance_check,
 )
 from domain.games.pax_pamir.state import PaxState, is_wakhan
-from domain.games.pax_pamir.steps import actions, names
+from domain.games.pax_pamir.steps import actions, bribes, names
 from domain.games.pax_pamir.steps.common import CARD, Play, Procedure, pay_rupee_to_market, place_piece
 from domain.kernel.prompt import BORDER, CHOICE, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
@@ -128,7 +128,7 @@ class TurnMenu(Step[PaxState]):
         prompt = Prompt(seat, f"Your turn: {left} action{'s' if left != 1 else ''} left.")
         if left > 0:  # each choice is worked out only when read (a command is checked against its own)
             prompt.one_of(PURCHASE, partial(purchasable, s, seat))
-            prompt.one_of(PLAY, sorted(s.players[seat].hand))
+            prompt.one_of(PLAY, sorted(n for n in s.players[seat].hand if (bribes.PLAY, n) not in s.given_up))
         for action, cards in actions.candidates(s, seat).items():
             prompt.one_of(ACTION_VERBS[action], partial(actions.usable_of, s, seat, action, cards))
         return prompt.nothing(END_TURN)
