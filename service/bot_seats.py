@@ -14,7 +14,9 @@ is handed only that (``Seen``), never the store or the game's state. It posts it
 through ``submit_command`` with ``expected_version`` and an ``Idempotency-Key`` per decision
 (``bot-<version>``): a job killed and retried, or two jobs for one decision, act once.
 Decisions are deterministic in what the seat sees (the bot's generator is seeded with the
-game, seat and version), and its events carry ``bot: "<kind>:<level>"``.
+seat's own secret key, ``bot_key``, and the version: a retry decides the same, and no client,
+who knows the game's id but not its seed, can foretell a bot's random choices), and its
+events carry ``bot: "<kind>:<level>"``.
 
 A lost request (a process that died between its append and its enqueue) is repaired by
 ``sweep``: the games with bot seats are kept in a store set, and every worker start (and
@@ -160,13 +162,14 @@ def play_one(service: Any, game_id: str, think: float = 0.0, clock: Callable[[],
         player = {"id": game.table.players[seat], "name": game.table.names.get(game.table.players[seat], "")}
         started = clock()
         try:
-            read = seen_by(service, game_id, player, seat, bot_key(game, seat))
+            key = bot_key(game, seat)
+            read = seen_by(service, game_id, player, seat, key)
             if read is None:
                 continue
             version, shown = read
             kind = bot_kinds(game.rules)[info["kind"]]
             bot = kind.bot(info["level"])
-            command = bot(game.rules, shown, random.Random(f"{game_id}:{seat}:{version}"), clock)
+            command = bot(game.rules, shown, random.Random(f"{key}:{version}"), clock)
             wait = think - (clock() - started)
             if wait > 0:
                 sleep(wait)
