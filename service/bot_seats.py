@@ -92,6 +92,19 @@ def check_bot_seats(rules: Any, seats: int, bots: Sequence[Mapping[str, Any]]) -
     return dict(sorted((seat if seat >= 0 else free.pop(0), bot) for seat, bot in reserved.items()))
 
 
+def bot_problem(rules: Any, info: Any) -> str | None:
+    """Why ``info`` (the ``bot`` of a seat in an imported log) is not one of ``rules``' bot
+    kinds at one of its levels; None when it is."""
+    if not isinstance(info, dict) or set(info) != {"kind", "level"}:
+        return "a bot seat is an object of two fields, kind and level"
+    kind = bot_kinds(rules).get(info["kind"]) if isinstance(info["kind"], str) else None
+    if kind is None:
+        return f"{rules.title} has no bot kind {short(info['kind'])}; it offers {', '.join(bot_kinds(rules))}"
+    if not isinstance(info["level"], str) or info["level"] not in kind.levels:
+        return f"{kind.name} has no level {short(info['level'])}; its levels are {', '.join(kind.levels)}"
+    return None
+
+
 def bot_label(info: dict[str, str]) -> str:
     return f"{info['kind']}:{info['level']}"
 

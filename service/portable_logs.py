@@ -19,10 +19,11 @@ from typing import Any
 
 from domain.kernel import DomainError
 from domain.kernel.events import EVERYONE
-from domain.kernel.table import GAME_CREATED, PLATFORM, read_event, split_options
+from domain.kernel.table import GAME_CREATED, PLATFORM, SEAT_TAKEN, read_event, split_options
 from service.adapters.codec import dumps, loads
 from service.adapters.store import Recorded, VersionConflict
 from service.appending import Appender, Clock
+from service.bot_seats import bot_problem
 from service.envelopes import Viewer, redacted_envelope, stream_of
 from service.errors import ServiceError, Unprocessable
 from service.game import Game
@@ -184,6 +185,7 @@ class PortableLogs:
             rules.check_setup(seats, game.table.game_options())
         afters: list[dict[str, Any] | None] = []
         for index, record in enumerate(records):
+            self._check_bot(rules, record.event, line_numbers[index])
             with _refusing_at(line_numbers[index], record.event):
                 if index:
                     game = self.loader.extend(game, [record]) or self.loader.fold(game_id, records[:index + 1])
@@ -191,6 +193,15 @@ class PortableLogs:
                     records[index + 1].event.get("batch") != record.event.get("batch")
                 afters.append(game.public_facts() if last_of_batch else None)
         return game, afters
+
+    @staticmethod
+    def _check_bot(rules: Any, event: dict[str, Any], line: int) -> None:
+        """A seat the log says a bot plays must be one of this server's bots: it will move here."""
+        data = event.get("data") or {}
+        if event.get("source") == PLATFORM and event.get("type") == SEAT_TAKEN and "bot" in data:
+            problem = bot_problem(rules, data["bot"])
+            if problem:
+                raise _invalid(f"line {line}, field data.bot: {problem}")
 
 
 @contextmanager

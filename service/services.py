@@ -443,7 +443,7 @@ class GameService:
             return self.appender.append(game, [NewEvent(event, seat)])[0]
 
         game = retry_on_conflict(attempt)
-        return {"version": game.version, "consented": sorted(game.table.export_consent),
+        return {"version": game.version, "consented": sorted(game.table.consenting()),
                 "may_export": game.table.may_export()}
 
     def export(self, game_id: str, player: Mapping[str, Any] | None = None) -> str:
@@ -462,7 +462,7 @@ class GameService:
         if seat is None:
             raise Forbidden("a game in play is exported only to its seated players")
         if not game.table.may_export():
-            missing = sorted(set(range(game.table.seats)) - game.table.export_consent)
+            missing = sorted(set(range(game.table.seats)) - game.table.consenting())
             raise Conflict(f"a game is exported once it is over, or when every seat consents; "
                            f"seats {missing} have not consented", code="export_not_allowed")
         return self.logs.export(game, seat)
@@ -475,7 +475,11 @@ class GameService:
         """A game from an exported log (``service.portable_logs``): a log this server
         signed, of a game not here yet, keeps its id and its ranking; any other becomes a
         new, unranked game."""
-        return self.logs.import_log(text)
+        game = self.logs.import_log(text)
+        if game.table.bot_seats() and not game.over:  # its bot seats play on here, as they did there
+            self.store.set_add(BOT_GAMES, game.id)
+            self.appender.after_move(game)
+        return game
 
 
 def _waiting_set(player_id: str) -> str:

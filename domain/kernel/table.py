@@ -178,9 +178,15 @@ class Table:
         names = {spec.name for spec in PLATFORM_OPTIONS}
         return {k: v for k, v in self.options.items() if k not in names}
 
+    def consenting(self) -> set[int]:
+        """The seats that agree to the game leaving the server during play: those that
+        consented, and the bot seats (the server's own players, with nothing of their own to
+        keep: a seat's copy still leaves a bot's hidden cards out)."""
+        return self.export_consent | set(self.bot_seats())
+
     def may_export(self) -> bool:
         """A finished game, or one whose every seat consented, may leave the server whole."""
-        return self.finished or (self.started and len(self.export_consent) == self.seats)
+        return self.finished or (self.started and len(self.consenting()) == self.seats)
 
     def bot_seats(self) -> dict[int, dict[str, str]]:
         """Seats played by a bot: seat -> ``{kind, level}`` (after any random seating)."""

@@ -348,7 +348,7 @@ class ReplaySchema(Schema):
 
 class ExportConsentSchema(Schema):
     version = fields.Integer(required=True)
-    consented = fields.List(fields.Integer(), required=True, metadata={"description": "seats that agreed"})
+    consented = fields.List(fields.Integer(), required=True, metadata={"description": "seats that agreed (a bot seat always does)"})
     may_export = fields.Boolean(required=True)
 
 
