@@ -19,6 +19,12 @@ A worker outlives Redis: when Redis restarts or cannot be reached, ``run_worker`
 (1 s, doubling up to 30 s), reconnects, asks again for every catch-up (jobs queued in a
 Redis that lost its data are gone) and works on from the stored checkpoints.
 
+RQ's scheduler (a child process of one worker at a time, holding a lock per queue) moves
+scheduled jobs to the queue: retries, the turn clocks' timeouts, the webhooks' retries. A
+worker killed with SIGKILL leaves its lock behind; the lag sweep frees a lock its holder has
+stopped refreshing (``release_stale_scheduler_lock``) and the next maintenance of a live
+worker takes the scheduling over.
+
 Failed catch-up jobs are retried with backoff (1, 2, 5, 10 then 30 s) and stay in RQ's
 failed job registry when the retries are spent. A rebuild job is not retried: what it
 saved stays, and the next catch-up job goes on from there.
@@ -38,6 +44,7 @@ from typing import Any
 import redis
 from rq import SimpleWorker
 from rq.job import Job
+from rq.scheduler import RQScheduler
 
 from service import job_runtime
 from service.bot_seats import play_one, sweep
@@ -50,6 +57,25 @@ log = logging.getLogger(__name__)
 #: seconds between reconnection attempts when Redis is gone (doubling up to the maximum)
 RECONNECT_FIRST = 1.0
 RECONNECT_MAX = 30.0
+
+#: RQ's scheduler holds its queue's lock for ``interval + 60`` seconds and refreshes it at
+#: every heartbeat (each second); a lock not refreshed for ``SCHEDULER_STALE`` seconds is a
+#: dead scheduler's (a worker killed with SIGKILL) and is released, so that a live worker's
+#: scheduler takes the queue over at its next maintenance (every ``MAINTENANCE_SECONDS``)
+#: instead of after the lock's minute and RQ's ten-minute maintenance period: the timeouts
+#: of turn clocks and the webhooks' retries wait for the scheduler. An idle worker blocks
+#: on its queue for ``WORKER_TTL - 15`` seconds between maintenance checks (RQ's default
+#: TTL of 420 s would leave it deaf for almost seven minutes).
+SCHEDULER_LOCK_TTL = 1 + 60
+SCHEDULER_STALE = 10
+MAINTENANCE_SECONDS = 10
+WORKER_TTL = 25
+_RELEASE_STALE_LOCK = """
+if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('TTL', KEYS[1]) <= tonumber(ARGV[2]) then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
 
 
 # -- what a worker process holds ---------------------------------------------------------
@@ -267,7 +293,8 @@ def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = Tr
             _sweep_clocks(config)
             sweep_bots(config)
             worker = SimpleWorker([rt.projections.queue], connection=rt.projections.connection,
-                                  name=job_safe(f"{config.queue_name}-{uuid.uuid4().hex[:8]}"))
+                                  name=job_safe(f"{config.queue_name}-{uuid.uuid4().hex[:8]}"),
+                                  maintenance_interval=MAINTENANCE_SECONDS, worker_ttl=WORKER_TTL)
             delay = RECONNECT_FIRST
             worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
             return  # a burst drained the queue, or the worker was told to stop
@@ -280,6 +307,20 @@ def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = Tr
             log.warning("Redis unavailable (%s); the worker reconnects in %.0f s", exc, delay)
             time.sleep(delay)
             delay = min(delay * 2, RECONNECT_MAX)
+
+
+def release_stale_scheduler_lock(connection: redis.Redis, queue_name: str) -> bool:
+    """Free the scheduler lock of ``queue_name`` if its holder stopped refreshing it
+    ``SCHEDULER_STALE`` seconds ago (checked and deleted atomically: a live holder keeps it)."""
+    key = RQScheduler.get_locking_key(queue_name)
+    holder = connection.get(key)
+    if holder is None:
+        return False
+    released = connection.eval(_RELEASE_STALE_LOCK, 1, key, holder, SCHEDULER_LOCK_TTL - SCHEDULER_STALE)
+    if released:
+        log.warning("released the scheduler lock of queue %s: its holder %s stopped refreshing it",
+                    queue_name, holder.decode(errors="replace"))
+    return bool(released)
 
 
 def _sweep_clocks(config: Config) -> None:
@@ -325,6 +366,7 @@ def _sweep(config: Config) -> None:
                 projections.request(name, force=stuck)
                 stalled[name] = status["partitions"]
             sweep_bots(config)
+            release_stale_scheduler_lock(projections.connection, config.queue_name)
         except redis.RedisError as exc:  # Redis is away: the main loop waits for it too
             log.info("lag sweep skipped: %s", exc)
         except Exception:  # never let the safety net die
