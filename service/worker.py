@@ -319,7 +319,7 @@ def release_stale_scheduler_lock(connection: redis.Redis, queue_name: str) -> bo
     released = connection.eval(_RELEASE_STALE_LOCK, 1, key, holder, SCHEDULER_LOCK_TTL - SCHEDULER_STALE)
     if released:
         log.warning("released the scheduler lock of queue %s: its holder %s stopped refreshing it",
-                    queue_name, holder.decode(errors="replace"))
+                    queue_name, holder.decode(errors="replace") if isinstance(holder, bytes) else holder)
     return bool(released)
 
 
