@@ -511,3 +511,55 @@ def test_dynasties_with_sealed_tributes_played_to_the_end_in_the_browser(web_ser
     record_property("figures", figures)
     print("dynasties (sealed Tributes)", figures)
     assert figures["checks_with_hidden_cards"] > 0
+
+
+def test_a_person_alone_plays_dynasties_against_bots_chosen_in_the_lobby(web_server, browser, artifacts):
+    """The lobby's create form gives the seats but the creator's to computer opponents: the
+    game starts as soon as the creator sits, the bots move by themselves, and the person plays
+    by clicking to the end."""
+    rng = random.Random(11)
+    cleo = Seat(browser, web_server, "Cleo")
+    try:
+        page = cleo.page
+        page.select_option("#new-type", "dynasties")
+        page.fill("#new-seats", "3")
+        assert page.locator(".opponents select").count() == 2  # one choice per other seat
+        page.select_option("#opponent-1", "random:default")
+        page.select_option("#opponent-2", "greedy:careful")
+        page.click("details summary")
+        page.fill("#option-starting_gold", "8")
+        _shot(cleo, artifacts, "lobby-with-bots")
+        _axe(cleo, "the create form with computer opponents")
+        page.click("text=Create and take a seat")
+        page.wait_for_url(re.compile(r"#/game/[0-9a-f]{16}$"))
+        game_id = page.url.rsplit("/", 1)[1]
+        game = _game(web_server, game_id)
+        assert game["status"] == "active", game
+        bots = {s["seat"]: s["bot"] for s in game["seats"] if s.get("bot")}
+        assert bots == {1: {"kind": "random", "level": "default"}, 2: {"kind": "greedy", "level": "careful"}}
+        mine = next(s["seat"] for s in game["seats"] if s["player_id"] == cleo.player["id"])
+        assert mine == 0
+        moves = 0
+        deadline = time.monotonic() + 240
+        while game["status"] != "finished":
+            assert time.monotonic() < deadline and moves < 400, "the game did not end"
+            if mine in game["to_move"]:
+                before = game["version"]
+                _click_a_move(cleo, rng, before, lambda before=before: _game(web_server, game_id)["version"] != before)
+                moves += 1
+                wait_until = time.monotonic() + 10
+                while _game(web_server, game_id)["version"] == before and time.monotonic() < wait_until:
+                    time.sleep(0.05)
+            else:
+                time.sleep(0.1)  # a bot's move
+            game = _game(web_server, game_id)
+        assert moves > 0
+        events = _all_events(cleo.http, web_server, game_id)
+        acted = {(e["actor"], e.get("bot")) for e in events if e["source"] == "game" and e["actor"] is not None}
+        assert {(1, "random:default"), (2, "greedy:careful"), (0, None)} <= acted
+        page.wait_for_function("() => document.getElementById('live-status')?.textContent === 'game over'",
+                               timeout=30000)
+        _shot(cleo, artifacts, "dynasties-against-bots-finished")
+        assert not cleo.errors, cleo.errors
+    finally:
+        cleo.close()

@@ -113,8 +113,9 @@ export const api = {
   },
   /** @param {string} playerId @returns {Promise<PlayerGames>} */
   playerGames: (playerId) => call("GET", `/players/${path(playerId)}/games`),
-  /** @param {string} type @param {number} seats @param {Record<string, unknown>} options @returns {Promise<Game>} */
-  createGame: (type, seats, options) => call("POST", "/games", { type, seats, options }),
+  /** @param {string} type @param {number} seats @param {Record<string, unknown>} options
+   *  @param {{kind: string, level?: string, seat?: number}[]} [bots] computer opponents' seats @returns {Promise<Game>} */
+  createGame: (type, seats, options, bots = []) => call("POST", "/games", { type, seats, options, bots }),
   /** @param {string} id @returns {Promise<Game>} */
   game: (id) => call("GET", `/games/${path(id)}`),
   /** @param {string} id @returns {Promise<Joined>} */

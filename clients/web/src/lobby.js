@@ -1,6 +1,7 @@
 // @ts-check
 // The lobby: sign up, the games waiting for me, a new game with every option the server
-// lists (its defaults and limits), and the open, running and finished games with filters.
+// lists (its defaults and limits) and computer opponents in the seats the creator chooses,
+// and the open, running and finished games with filters.
 import { api, me, setMe } from "./api.js";
 import { h, fill, words, announce } from "./dom.js";
 
@@ -94,23 +95,53 @@ function signUp(ctx) {
       h("button", { type: "submit" }, "Register and play"), error));
 }
 
-/** A form built from the game type's options: each with its default and limits. @param {GameType[]} types @param {Context} ctx */
+/**
+ * A form built from the game type's options (each with its default and limits), and the
+ * seats: how many, and for each seat but the creator's, a person (left open for someone to
+ * join) or one of the game's computer opponents at one of its levels.
+ * @param {GameType[]} types @param {Context} ctx
+ */
 function createForm(types, ctx) {
   const typeSelect = h("select", { id: "new-type", name: "type" },
     ...types.map((t) => h("option", { value: t.type }, t.title)));
+  const seatFields = h("div.seats");
+  const opponents = h("div.opponents");
   const fields = h("div.options");
   const error = h("p.error", { role: "alert" });
   /** @type {Record<string, () => unknown>} */
   let readers = {};
   let seats = /** @type {HTMLInputElement} */ (h("input"));
+  /** @type {string[]} each other seat: "" (a person) or "kind:level" (a bot) */
+  let picks = [];
+
+  /** @param {GameType} type */
+  function drawOpponents(type) {
+    const count = Math.max(type.min_seats, Math.min(type.max_seats, Math.trunc(Number(seats.value)) || type.default_seats)) - 1;
+    picks = Array.from({ length: count }, (_, i) => picks[i] ?? "");
+    const choices = [["", "A person (the seat stays open)"],
+      ...(type.bots ?? []).flatMap((bot) => bot.levels.map((level) =>
+        [`${bot.kind}:${level}`, `${words(bot.kind)} bot${bot.levels.length > 1 ? ` (${level})` : ""}`]))];
+    fill(opponents, ...picks.map((pick, i) => {
+      const id = `opponent-${i + 1}`;
+      const select = h("select", { id, "aria-describedby": "opponents-help", onchange: (/** @type {Event} */ e) => {
+        picks[i] = /** @type {HTMLSelectElement} */ (e.target).value;
+      } }, ...choices.map(([value, text]) => h("option", { value, selected: value === pick }, text)));
+      return h("div.field", null, h("label", { for: id }, `Seat ${i + 2}`), select);
+    }));
+  }
 
   function build() {
     const type = types.find((t) => t.type === /** @type {HTMLSelectElement} */ (typeSelect).value) ?? types[0];
     if (!type) return;
     readers = {};
+    picks = [];
     seats = /** @type {HTMLInputElement} */ (h("input", { id: "new-seats", name: "seats", type: "number", required: true,
-      min: type.min_seats, max: type.max_seats, value: type.default_seats }));
-    const controls = [h("div.field", null, h("label", { for: "new-seats" }, `Seats (${type.min_seats} to ${type.max_seats})`), seats)];
+      min: type.min_seats, max: type.max_seats, value: type.default_seats, oninput: () => drawOpponents(type) }));
+    fill(seatFields, h("div.field", null, h("label", { for: "new-seats" }, `Seats (${type.min_seats} to ${type.max_seats})`), seats),
+      h("p", { id: "opponents-help" }, "You take the first seat. Leave the others open for people to join, or give them to computer opponents, who play at once."),
+      opponents);
+    drawOpponents(type);
+    const controls = [];
     for (const option of type.options) {
       const id = `option-${option.name}`;
       const help = h("small", { id: `${id}-help` }, option.description);
@@ -155,13 +186,16 @@ function createForm(types, ctx) {
       /** @type {Record<string, unknown>} */
       const options = {};
       for (const [name, read] of Object.entries(readers)) options[name] = read();
-      const game = await api.createGame(/** @type {HTMLSelectElement} */ (typeSelect).value, Number(seats.value), options);
+      const bots = picks.map((pick, i) => ({ pick, seat: i + 1 })).filter(({ pick }) => pick !== "")
+        .map(({ pick, seat }) => ({ kind: pick.split(":")[0] ?? "", level: pick.split(":")[1] ?? "", seat }));
+      const game = await api.createGame(/** @type {HTMLSelectElement} */ (typeSelect).value, Number(seats.value), options, bots);
       await api.join(game.id);
       location.hash = `#/game/${game.id}`;
     } catch (failure) { error.textContent = ctx.reason(failure); }
   } },
     h("div.field", null, h("label", { for: "new-type" }, "Game"), typeSelect),
-    h("details", null, h("summary", null, "Seats and options"), fields),
+    h("fieldset", null, h("legend", null, "Seats"), seatFields),
+    h("details", null, h("summary", null, "Options"), fields),
     h("button", { type: "submit" }, "Create and take a seat"), error);
 }
 
