@@ -22,7 +22,9 @@ stream whose token was rotated or revoked ends within that second, on every proc
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import re
 import secrets
 import threading
@@ -79,6 +81,7 @@ class Players:
         self._kept: OrderedDict[str, Kept] = OrderedDict()  # token hash -> Kept
         self._kept_size = kept_tokens
         self._lock = threading.Lock()
+        self._rotation_secret: str | None = None
 
     def create(self, name: str) -> dict[str, Any]:
         """A new player and its token (shown this once)."""
@@ -167,13 +170,41 @@ class Players:
         came with) whose token was neither rotated nor revoked since: one store call for all."""
         return self.store.current_tokens(credentials)
 
-    def rotate_token(self, token: str) -> dict[str, Any]:
-        """A new token for the caller; the one it came with stops working at once."""
-        player = self._known(token)
-        new = new_token(player["id"])
+    def rotate_token(self, token: str, idempotency_key: str | None = None) -> dict[str, Any]:
+        """A new token for the caller; the one it came with stops working at once.
+
+        With an ``idempotency_key`` the rotation can be retried: the new token is then derived
+        from the old one, the key and a server secret (``_rotated``), so a retry whose answer
+        was lost (the old token already dead) finds the same new token still current and gets
+        it again, instead of a 401 that would lock the player out. Nobody derives it without
+        the old token, the key and the secret, which never leaves the store."""
+        if idempotency_key is None:
+            player = self._known(token)
+            new = new_token(player["id"])
+        else:
+            new = self._rotated(token, idempotency_key)
+            player_id = player_named_by(token)
+            again = self.store.player_by_token(hash_token(new), player_id) if player_id else None
+            if again is not None:  # a retry: this rotation happened, and its token is still current
+                return {**again, "token": new}
+            player = self._known(token)
+            if player["id"] != player_id:  # a token from before ids were in front: no retry to offer
+                new = new_token(player["id"])
         if not self.store.replace_token(player["id"], hash_token(token), hash_token(new)):
+            again = self.store.player_by_token(hash_token(new), player["id"])
+            if again is not None:  # the same rotation, retried at the same moment, came first
+                return {**again, "token": new}
             raise Unauthorized("this token was revoked or rotated meanwhile")
         return {**player, "token": new}
+
+    def _rotated(self, token: str, idempotency_key: str) -> str:
+        """The token a rotation of ``token`` with ``idempotency_key`` issues (deterministic)."""
+        if self._rotation_secret is None:
+            self._rotation_secret = self.store.secret("token-rotation", secrets.token_hex(32))
+        mac = hmac.new(bytes.fromhex(self._rotation_secret),
+                       hash_token(token).encode() + b"\0" + idempotency_key.encode(), hashlib.sha256)
+        player_id = player_named_by(token) or ""
+        return f"{player_id}.{base64.urlsafe_b64encode(mac.digest()).decode().rstrip('=')}"
 
     def revoke_token(self, token: str) -> None:
         """The caller's token stops working (a leaked token: rotate instead, to keep access)."""

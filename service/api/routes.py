@@ -22,6 +22,8 @@ BEARER_OR_SPECTATOR: list[dict[str, list[str]]] = [{"bearerAuth": []}, {}]
 IDEMPOTENCY = {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "minLength": 1, "maxLength": 200},
                "description": "a retried POST with the same key returns the first answer and acts once"}
 
+IDEMPOTENCY_ROTATION = {**IDEMPOTENCY, "description": "a retry with the same old token and key answers with the same "
+                        "new token, as long as it is current"}
 
 #: GET state's query, parsed by the route itself (``lean``)
 STATE_QUERY = s.StateQuerySchema()
@@ -67,11 +69,13 @@ def create_player(body):
 
 @players.route("/me/token", methods=["POST"])
 @players.response(201, s.PlayerWithTokenSchema)
-@players.doc(operationId="rotateToken", security=BEARER)
+@players.doc(operationId="rotateToken", security=BEARER, parameters=[IDEMPOTENCY_ROTATION])
 @problem_responses(players, 401)
 def rotate_token():
-    """Rotate your token: a new one is issued and the one sent stops working at once."""
-    return service().players.rotate_token(bearer_token(required=True))
+    """Rotate your token: a new one is issued and the one sent stops working at once. Send an
+    ``Idempotency-Key`` to be able to retry: the same old token with the same key answers with
+    the same new token while it is current (an answer lost on the way does not lock you out)."""
+    return service().players.rotate_token(bearer_token(required=True), idempotency_key())
 
 
 @players.route("/me/token", methods=["DELETE"])
