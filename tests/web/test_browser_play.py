@@ -563,3 +563,35 @@ def test_a_person_alone_plays_dynasties_against_bots_chosen_in_the_lobby(web_ser
         assert not cleo.errors, cleo.errors
     finally:
         cleo.close()
+
+
+def test_a_token_rotation_whose_answer_is_lost_leaves_the_tab_signed_in(web_server, browser):
+    """The server rotates the token but its answer never reaches the page (the connection
+    drops): the page retries with the same Idempotency-Key and old token, gets the same new
+    token, and goes on with it; the old token no longer works."""
+    dan = Seat(browser, web_server, "Dan")
+    try:
+        old = dan.player["token"]
+        lost: list[str] = []
+
+        def drop_the_answer(route):
+            if not lost:
+                answer = route.fetch()  # the server did rotate
+                lost.append(answer.json()["token"])
+                route.abort("connectionreset")
+            else:
+                route.continue_()
+
+        dan.page.route("**/players/me/token", drop_the_answer)
+        dan.page.click("text=Rotate token")
+        dan.page.wait_for_selector("text=A new token is in use")
+        saved = json.loads(dan.page.evaluate("sessionStorage.getItem('game-service.player')"))
+        assert lost and saved["token"] == lost[0] != old
+        assert requests.get(f"{web_server}/players/{saved['id']}/games", timeout=10,
+                            headers={"Authorization": f"Bearer {saved['token']}"}).status_code == 200
+        refused = requests.post(f"{web_server}/games", json={"type": "dynasties", "seats": 2}, timeout=10,
+                                headers={"Authorization": f"Bearer {old}"})
+        assert refused.status_code == 401
+        assert not dan.errors, dan.errors
+    finally:
+        dan.close()

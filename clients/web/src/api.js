@@ -100,7 +100,17 @@ export const api = {
   /** @param {string} name @returns {Promise<PlayerWithToken>} */
   createPlayer: (name) => call("POST", "/players", { name }),
   /** @returns {Promise<PlayerWithToken>} */
-  rotateToken: () => call("POST", "/players/me/token"),
+  rotateToken: async () => {
+    // an answer lost on the way would leave this tab holding a dead token: the retry, with the
+    // same key and the old token, is answered with the same new token (docs/api.md, Tokens)
+    const key = { "Idempotency-Key": crypto.randomUUID() };
+    try {
+      return await call("POST", "/players/me/token", undefined, key);
+    } catch (error) {
+      if (!(error instanceof ProblemError) || error.problem.code !== "offline") throw error;
+      return await call("POST", "/players/me/token", undefined, key);
+    }
+  },
   /** @returns {Promise<null>} */
   revokeToken: () => call("DELETE", "/players/me/token"),
   /** @returns {Promise<GameType[]>} */
