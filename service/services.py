@@ -396,12 +396,22 @@ class GameService:
                 "next_after": records[-1].version if records and records[-1].version < game.version else None}
 
     def replay(self, game_id: str, player: Mapping[str, Any] | None, after: int = 0,
-               limit: int = 50) -> dict[str, Any]:
+               limit: int = 50, as_seat: int | None = None) -> dict[str, Any]:
         """The game step by step: each standing event with the view right after it. During
-        play each step shows what the caller could see then; once it is over, everything."""
+        play each step shows what the caller could see then; once it is over, everything,
+        or with ``as_seat`` what that seat could see then (a finished game is public: anyone
+        may look at it through any seat's eyes; during play only the caller's own seat)."""
         game = self.load(game_id)
+        viewer = audience(game, player)
+        if as_seat is not None:
+            if not 0 <= as_seat < game.table.seats:
+                raise Unprocessable(f"as_seat must be a seat of this game: 0 to {game.table.seats - 1}",
+                                    code="invalid_input")
+            if viewer != EVERYONE and viewer != as_seat:
+                raise Forbidden("during play a replay shows your own seat's view only; any seat's once the game is over")
+            viewer = as_seat
         records = self.store.read(stream_of(game_id), 0, game.version)
-        return replay_steps(game, records, audience(game, player), after, limit)
+        return replay_steps(game, records, viewer, after, limit)
 
     # -- read models -----------------------------------------------------------------
     def list_games(self, kind: str | None = None, status: str | None = None) -> list[dict[str, Any]]:

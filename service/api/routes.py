@@ -218,10 +218,11 @@ def post_undo(game_id):
 @games.arguments(s.ReplayQuerySchema(), location="query")
 @games.response(200, s.ReplaySchema)
 @games.doc(operationId="getReplay", security=BEARER_OR_SPECTATOR)
-@_errors(401, 404, 422)
+@_errors(401, 403, 404, 422)
 def get_replay(query, game_id):
-    """The game step by step for a replay viewer: each event with the view right after it, paged."""
-    return service().replay(game_id, current_player(), query["after"], query["limit"])
+    """The game step by step for a replay viewer: each event with the view right after it, paged.
+    Once the game is over every step shows everything, or with ``as_seat`` what that seat saw then."""
+    return service().replay(game_id, current_player(), query["after"], query["limit"], query["as_seat"])
 
 
 @games.route("/<game_id:game_id>/export", methods=["GET"])

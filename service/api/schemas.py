@@ -333,6 +333,8 @@ class EventPageSchema(Schema):
 class ReplayQuerySchema(StrictSchema):
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+    as_seat = fields.Integer(load_default=None, validate=validate.Range(min=0, max=MAX_INT), metadata={
+        "description": "each step as this seat saw it then: any seat once the game is over, your own during play"})
 
 
 class ReplayStepSchema(Schema):

@@ -560,6 +560,16 @@ def test_a_person_alone_plays_dynasties_against_bots_chosen_in_the_lobby(web_ser
         page.wait_for_function("() => document.getElementById('live-status')?.textContent === 'game over'",
                                timeout=30000)
         _shot(cleo, artifacts, "dynasties-against-bots-finished")
+        # the finished game's replay through the random bot's eyes: the page asks for its seat's views
+        page.goto(f"{web_server}/#/replay/{game_id}")
+        page.wait_for_selector("#replay-perspective")
+        page.select_option("#replay-perspective", "1")
+        page.wait_for_function("() => document.getElementById('replay-perspective-said')?.textContent.includes('saw it during play')")
+        assert any("as_seat=1" in u for u in cleo.urls)
+        page.click("#replay-first")
+        page.click("#replay-next")
+        assert "Version" in page.inner_text("#replay-at")
+        _axe(cleo, "the replay seen by one seat")
         assert not cleo.errors, cleo.errors
     finally:
         cleo.close()

@@ -141,8 +141,10 @@ export const api = {
   undo: (id) => call("POST", `/games/${path(id)}/undo`, undefined, { "Idempotency-Key": crypto.randomUUID() }),
   /** @param {string} id @param {number} after @returns {Promise<EventPage>} */
   events: (id, after) => call("GET", `/games/${path(id)}/events?after=${after}&limit=500`),
-  /** @param {string} id @param {number} after @returns {Promise<Replay>} */
-  replay: (id, after) => call("GET", `/games/${path(id)}/replay?after=${after}&limit=200`),
+  /** @param {string} id @param {number} after @param {number | null} [asSeat] each step as this seat saw it
+   *  @returns {Promise<Replay>} */
+  replay: (id, after, asSeat = null) =>
+    call("GET", `/games/${path(id)}/replay?after=${after}&limit=200${asSeat === null ? "" : `&as_seat=${asSeat}`}`),
   /** @param {string} id @returns {Promise<StreamTicket>} */
   streamTicket: (id) => call("POST", `/games/${path(id)}/stream-ticket`),
 };

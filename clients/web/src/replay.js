@@ -24,18 +24,24 @@ export function replayPage(ctx, id, wanted) {
     try {
       const game = await api.game(id);
       const layout = layouts[game.type] ?? layouts.generic;
-      /** @type {ReplayStep[]} */
-      const steps = [];
-      let after = /** @type {number | null} */ (0);
-      while (after !== null && !stopped) {
-        const page = await api.replay(id, after);
-        steps.push(...page.steps);
-        after = page.next_after ?? null;
-      }
+      /** @param {number | null} asSeat @returns {Promise<ReplayStep[]>} */
+      const load = async (asSeat) => {
+        /** @type {ReplayStep[]} */
+        const found = [];
+        let after = /** @type {number | null} */ (0);
+        while (after !== null && !stopped) {
+          const page = await api.replay(id, after, asSeat);
+          found.push(...page.steps);
+          after = page.next_after ?? null;
+        }
+        return found;
+      };
+      let steps = await load(null);
       if (stopped) return;
       const nameOf = (/** @type {number | null | undefined} */ n) => (n === null || n === undefined ? "—" : game.seats[n]?.name ?? `Seat ${n}`);
       const player = me();
-      const seat = player ? game.seats.find((x) => x.player_id === player.id)?.seat ?? null : null;
+      const mySeat = player ? game.seats.find((x) => x.player_id === player.id)?.seat ?? null : null;
+      let seat = mySeat;
       heading.textContent = `Replay: ${layout.title} · ${game.id}`;
       document.title = `Replay · ${layout.title} · Game service`;
       const versions = steps.map((step) => step.event.version);
@@ -71,9 +77,26 @@ export function replayPage(ctx, id, wanted) {
       });
       const button = (/** @type {string} */ text, /** @type {() => number} */ to, /** @type {string} */ idName) =>
         h("button", { type: "button", id: idName, onclick: () => go(to()) }, text);
-      fill(body,
-        h("p", null, game.status === "finished" ? "The game is over: every seat's cards are shown."
-          : seat !== null ? `The game is running: you see it as ${nameOf(seat)} saw it.` : "The game is running: you see what a spectator sees."),
+      const said = h("p", { id: "replay-perspective-said" }, game.status === "finished" ? "The game is over: every seat's cards are shown."
+        : seat !== null ? `The game is running: you see it as ${nameOf(seat)} saw it.` : "The game is running: you see what a spectator sees.");
+      // a finished game is public: step through it as any seat saw it then
+      const perspective = game.status !== "finished" ? null : h("div.field", null,
+        h("label", { for: "replay-perspective" }, "Seen by "),
+        h("select", { id: "replay-perspective", onchange: async (/** @type {Event} */ e) => {
+          const value = /** @type {HTMLSelectElement} */ (e.target).value;
+          const asSeat = value === "" ? null : Number(value);
+          const at = steps[index]?.event.version ?? lastVersion;
+          try {
+            steps = await load(asSeat);
+            seat = asSeat ?? mySeat;
+            said.textContent = asSeat === null ? "The game is over: every seat's cards are shown."
+              : `You see each step as ${nameOf(asSeat)} saw it during play: what that seat could not see is hidden.`;
+            const found = steps.findIndex((step) => step.event.version >= at);
+            go(found < 0 ? steps.length - 1 : found);
+          } catch (error) { said.textContent = ctx.reason(error); }
+        } }, h("option", { value: "" }, "Everyone (every card shown)"),
+          ...game.seats.map((x) => h("option", { value: String(x.seat) }, `${nameOf(x.seat)}, as they saw it`))));
+      fill(body, said, perspective,
         h("div.timeline", { role: "group", "aria-label": "Timeline" },
           button("« First", () => 0, "replay-first"), button("◀ Previous", () => index - 1, "replay-prev"),
           h("label", { for: "replay-version" }, "Version "), slider, number,
