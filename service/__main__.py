@@ -21,7 +21,6 @@ import argparse
 import dataclasses
 import importlib.util
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -148,16 +147,17 @@ def _gunicorn(config: Config, args: argparse.Namespace) -> None:
 
             return create_app(config)
 
-    projector: list[subprocess.Popen] = []
-    if config.inline_projector == "process":  # one projector beside the web workers (service.projector)
-        env = {**os.environ, "GAMES_STORE": config.store_url, "GAMES_PROJECTIONS": "inline"}
-        projector.append(subprocess.Popen([sys.executable, "-m", "service", "project"], env=env))
+    from service.projector import ProjectorProcess
+
+    projector = None
+    if config.inline_projector == "process":  # one projector beside the web workers, kept running
+        projector = ProjectorProcess({**os.environ, "GAMES_STORE": config.store_url, "GAMES_PROJECTIONS": "inline"})
+        projector.start()
     try:
         Server().run()
     finally:
-        for process in projector:
-            process.terminate()
-            process.wait(timeout=10)
+        if projector is not None:
+            projector.stop()
 
 
 # -- project (the SQLite projector) -------------------------------------------------------

@@ -1,7 +1,8 @@
 """``serve`` on SQLite runs the projections in a projector process of their own
 (``service.projector``): appends ask nothing of the web workers, the read models still
-become current without any read asking, a projector killed -9 mid-play is replaced when the
-server restarts, and the models end exactly as a clean replay makes them."""
+become current without any read asking, a projector killed -9 mid-play is replaced by the
+running server (and when the server itself restarts), and the models end exactly as a clean
+replay makes them."""
 
 from __future__ import annotations
 
@@ -60,12 +61,41 @@ def test_serve_on_sqlite_keeps_the_projections_in_a_projector_process(server_pro
     _play(server.url, 30)
     _current(runner)  # no read of a projection asked: the projector did it
 
-    os.kill(_projector(server).pid, signal.SIGKILL)
+    killed = _projector(server)
+    os.kill(killed.pid, signal.SIGKILL)
     _play(server.url, 20)
-    time.sleep(1.5)
-    assert any(runner.lag(name) for name in runner.names), "nobody catches up while the projector is dead"
+    deadline = time.monotonic() + 20
+    while True:  # the server starts another projector, which catches up with no read asking
+        try:
+            again = _projector(server)
+            if again.pid != killed.pid:
+                break
+        except (AssertionError, psutil.NoSuchProcess):
+            pass
+        assert time.monotonic() < deadline, "no projector was started again"
+        time.sleep(0.1)
+    _current(runner)
+    os.kill(_projector(server).pid, signal.SIGKILL)  # killed again mid-play, and the server with it
+    _play(server.url, 10)
     server.kill()
     server.start()
     _current(runner)
     for name in runner.names:
         assert runner.model(name) == runner.replay(name), name
+
+
+def test_a_projector_that_keeps_dying_is_started_again_with_growing_pauses():
+    import sys
+
+    from service.projector import RESTART_FIRST, ProjectorProcess
+
+    projector = ProjectorProcess({}, command=[sys.executable, "-c", "raise SystemExit(3)"])
+    projector.start()
+    try:
+        time.sleep(RESTART_FIRST * 2 + RESTART_FIRST * 4 + 1.0)  # room for the pauses 1 s and 2 s at most
+        assert 1 <= projector.restarts <= 3, projector.restarts  # not every 0.2 s: the pause doubled
+    finally:
+        projector.stop()
+    stopped_at = projector.restarts
+    time.sleep(1.5)
+    assert projector.restarts == stopped_at, "a stopped projector is not started again"
