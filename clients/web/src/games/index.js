@@ -23,14 +23,8 @@ import { paxPamir } from "./pax_pamir.js";
  * }} Layout
  */
 
-/** Seats have a shape as well as a colour. */
-export const SEAT_SHAPES = ["●", "■", "▲", "◆", "★", "⬟"];
-export const SEAT_NAMES = ["circle", "square", "triangle", "diamond", "star", "pentagon"];
-
-/** @param {number} seat */
-export function seatMark(seat) {
-  return h("span", { class: `mark seat-${seat}`, "aria-hidden": "true", title: SEAT_NAMES[seat] }, SEAT_SHAPES[seat] ?? "○");
-}
+import { SEAT_NAMES } from "./seats.js";
+export { SEAT_SHAPES, SEAT_NAMES, seatMark } from "./seats.js";
 
 /** @type {Layout} */
 const generic = {

@@ -4,7 +4,7 @@
 // public facts of every seat. Drawn from the seat's view only; the map's geometry is the
 // printed board's, and the map is also given in words.
 import { h, s, fill, words } from "../dom.js";
-import { SEAT_SHAPES, seatMark } from "./index.js";
+import { SEAT_SHAPES, seatMark } from "./seats.js";
 
 const REGIONS = /** @type {Record<string, [number, number]>} */ ({
   persia: [95, 265], transcaspia: [215, 85], herat: [230, 240], kabul: [385, 160], kandahar: [375, 320], punjab: [520, 255],
