@@ -106,7 +106,8 @@ class ProjectorProcess:
                 return
             steady = time.monotonic() - self._started >= RESTART_STEADY
             pause = RESTART_FIRST if steady else min(pause * 2, RESTART_MAX)
-            log.warning("the projector exited (code %s); starting another in %.1f s", process.returncode, pause)
+            # (its exit status may be the master's to reap: gunicorn waits for every child)
+            log.warning("the projector (pid %s) ended; starting another in %.1f s", process.pid, pause)
             if self._stopped.wait(pause):
                 return
             self._spawn()
