@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from types import MethodType
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from domain.kernel.errors import DomainError
 from domain.kernel.events import Event
@@ -106,14 +107,26 @@ def apply_frame_event(frames: list[Frame], event: Event) -> None:
         frames[-1] = _made(top.step, top.seat, {**top.locals, **data["locals"]})
 
 
+class _Handler:
+    """A step method marked by ``handles``: read from a step, the bound method; from its class,
+    the function. (A marker object rather than an attribute set on the function: a function
+    compiled by mypyc takes no attributes.)"""
+
+    def __init__(self, verb: str, method: Callable[..., None]):
+        self.verb = verb
+        self.method = method
+
+    def __get__(self, step: object, owner: type | None = None) -> Callable[..., None]:
+        return self.method if step is None else MethodType(self.method, step)
+
+
 def handles(verb: str | Verb) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Mark a step method as the handler of ``verb`` (a ``Verb``, or its type): ``handler(flow,
     frame, seat, arg)``."""
     name = verb_type(verb)
 
     def mark(method: Callable[..., None]) -> Callable[..., None]:
-        method.__dict__["handles_verb"] = name
-        return method
+        return cast(Callable[..., None], _Handler(name, method))
     return mark
 
 
@@ -131,9 +144,8 @@ class Step(Generic[S]):
         super().__init_subclass__(**kwargs)
         found = dict(getattr(cls, "handlers", {}))
         for attr, value in vars(cls).items():
-            verb = getattr(value, "handles_verb", None)
-            if verb is not None:
-                found[verb] = attr
+            if isinstance(value, _Handler):
+                found[value.verb] = attr
         cls.handlers = found
 
     def prompt(self, state: S, frame: Frame, seat: int) -> Prompt | None:
