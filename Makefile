@@ -56,6 +56,11 @@ lint: $(VENV)/.installed-dev
 
 test: $(VENV)/.installed-dev lint $(TS)/node_modules/.package-lock.json $(VENV)/.compiled  ## install dev and node dependencies, lint, compile, run every test
 	$(PY) -m pytest
+	@# where the suite ran on the compiled engine, the random-play property tests and the stored
+	@# streams run once more on the pure-Python sources (about a minute)
+	@if [ "$$($(PY) tools/compile_domain.py --check)" = compiled ]; then \
+	  echo "make: the property tests again, on the pure-Python engine (DOMAIN_PURE=1)"; \
+	  DOMAIN_PURE=1 $(PY) -m pytest tests/property tests/unit/kernel/test_stored_streams_fold.py; fi
 
 drills: $(VENV)/.installed-dev  ## the heavy reliability drills (kill -9 loops, thousands of streams)
 	$(PY) -m pytest -m drill tests/reliability -s
