@@ -7,7 +7,7 @@ PORT   ?= 8000
 STORE  ?= sqlite:///./data/events.db
 TS     := clients/typescript
 
-.PHONY: serve test lint openapi bench clean worker drills
+.PHONY: serve test lint openapi bench clean worker drills compile pure
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,25 @@ $(TS)/node_modules/.package-lock.json: $(TS)/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then cd $(TS) && npm ci --no-audit --no-fund; \
 	else echo "make: npm not found: install Node.js 18+ for the TypeScript check of openapi.yaml"; fi
 
-serve: $(VENV)/.installed  ## install, then run the server on the embedded SQLite store
+# The rules engine compiled with mypyc (tools/compile_domain.py): C extensions beside domain/'s
+# sources, which Python imports instead of them. Rebuilt when a domain source changes; where
+# mypyc (a dev dependency) or a C compiler is missing, or the build fails, the pure-Python
+# sources run instead: the same rules, slower. `make pure` removes the compiled modules.
+DOMAIN_SOURCES := $(shell find domain -name '*.py')
+$(VENV)/.compiled: $(DOMAIN_SOURCES) tools/compile_domain.py
+	@if [ -x $(VENV)/bin/mypyc ]; then \
+	  $(PY) tools/compile_domain.py || { echo "make: the mypyc build failed; the engine runs as pure Python"; \
+	                                     $(PY) tools/compile_domain.py --clean; }; \
+	else echo "make: mypyc not installed (make .venv/.installed-dev); the engine runs as pure Python"; fi
+	@touch $@
+
+compile: $(VENV)/.compiled
+
+pure:
+	$(PY) tools/compile_domain.py --clean
+	rm -f $(VENV)/.compiled
+
+serve: $(VENV)/.installed $(VENV)/.compiled  ## install, then run the server on the embedded SQLite store
 	$(PY) -m service serve --host $(HOST) --port $(PORT) --store $(STORE)
 
 worker: $(VENV)/.installed  ## the RQ worker that keeps projections current (Redis deployments)
@@ -36,8 +54,13 @@ lint: $(VENV)/.installed-dev
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy domain projections service
 
-test: $(VENV)/.installed-dev lint $(TS)/node_modules/.package-lock.json  ## install dev and node dependencies, lint, run every test
+test: $(VENV)/.installed-dev lint $(TS)/node_modules/.package-lock.json $(VENV)/.compiled  ## install dev and node dependencies, lint, compile, run every test
 	$(PY) -m pytest
+	@# where the suite ran on the compiled engine, the random-play property tests and the stored
+	@# streams run once more on the pure-Python sources (about a minute)
+	@if [ "$$($(PY) tools/compile_domain.py --check)" = compiled ]; then \
+	  echo "make: the property tests again, on the pure-Python engine (DOMAIN_PURE=1)"; \
+	  DOMAIN_PURE=1 $(PY) -m pytest tests/property tests/unit/kernel/test_stored_streams_fold.py; fi
 
 drills: $(VENV)/.installed-dev  ## the heavy reliability drills (kill -9 loops, thousands of streams)
 	$(PY) -m pytest -m drill tests/reliability -s
@@ -49,4 +72,5 @@ bench: $(VENV)/.installed-dev
 	for script in bench/*.py; do $(PY) $$script; done
 
 clean:
+	-$(PY) tools/compile_domain.py --clean
 	rm -rf $(VENV) data $(TS)/node_modules $(TS)/src/generated

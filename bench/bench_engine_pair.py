@@ -10,13 +10,16 @@ ratio meaningful on a shared machine whose speed drifts).
 
 Tree A is this checkout. Each tree runs its own bench scripts, so a tree whose bench plays
 through ``decide`` and ``evolve`` is measured that way; ``--loop-of-b`` also runs tree B's
-bench scripts against tree A's code (the same loop on both sides).
+bench scripts against tree A's code (the same loop on both sides). ``--cpu`` counts games per
+second of the bench process's own CPU time (user + system, its start-up included) instead of
+wall time: steadier on a machine that other work keeps busy.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -27,17 +30,25 @@ CASES = (("bench_pax_pamir.py", ["--seats", "2"], 2), ("bench_pax_pamir.py", ["-
          ("bench_dynasties.py", [], 3))
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def games_per_second(tree: Path, script_tree: Path, script: str, args: list[str], seats: int,
-                     seconds: float) -> float:
-    """Runs ``script`` (from ``script_tree``) with ``tree`` first on the import path."""
+                     seconds: float, cpu: bool = False) -> float:
+    """Runs ``script`` (from ``script_tree``) with ``tree`` first on the import path; games per
+    second of wall time as the script reports it, or (``cpu``) of the process's CPU time."""
     code = (f"import sys, runpy; sys.path.insert(0, {str(tree)!r}); sys.argv = [{script!r}, '--seconds', "
             f"{str(seconds)!r}, *{args!r}]; runpy.run_path({str(script_tree / 'bench' / script)!r}, "
             "run_name='__main__')")
+    before = _children_cpu()
     out = subprocess.run([sys.executable, "-c", code], cwd=tree, capture_output=True, text=True, check=True).stdout
+    spent = _children_cpu() - before
     for line in out.splitlines():
         fields = line.split()
         if fields and fields[0] == str(seats):
-            return float(fields[2])
+            return int(fields[1]) / spent if cpu else float(fields[2])
     raise RuntimeError(f"no row for {seats} seats in:\n{out}")
 
 
@@ -47,6 +58,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--loop-of-b", action="store_true", help="also run B's bench loop on A's code")
+    parser.add_argument("--cpu", action="store_true", help="games per CPU second rather than per wall second")
     args = parser.parse_args()
     other = args.other.resolve()
     sides = {"A": (HERE, HERE), "B": (other, other)}
@@ -57,7 +69,7 @@ def main() -> None:
         runs: dict[str, list[float]] = {name: [] for name in sides}
         for _ in range(args.rounds):
             for name, (tree, script_tree) in sides.items():
-                runs[name].append(games_per_second(tree, script_tree, script, extra, seats, args.seconds))
+                runs[name].append(games_per_second(tree, script_tree, script, extra, seats, args.seconds, args.cpu))
         ratios = [a / b for a, b in zip(runs["A"], runs["B"], strict=True)]
         label = re.sub(r"\.py$", "", script).removeprefix("bench_") + f" {seats} seats"
         print(f"{label:<28} " + " ".join(f"{statistics.median(v):>13.1f}" for v in runs.values())

@@ -14,9 +14,20 @@ import subprocess
 import tempfile
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 import redis
+
+from tests.helpers.pure_domain import stale_compiled_modules, use_pure_domain
+
+# The engine under test: the mypyc build where `make compile` made one (the default), or the
+# Python sources with DOMAIN_PURE=1 (tests/helpers/pure_domain.py).
+if os.environ.get("DOMAIN_PURE") == "1":
+    use_pure_domain()
+elif stale := stale_compiled_modules(Path(__file__).resolve().parent.parent):
+    raise pytest.UsageError(f"the compiled engine is older than {', '.join(stale[:3])}"
+                            f"{' and more' if len(stale) > 3 else ''}: run `make compile` (or `make pure`)")
 
 
 def _reachable(url: str) -> bool:

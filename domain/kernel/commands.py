@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mypy_extensions import mypyc_attr
 
+
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Command:
     """A command such as ``Command("PlaceNoble", {"card": "coppe-07"})``.

@@ -25,3 +25,10 @@ class InvalidOptions(DomainError):
     def __init__(self, option: str, reason: str):
         super().__init__(f"option '{option}': {reason}")
         self.option = option
+
+
+class RunawayGame(DomainError):
+    """A rules bug: more automatic steps or events from one command than any game takes
+    (``domain.kernel.flow.RUNAWAY_LIMIT``); the game would never ask anyone anything again."""
+
+    code = "runaway"

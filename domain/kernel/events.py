@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from domain.kernel.upcasting import Upcasters
 
 #: ``viewer`` value for "every seat may see everything" (a finished game, the server itself).
@@ -20,6 +22,7 @@ EVERYONE = "everyone"
 Viewer = int | str | None
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Event:
     type: str

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, cast
 
+from mypy_extensions import mypyc_attr
+
 from domain.kernel.commands import Command
 from domain.kernel.errors import RuleViolation
 
@@ -49,6 +51,7 @@ def _as_integer(kind: Kind, raw: object) -> int:
     return raw
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Kind:
     """What an argument is: a card, a region, a seat, an amount... and its JSON type.
@@ -88,6 +91,7 @@ AMOUNT = Kind("amount", "integer", "a whole number in the range the prompt allow
 NUMBER = Kind("card", "integer", "a card number")
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Arg:
     """A command's one argument: its name in ``args``, its kind, and whether it is a list."""
@@ -100,6 +104,7 @@ class Arg:
         return {"name": self.name, **self.kind.to_json(), "list": self.many}
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Verb:
     """One command type of a game. ``refusal`` is the reason given when the verb is not
@@ -179,6 +184,7 @@ def _reason(why: Why, value: Any, default: str, text: str) -> str:
     return f"{reason} ({text})"
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Allowed:
     """The argument values a prompt allows for one verb."""
@@ -193,6 +199,7 @@ class Allowed:
         raise NotImplementedError
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Nothing(Allowed):
     def check(self, value: Any, text: str) -> None:
@@ -209,6 +216,7 @@ class Nothing(Allowed):
 NOTHING = Nothing()
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class OneOf(Allowed):
     options: tuple[Any, ...]
@@ -229,6 +237,7 @@ class OneOf(Allowed):
         return {"allows": "one_of", "options": list(self.options)}
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class SubsetOf(Allowed):
     """A subset of ``options`` of size ``minimum..maximum``. ``too_many``/``too_few`` and
@@ -259,6 +268,7 @@ class SubsetOf(Allowed):
         return {"allows": "subset_of", "options": list(self.options), "min": self.minimum, "max": self.maximum}
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Between(Allowed):
     low: int
@@ -276,6 +286,7 @@ class Between(Allowed):
         return {"allows": "between", "min": self.low, "max": self.high}
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Free(Allowed):
     """Any value of the verb's argument kind (its ``parse``/``pattern`` already checked the
@@ -303,6 +314,7 @@ class Free(Allowed):
 Options = Iterable[Any] | Callable[[], Iterable[Any]]
 
 
+@mypyc_attr(native_class=False)
 class _Later:
     """A ``one_of`` whose options are a function, run when the verb is first read."""
 
@@ -317,6 +329,7 @@ class _Later:
         return OneOf(found, self.why) if found else None
 
 
+@mypyc_attr(native_class=False)
 class Prompt:
     """The question put to ``seat`` and, per verb, what it allows. Build it fluently::
 

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from domain.kernel.clocks import CLOCK_EVENTS, CLOCK_OPTIONS, Clocks
 from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event
@@ -39,8 +41,9 @@ PLATFORM_OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 
-def split_options(given: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``given`` as (the platform's options checked with defaults, the game's options unchecked)."""
+def split_options(given: object) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``given`` as (the platform's options checked with defaults, the game's options unchecked).
+    It may be anything a client sent (typed ``object``, so the compiled engine checks it here)."""
     if not isinstance(given, dict):
         raise InvalidOptions("options", "must be an object")
     names = {spec.name for spec in PLATFORM_OPTIONS}
@@ -120,6 +123,7 @@ def moves_undone(seat: int, first: int, last: int) -> Event:
     return Event(UNDONE, {"seat": seat, "first_version": first, "last_version": last})
 
 
+@mypyc_attr(native_class=False)
 @dataclass
 class Table:
     game_type: str = ""

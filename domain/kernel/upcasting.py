@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
 #: The stored source of a game's own events (the platform's are ``"platform"``); absent means
@@ -26,6 +28,7 @@ Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 GAME = "game"
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Upcasters:
     """The schema history of one namespace's events.

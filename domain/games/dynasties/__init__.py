@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.dynasties import bots as _bots
 from domain.games.dynasties import rules as _rules
 from domain.games.dynasties.events import UPCASTERS
@@ -22,11 +24,13 @@ from domain.games.dynasties.state import OVER, DynastiesState, copy_state
 from domain.games.dynasties.view import view as _view
 from domain.kernel.engine import StepRules
 from domain.kernel.events import Event, Viewer
+from domain.kernel.prompt import Verb
 from domain.kernel.rng import Rng
 from domain.kernel.rules import Outcome
 from domain.kernel.steps import Frame
 
 
+@mypyc_attr(native_class=False)
 class DynastiesRules(StepRules[DynastiesState]):
     kind = "dynasties"
     title = "Dynasties"
@@ -38,7 +42,7 @@ class DynastiesRules(StepRules[DynastiesState]):
     options_type = DynastiesOptions
     event_types = EVENT_TYPES
     upcasters = UPCASTERS
-    verbs = _rules.VERBS
+    verbs: tuple[Verb, ...] = _rules.VERBS
     steps = _rules.STEPS
 
     def check_options(self, given: Mapping[str, Any] | None) -> DynastiesOptions:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mypy_extensions import mypyc_attr
+
 from domain.kernel.errors import InvalidOptions
 from domain.kernel.rules import GameOptions, option
 
@@ -15,6 +17,7 @@ MIN_SEATS = 2
 MAX_SEATS = 6
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class DynastiesOptions(GameOptions):
     # every integer has a maximum: a game's values stay sane and every game ends (starting_gold

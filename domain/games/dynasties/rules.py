@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import TypeVar
+
+from mypy_extensions import mypyc_attr
 
 from domain.games.dynasties import events as ev
 from domain.games.dynasties.cards import (
@@ -197,6 +200,15 @@ def owes_tribute_now(s: DynastiesState, seat: int) -> bool:
     if not s.options.commit_reveal_tributes:
         return must_give_tribute(s, seat)
     return must_seal(s, seat) or must_reveal(s, seat)
+
+
+def _not_in_tribute_zone(card: str) -> str:
+    return f"{card} is not in the Tribute Zone"
+
+
+def opens_a_seal(s: DynastiesState, seat: int, salt: str) -> bool:
+    """Does ``salt`` open ``seat``'s seal on a Noble of its hand?"""
+    return sealed_card(s, seat, salt) is not None
 
 
 def sealed_card(s: DynastiesState, seat: int, salt: str) -> str | None:
@@ -676,6 +688,7 @@ VERBS = (
 )
 
 
+@mypyc_attr(native_class=False)
 class Phase(Step[DynastiesState]):
     """A phase that only runs automatic procedures."""
 
@@ -690,6 +703,7 @@ class Phase(Step[DynastiesState]):
         self._procedure(p)
 
 
+@mypyc_attr(native_class=False)
 class Tribute(Step[DynastiesState]):
     """Phase 2 (R17-R22): every seat holding a card gives one, secretly and at the same time;
     when all have, the Tributes are revealed."""
@@ -706,7 +720,7 @@ class Tribute(Step[DynastiesState]):
             return Prompt(seat, "Seal your secret Tribute: send sha256(salt || card id) of a Noble in your hand, "
                           "and keep the salt for the reveal.").free(COMMIT_TRIBUTE)
         return Prompt(seat, "Every Tribute is sealed: reveal yours with the salt of your seal.").free(
-            REVEAL_TRIBUTE, test=lambda salt: sealed_card(s, seat, salt) is not None,
+            REVEAL_TRIBUTE, test=partial(opens_a_seal, s, seat),
             why="your reveal does not match your seal: sha256(salt || card id) with this salt is the hash of no "
                 "Noble in your hand")
 
@@ -732,6 +746,7 @@ class Tribute(Step[DynastiesState]):
         reveal_tributes(p)
 
 
+@mypyc_attr(native_class=False)
 class RaisingTheFamily(Step[DynastiesState]):
     """Phase 3 (R23-R43): the seat due to place chooses a Noble; everything else between
     placements (a mid-round Enquire, a skip, the end of a Turn) runs by itself."""
@@ -758,6 +773,7 @@ class RaisingTheFamily(Step[DynastiesState]):
         raising_the_family(p)
 
 
+@mypyc_attr(native_class=False)
 class ConclaveChoice(Step[DynastiesState]):
     """R39: the seat that formed a Conclave may take up to ``count`` Tribute Zone cards."""
 
@@ -767,7 +783,7 @@ class ConclaveChoice(Step[DynastiesState]):
         count = frame.count
         return Prompt(frame.owner_seat, f"Conclave: take up to {_nobles(count, 'card')} from the Tribute Zone "
                       "(or none).").subset_of(
-            "ChooseConclaveCards", s.tribute_zone, 0, count, why=lambda card: f"{card} is not in the Tribute Zone",
+            "ChooseConclaveCards", s.tribute_zone, 0, count, why=_not_in_tribute_zone,
             size_why=f"you may take at most {_nobles(count, 'card')} from the Tribute Zone")
 
     @handles("ChooseConclaveCards")
@@ -775,6 +791,7 @@ class ConclaveChoice(Step[DynastiesState]):
         choose_conclave_cards(p, seat, cards)
 
 
+@mypyc_attr(native_class=False)
 class Retirement(Step[DynastiesState]):
     """R53: a seat over its hand limit retires exactly the excess."""
 
@@ -792,6 +809,7 @@ class Retirement(Step[DynastiesState]):
         retire_nobles(p, seat, cards)
 
 
+@mypyc_attr(native_class=False)
 class GameOver(Step[DynastiesState]):
     name = OVER
 

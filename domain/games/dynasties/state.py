@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.dynasties.options import DynastiesOptions
 
 # Phases of a round (§1.3); "over" once the game has ended.
@@ -37,6 +39,7 @@ class Placement(NamedTuple):
     activated: bool
 
 
+@mypyc_attr(native_class=False)
 @dataclass(eq=True)
 class DynastiesState:
     options: DynastiesOptions

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import bots as _bots
 from domain.games.pax_pamir.data.board import MAX_SEATS, MIN_SEATS, Suit
 from domain.games.pax_pamir.events import UPCASTERS
@@ -52,6 +54,7 @@ MODULES = (common, setup, turn, actions, tax, gift, build, move, betray, battle,
            event_cards)
 
 
+@mypyc_attr(native_class=False)
 class PaxPamirRules(StepRules[PaxState]):
     kind = "pax_pamir"
     title = "Pax Pamir (2nd edition)"

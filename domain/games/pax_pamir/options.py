@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir.data.board import (
     MAX_SEATS,
     MIN_SEATS,
@@ -104,6 +106,7 @@ def check_deal(deal: Any) -> int:
     return seats
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class PaxOptions(GameOptions):
     open_hands: bool = option(False, "Every hand is shown to every seat (R-SET-6: hands are hidden otherwise).")

@@ -21,6 +21,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir.data.board import (
     MARKET_COLUMNS,
     MARKET_ROWS,
@@ -35,6 +37,7 @@ from domain.kernel.steps import Frame
 SUPPLY = "supply"
 
 
+@mypyc_attr(native_class=False)
 @dataclass
 class Player:
     loyalty: Coalition | None = None
@@ -51,6 +54,7 @@ class Player:
         return Player(self.loyalty, self.rupees, self.vp, self.hand[:], self.court[:], self.prizes[:], set(self.gifts))
 
 
+@mypyc_attr(native_class=False)
 @dataclass
 class Wakhan:
     """Wakhan, the automated opponent (rules.md section 20): her seat (the last one) and her
@@ -70,6 +74,7 @@ class Wakhan:
         return Wakhan(self.seat, self.deck[:], self.discard[:], self.next_back)
 
 
+@mypyc_attr(native_class=False)
 @dataclass
 class PaxState:
     seats: int

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from domain.kernel import steps
+from domain.kernel import flow
 from domain.kernel.commands import Command
 from domain.kernel.engine import StepRules
 from domain.kernel.errors import DomainError, RuleViolation
@@ -124,7 +124,7 @@ def test_a_handler_that_emits_too_many_events_is_a_runaway():
 
 
 def test_the_limit_allows_exactly_its_number_of_events(monkeypatch):
-    monkeypatch.setattr(steps, "RUNAWAY_LIMIT", 5)
+    monkeypatch.setattr(flow, "RUNAWAY_LIMIT", 5)  # where Flow reads it
     t = Flow(Loop(), RULES.evolve)
     for _ in range(5):
         t.emit(Event("Ticked"))

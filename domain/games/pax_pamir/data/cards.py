@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir.data.board import Coalition, Region, Suit
 from domain.games.pax_pamir.data.cards_table import (
     COURT_CARD_ROWS,
@@ -229,6 +231,7 @@ _EFFECT_DESCRIPTIONS: dict[EventEffect, str] = {
 # --- Card types --------------------------------------------------------------------------------
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class CourtCard:
     """A court card (R-CMP-6). ``rank`` is its stars (R-STR); ``patriot`` its coalition bar (R-PLY-4, R-LOY);
@@ -246,6 +249,7 @@ class CourtCard:
     special_ability: Ability | None
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class SpecialAbility:
     """A special ability (R-SA): the court cards that carry it, when it applies, and a summary."""
@@ -256,6 +260,7 @@ class SpecialAbility:
     description: str
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class EventSide:
     """One side of an event card: what buying it (``on_purchase``) or discarding it from column 0
@@ -268,6 +273,7 @@ class EventSide:
     description: str
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class EventCard:
     """An event card (R-EVT). ``on_purchase`` and ``on_discard`` are effect keys; ``purchase`` and
@@ -282,6 +288,7 @@ class EventCard:
     discard: EventSide
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class DominanceCheckCard:
     """A Dominance Check card (R-DOM): resolved when bought or discarded, never held."""

@@ -11,6 +11,8 @@ Pieces are named as in ``state``: ``army:kabul``, ``tribe:kabul``, ``spy:54``.""
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.cards import (
@@ -118,6 +120,7 @@ def start(t: Play, seat: int, number: int, action: CardAction) -> None:
 
 # -- the action procedure ----------------------------------------------------------------------------
 
+@mypyc_attr(native_class=False)
 class CardBasedAction(Procedure):
     """R-ACT-1, R-ACT-2: settle a hostage bribe (abandoned: no action spent, the card not
     used), mark the card used (R-TRN-4) and spend an action unless it counts as favored

@@ -6,6 +6,8 @@ A piece a Battle may remove names its owner (``army:kabul:british``, ``tribe:kab
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
@@ -123,6 +125,7 @@ DECLINE_SAFE_HOUSE = Verb("DeclineSafeHouse", "Leave your spy removed in battle 
                           refusal="you have no spy to save in a Safe House now")
 
 
+@mypyc_attr(native_class=False)
 class Battle(ActionStep):
     """R-BAT-1 to R-BAT-4: choose a region where you have strength, or a court card with your
     spy, holding a piece you may remove; remove up to min(rank, strength or your spies there)
@@ -171,7 +174,9 @@ class Battle(ActionStep):
         """R-BAT-3: Safe House choices, owed by the spies' owners in seat order from the
         active player."""
         seat = seat_of(frame)
-        owners = sorted(set(frame.safe_house), key=lambda owner: (owner - seat) % t.state.seats)
+        table = t.state.seats
+        owners: list[int] = [owner for _, owner in sorted(((owner - seat) % table, owner)
+                                                          for owner in set(frame.safe_house))]
         t.end()
         for owner in reversed(owners):  # the first owner's step goes on top
             t.call(names.SAFE_HOUSE, owner, left=frame.safe_house.count(owner))
@@ -200,6 +205,7 @@ class Battle(ActionStep):
             lose_piece(t, "tribe", int(owner), place)
 
 
+@mypyc_attr(native_class=False)
 class SafeHouse(Step[PaxState]):
     """R-BAT-3, R-SA Safe House: the owner of a spy removed in battle may put it on their
     Safe House card instead of leaving it in supply, one choice per spy."""

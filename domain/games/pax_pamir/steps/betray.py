@@ -3,6 +3,8 @@ and perhaps keep it as a prize."""
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
@@ -52,6 +54,7 @@ REFUSE_PRIZE = Verb("RefusePrize", "Leave the betrayed card in the discard pile 
                     refusal="no prize is offered to you now")
 
 
+@mypyc_attr(native_class=False)
 class Betray(ActionStep):
     """R-BTR-2, R-BTR-3: discard a court card holding your spy (any court, yours too, section
     21 item 13; not a political card of a Bodyguards owner); then its prize (R-BTR-4)."""
@@ -81,6 +84,7 @@ def prize_of(number: int) -> Coalition:
     return prize
 
 
+@mypyc_attr(native_class=False)
 class Prize(ActionStep):
     """R-BTR-4: the betrayer may keep the card as a prize; one of another coalition first
     changes their loyalty (R-LOY). Refused, it stays in the discard pile."""

@@ -31,6 +31,8 @@ item 9; the kernel marks it, ``barrier_on_handover``).
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
@@ -116,6 +118,7 @@ DECLINE_BRIBE_OFFER = Verb("DeclineBribeOffer", "Decline the offer (R-BRB-4; at 
                            refusal="no bribe offer is waiting for your answer")
 
 
+@mypyc_attr(native_class=False)
 class Bribe(Step[PaxState]):
     """R-BRB: the payer's side of a bribe. Locals: ``recipient``, ``amount`` (A), ``reserve``,
     ``card``, ``purpose``; while negotiating, ``offer`` (the payer's last offer) and
@@ -176,6 +179,7 @@ class Bribe(Step[PaxState]):
         t.update(abandoned=True)
 
 
+@mypyc_attr(native_class=False)
 class BribeOffer(Step[PaxState]):
     """R-BRB-4: the recipient answers the payer's offer: accept it, ask for more, or decline.
     Locals: ``payer``, ``offer``, ``amount`` (A), ``card``, ``purpose``."""

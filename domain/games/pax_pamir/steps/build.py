@@ -3,6 +3,8 @@ their borders, two rupees a block; then Infrastructure."""
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import (
     BORDERS_OF,
@@ -57,6 +59,7 @@ BUILD_ROAD = Verb("BuildRoad", "Build: place a road of your coalition on this bo
                   Arg("border", BORDER), refusal="you are not building now")
 
 
+@mypyc_attr(native_class=False)
 class Build(ActionStep):
     """R-BLD-1, R-BLD-2, R-CST-4, section 23 item 7: 1 to 3 blocks (6 with Nation Building),
     2 rupees a block (every second one free with Nation Building), each an army in a region
@@ -108,6 +111,7 @@ class Build(ActionStep):
         self._block(t, frame, seat, "road", border)
 
 
+@mypyc_attr(native_class=False)
 class Infrastructure(ActionStep):
     """R-BLD-3, section 23 item 5: after a Build, one more block for free where a Build could
     place it; optional, and skipped when there is no such place."""

@@ -3,6 +3,8 @@ Instability; then the next seat's turn (R-CLN-7)."""
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
@@ -26,6 +28,7 @@ def over_limit(s: PaxState, seat: int, where: str) -> bool:
     return len(player.hand) > q.hand_limit(s, seat)
 
 
+@mypyc_attr(native_class=False)
 class Cleanup(Procedure):
     """R-CLN-1 to R-CLN-6, in this order."""
 
@@ -63,6 +66,7 @@ def discard_column_zero_event(t: Play, row: int) -> None:
         t.call(names.EVENT_DISCARDED, t.state.active, card=number)
 
 
+@mypyc_attr(native_class=False)
 class LimitDiscard(Step[PaxState]):
     """R-CLN-1 / R-CLN-2: while over the limit (recomputed after every discard, and after
     the leverage discards it causes: section 23 item 13), discard a card of your choice."""
@@ -121,6 +125,7 @@ def destroy_on_withdrawal(t: Play, row: int, column: int) -> None:
         t.emit(ev.rupees_moved(s.market_rupees[row][column], places.market(row, column), "removed", "withdrawal"))
 
 
+@mypyc_attr(native_class=False)
 class Refill(Step[PaxState]):
     """R-CLN-5, R-CLN-6: shift, then fill every empty slot from the deck column by column; a
     Dominance Check drawn while another is in the market is Instability: both are

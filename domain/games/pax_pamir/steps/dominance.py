@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import Coalition, Region, Suit
@@ -72,6 +74,7 @@ def winners(s: PaxState) -> list[int]:
     return [seat for seat in range(s.seats) if key(seat) == best]
 
 
+@mypyc_attr(native_class=False)
 class DominanceCheck(Procedure):
     """R-DOM-1 to R-DOM-10: score, clear the board after a success, test for the end, then
     (if the game goes on) clear persistent events and resolve Insurrection."""

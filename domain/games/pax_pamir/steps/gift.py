@@ -3,6 +3,8 @@ the market."""
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.state import PaxState
 from domain.games.pax_pamir.steps import names
@@ -29,6 +31,7 @@ PLACE_GIFT = Verb("PlaceGift", "Gift: pay this gift space's value to the market 
                   Arg("value", AMOUNT), refusal="you are not giving a gift now")
 
 
+@mypyc_attr(native_class=False)
 class Gift(ActionStep):
     """R-GFT-1, R-GFT-2: an empty gift space you can afford; pay its value to the market
     (R-CST) and place a cylinder there (R-LIM)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
@@ -105,6 +107,7 @@ MOVE_SPY_TO = Verb("MoveSpyTo", "Move: the court card the chosen spy goes to (R-
                    refusal="you are not moving a spy now")
 
 
+@mypyc_attr(native_class=False)
 class Move(ActionStep):
     """R-MOV-1 to R-MOV-5: as many steps as the card's rank, one piece one step each: a loyal
     army across a border with a road of your coalition (any border with Indian Supplies),

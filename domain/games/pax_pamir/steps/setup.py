@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
@@ -92,6 +94,7 @@ CHOOSE_LOYALTY = Verb("ChooseLoyalty", "Choose the coalition you are loyal to (R
                       refusal="you are not choosing a loyalty now")
 
 
+@mypyc_attr(native_class=False)
 class Loyalty(Step[PaxState]):
     """R-SET-5: each seat in turn chooses a coalition; choices are free."""
 
@@ -111,6 +114,7 @@ class Loyalty(Step[PaxState]):
             t.end()
 
 
+@mypyc_attr(native_class=False)
 class Turns(Step[PaxState]):
     """R-TRN: seats take turns clockwise until the game ends; each turn starts here."""
 

@@ -3,6 +3,8 @@ from players whose court holds a card of a region the taxer rules."""
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
@@ -52,6 +54,7 @@ TAX_PLAYER = Verb("TaxPlayer", "Tax: take one rupee from this player (R-TAX-1)."
                   refusal="you are not taxing now")
 
 
+@mypyc_attr(native_class=False)
 class Tax(ActionStep):
     """R-TAX-1 to R-TAX-3: up to the card's rank in rupees, one at a time, from market cards
     or from taxable seats (never below their shelter); stopping early is allowed."""

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir.data.board import Coalition, Region
 
 TOP = "top"
 BOTTOM = "bottom"
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class AiCard:
     number: int

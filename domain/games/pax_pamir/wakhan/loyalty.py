@@ -11,6 +11,8 @@ loyalty changes.
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import Coalition
@@ -44,6 +46,7 @@ def set_pragmatic_loyalty(t: Play, seat: int) -> None:
         t.emit(ev.wakhan_loyalty_set(seat, coalition.value, f"AI card {number}: {rule}"))
 
 
+@mypyc_attr(native_class=False)
 class WakhanLoyalty(Procedure):
     """Her pragmatic loyalty read again (a human's loyalty changed)."""
 

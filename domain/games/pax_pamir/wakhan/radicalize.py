@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import MARKET_ROWS, Suit
 from domain.games.pax_pamir.data.cards import (
@@ -40,6 +42,7 @@ from domain.games.pax_pamir.wakhan.priority import dominant, spies_in_play
 POOR = 2
 
 
+@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Pick:
     card: int

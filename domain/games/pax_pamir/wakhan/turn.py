@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir.data.cards import COURT_CARDS, CardAction, is_court_card
@@ -103,6 +105,7 @@ def bonus_action(s: PaxState, seat: int) -> tuple[int, CardAction, dict[str, Any
     return None
 
 
+@mypyc_attr(native_class=False)
 class WakhanTurn(Step[PaxState]):
     """Her whole turn; locals: ``phase``, ``tried`` (actions tried), ``skips`` (in a row),
     ``plan`` (what the action under way is for) and ``radicalized`` (the card being played)."""

@@ -1,0 +1,199 @@
+"""Frames and the flow of one command: the part of the step machinery that runs on every event.
+
+``domain.kernel.steps`` says what steps and frames are; this module holds the frame
+events and their fold (``apply_frame_event``), the ``Frame`` a step in progress is, and
+``Flow``, which applies each event the moment a rule emits it. It is compiled with the rest
+of the engine (``make compile``); ``steps``, whose ``Step`` every game subclasses, is not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from mypy_extensions import mypyc_attr
+
+from domain.kernel.errors import RunawayGame
+from domain.kernel.events import Event
+from domain.kernel.rng import Rng
+
+S = TypeVar("S")
+
+STEP_ENTERED = "StepEntered"
+STEP_LEFT = "StepLeft"
+STEP_UPDATED = "StepUpdated"
+FRAME_EVENTS = frozenset({STEP_ENTERED, STEP_LEFT, STEP_UPDATED})
+
+
+@mypyc_attr(native_class=False)
+@dataclass(frozen=True)
+class Frame:
+    """A step in progress. ``seat`` owns it (None: the table, for automatic phases)."""
+
+    step: str
+    seat: int | None = None
+    #: the step's locals; never changed in place (``step_updated`` makes a new frame)
+    locals: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _readable(self)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["locals"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def owner_seat(self) -> int:
+        """``seat``, for a step that a seat plays (a frame of the table has none: an error)."""
+        seat = self.seat
+        if seat is None:
+            raise TypeError(f"step {self.step!r} is the table's: it has no seat")
+        return seat
+
+    def to_json(self) -> dict[str, Any]:
+        return {"step": self.step, "seat": self.seat, "locals": dict(self.locals)}
+
+
+def _readable(made: Frame) -> None:
+    """The locals as plain attributes too (``frame.card``), so reading one costs no
+    ``__getattr__`` call; the three fields win over a local of the same name."""
+    d = made.__dict__
+    d.update({name: value for name, value in d["locals"].items() if name not in ("step", "seat", "locals")})
+
+
+def frame(step: str, seat: int | None = None, **values: Any) -> Frame:
+    return _made(step, seat, values)
+
+
+def step_entered(step: str, seat: int | None, values: Mapping[str, Any]) -> Event:
+    return Event(STEP_ENTERED, {"step": step, "seat": seat, "locals": dict(values)})
+
+
+def step_left(step: str) -> Event:
+    return Event(STEP_LEFT, {"step": step})
+
+
+def step_updated(step: str, values: Mapping[str, Any]) -> Event:
+    return Event(STEP_UPDATED, {"step": step, "locals": dict(values)})
+
+
+def _made(step: str, seat: int | None, values: dict[str, Any]) -> Frame:
+    """``Frame(step, seat, values)`` without the frozen dataclass's ``__init__`` (a frame
+    is made for every frame event folded, so this is on the hot path)."""
+    made = object.__new__(Frame)
+    made.__dict__.update(values)  # read as attributes without ``__getattr__``
+    made.__dict__.update(step=step, seat=seat, locals=values)
+    return made
+
+
+def apply_frame_event(frames: list[Frame], event: Event) -> None:
+    """The stack after one frame event (in place). ``evolve`` calls it; it never validates."""
+    data = event.data
+    if event.type == STEP_ENTERED:
+        frames.append(_made(data["step"], data["seat"], dict(data["locals"])))
+    elif event.type == STEP_LEFT:
+        frames.pop()
+    else:
+        top = frames[-1]
+        frames[-1] = _made(top.step, top.seat, {**top.locals, **data["locals"]})
+
+
+#: Events a single command may cause, and automatic steps it may run, before the game is
+#: judged to run away (a rules bug: the game would never ask anyone anything again).
+RUNAWAY_LIMIT = 10_000
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class Flow(Generic[S]):
+    """The flow of play one command sets off: the state being worked on and the events
+    emitted so far. (Not a player's turn in any rulebook: one command may end a turn, or
+    several commands make one.)
+
+    For games that keep their frame stack in the state, ``call``/``goto``/``end``/``update``
+    change it by emitting frame events (``frames`` finds the stack in a state).
+    """
+
+    def __init__(self, state: S, evolve: Callable[[S, Event], S], rng: Rng | None = None,
+                 frames: Callable[[S], list[Frame]] | None = None):
+        self.state = state
+        self.events: list[Event] = []
+        self.rng = rng
+        self._evolve = evolve
+        self._frames = frames
+        #: locals the current step will record only if needed (``update_later``): (depth, values)
+        self._later: tuple[int, dict[str, Any]] | None = None
+
+    def emit(self, event: Event) -> None:
+        if len(self.events) >= RUNAWAY_LIMIT:
+            raise RunawayGame(f"more than {RUNAWAY_LIMIT} events from one command")
+        self.state = self._evolve(self.state, event)
+        self.events.append(event)
+
+    # -- the frame stack ---------------------------------------------------------------
+    @property
+    def frame(self) -> Frame:
+        assert self._frames is not None, "this game keeps no frame stack"
+        return self._frames(self.state)[-1]
+
+    def call(self, step: str, seat: int | None = None, **values: Any) -> None:
+        """Start ``step`` on top of the current one; it returns here when it ends."""
+        if self._later is not None:
+            self.settle()
+        self.emit(step_entered(step, seat, values))
+
+    def end(self) -> None:
+        """The current step is done: play returns to the step that called it."""
+        if self._later is not None and self._later[0] == self._depth():
+            self._later = None  # what it would have recorded goes with it
+        self.emit(step_left(self.frame.step))
+
+    def goto(self, step: str, seat: int | None = None, **values: Any) -> None:
+        """Replace the current step by ``step`` (the caller resumes when that one ends)."""
+        self.end()
+        self.call(step, seat, **values)
+
+    def update(self, **values: Any) -> None:
+        """Change some locals of the current step."""
+        later = self._later
+        if later is not None:
+            self._later = None
+            assert later[0] == self._depth(), "only the step that deferred its locals is current"
+            values = {**later[1], **values}
+        self.emit(step_updated(self.frame.step, values))
+
+    def update_later(self, **values: Any) -> None:
+        """Change some locals of the current step, recorded only when they can matter: before
+        a step is called on top of it (which returns to it and reads them), merged into its
+        next ``update``, or by ``settle``; forgotten if the step ends first. A procedure
+        moving on through its stages says so this way, so stages that call nothing cost no
+        event (a later ``update_later`` replaces an unrecorded one)."""
+        assert self._frames is not None, "this game keeps no frame stack"
+        self._later = (len(self._frames(self.state)), values)
+
+    @property
+    def deferring(self) -> bool:
+        """Are locals of ``update_later`` still unrecorded (nothing has needed them yet)?"""
+        return self._later is not None
+
+    def settle(self) -> None:
+        """Record the locals ``update_later`` left unrecorded, if any (the kernel does this
+        before it hands back the state of a game that goes on, so no step resumes without
+        them)."""
+        later = self._later
+        if later is None:
+            return
+        self._later = None
+        depth, values = later
+        frames = self._frames_now()
+        assert len(frames) == depth, "only the step that deferred its locals is current"
+        self.emit(step_updated(frames[-1].step, values))
+
+    def _frames_now(self) -> list[Frame]:
+        assert self._frames is not None, "this game keeps no frame stack"
+        return self._frames(self.state)
+
+    def _depth(self) -> int:
+        return len(self._frames_now())
