@@ -63,7 +63,7 @@ def run(server: str, load: Callable[[], WsgiApp], host: str, port: int, workers:
 def _gunicorn(server: str, load: Callable[[], WsgiApp], settings: dict[str, Any]) -> None:
     from gunicorn.app.base import BaseApplication
 
-    class Server(BaseApplication):  # type: ignore[misc]
+    class Server(BaseApplication):
         """gunicorn; each worker builds the app itself (not preloaded: under gevent, after
         gevent has patched the standard library)."""
 
