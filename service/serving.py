@@ -89,4 +89,6 @@ def _granian(load: Callable[[], WsgiApp], host: str, port: int, workers: int, th
 
     Granian("service.wsgi:app", address=host, port=port, interface=Interfaces.WSGI, workers=workers,
             blocking_threads=threads, backpressure=threads, log_access=bool(access_log),
+            # a worker that dies is replaced, as gunicorn's master does (granian would stop)
+            respawn_failed_workers=True, respawn_interval=1.0,
             workers_kill_timeout=10).serve(target_loader=loaded, wrap_loader=False)

@@ -7,8 +7,10 @@ client as problem+json. Needs the ``nginx`` binary (apt-get install -y nginx).""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -139,3 +141,25 @@ def test_the_fronts_and_the_servers_own_refusals_are_problem_json(front, request
     got, headers, body = raw_request(port, request_bytes)
     assert got == status, body[:300]
     assert headers["content-type"] == "application/problem+json", body[:300]
+
+
+def test_a_granian_worker_killed_with_9_is_replaced(server_process, tmp_path):
+    """As gunicorn's master does: the server answers again after one of its workers died."""
+    server = server_process(f"sqlite:///{tmp_path}/events.db", workers=2, extra_args=("--server", "granian"))
+    workers = [int(p) for p in subprocess.run(["pgrep", "-P", str(server.proc.pid)], capture_output=True,
+                                              text=True).stdout.split()]
+    granian_workers = [p for p in workers if "project" not in Path(f"/proc/{p}/cmdline").read_bytes().decode()]
+    assert len(granian_workers) == 2, workers
+    os.kill(granian_workers[0], signal.SIGKILL)
+    deadline = time.monotonic() + 15
+    while True:  # every answer a 200 again, from both workers' share of the connections
+        time.sleep(0.5)
+        alive = [int(p) for p in subprocess.run(["pgrep", "-P", str(server.proc.pid)], capture_output=True,
+                                                text=True).stdout.split()]
+        replaced = granian_workers[0] not in alive and len(alive) == len(workers)
+        if replaced:
+            break
+        assert server.proc.poll() is None, f"granian stopped when a worker died: {server.log_tail()}"
+        assert time.monotonic() < deadline, f"the worker was not replaced: {alive}"
+    statuses = {requests.get(f"{server.url}/health", timeout=5).status_code for _ in range(20)}
+    assert statuses == {200}
