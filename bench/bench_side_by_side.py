@@ -170,8 +170,9 @@ class Bench:
     def start_project_targets(self, server: str, suffix: str) -> list[Target]:
         """The ceiling and the project's targets under one server (named NAME + suffix)."""
         targets = []
-        serving = ["--server", server]
-        tag = suffix.replace("/", "-")
+        name, _, connections = server.partition(":")  # NAME[:N]: N connections (threads) per worker
+        serving = ["--server", name, *(["--connections", connections] if connections else [])]
+        tag = suffix.replace("/", "-").replace(":", "-")
         redis_url, redis_proc = self.redis(f"ceiling{tag}")
         port = free_port()
         web = self.spawn([PY, str(HERE / "ceiling_app.py"), "--port", str(port), "--redis", redis_url, *serving],
@@ -453,9 +454,11 @@ def main() -> None:
     parser.add_argument("--games-per-lane", type=int, default=0, help="default: enough for --seconds")
     parser.add_argument("--targets", nargs="+", default=["ceiling", "redis", "sqlite"],
                         help="of ceiling redis sqlite boardgameio (the peer)")
-    parser.add_argument("--server", nargs="+", default=[DEFAULT_SERVER], choices=SERVERS,
-                        help="the HTTP server of the ceiling and the project (service.serving); with more than "
-                             "one, every target runs under each, named NAME/SERVER, in the same rounds")
+    parser.add_argument("--server", nargs="+", default=[DEFAULT_SERVER], metavar="SERVER[:N]",
+                        help=f"the HTTP server of the ceiling and the project, of {', '.join(SERVERS)} "
+                             "(service.serving), with :N its --connections (threads per worker for gthread and "
+                             "granian); with more than one, every target runs under each, named NAME/SERVER, "
+                             "in the same rounds")
     parser.add_argument("--peer-store", default="flatfile", choices=["flatfile", "flatfile-queued", "memory"],
                         help="the boardgame.io peer's storage (bench/peer_boardgameio/server.js)")
     parser.add_argument("--peer-matches", type=int, default=0, help="matches per lane for the peer (default: "
@@ -467,6 +470,9 @@ def main() -> None:
     parser.add_argument("--baseline", help="a checkout of the project to run beside this one (e.g. the code before "
                                            "a change: `git archive COMMIT | tar -x -C DIR`)")
     args = parser.parse_args()
+    for server in args.server:
+        if server.partition(":")[0] not in SERVERS or not server.partition(":")[2].isdigit() and ":" in server:
+            parser.error(f"--server {server}: one of {', '.join(SERVERS)}, optionally with :N")
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install -y wrk)")
     bench = Bench(args)

@@ -73,13 +73,15 @@ def main() -> None:
     parser.add_argument("--redis", required=True)
     parser.add_argument("--prefix", default="ceiling")
     parser.add_argument("--server", default="gevent", help="as python -m service serve --server (service.serving)")
+    parser.add_argument("--connections", type=int, default=1000, help="as python -m service serve --connections")
     args = parser.parse_args()
 
     from service.serving import SERVERS, run
 
     if args.server not in SERVERS:
         raise SystemExit(f"--server: one of {', '.join(SERVERS)}")
-    run(args.server, lambda: create_app(args.redis, args.prefix), args.host, args.port, args.workers)
+    run(args.server, lambda: create_app(args.redis, args.prefix), args.host, args.port, args.workers,
+        args.connections)
 
 
 if __name__ == "__main__":
