@@ -35,7 +35,7 @@ def front(server_process, tmp_path):
     """(the front's url, its port): nginx, granian for the API, gevent for the streams."""
     store = f"sqlite:///{tmp_path}/events.db"
     env = {**QUIET, "GAMES_LIMIT_STREAMS_PER_TOKEN": str(TABS), "GAMES_PROXY_HOPS": "1"}
-    api = server_process(store, env=env, extra_args=("--server", "granian"))
+    api = server_process(store, env=env, extra_args=("--server", "granian", "--connections", "4"))  # as compose
     streams = server_process(store, env=env, extra_args=("--server", "gevent"))
     port = free_port()
     site = TEMPLATE.read_text().replace("${GAMES_API_UPSTREAM}", f"127.0.0.1:{api.port}") \
