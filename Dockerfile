@@ -2,6 +2,8 @@
 #   docker build -t game-service .
 #   docker run -p 8000:8000 game-service                                  # web, embedded SQLite
 #   docker run -e GAMES_STORE=redis://redis:6379/0 game-service python -m service worker
+# docker-compose.yml runs it three ways behind nginx: granian for the API, gevent for the
+# live streams, and the worker (docs/operations.md "Serving").
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -26,5 +28,6 @@ VOLUME ["/data"]
 EXPOSE 8000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
     CMD ["python", "-c", "import urllib.request,sys; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=2).status == 200 else 1)"]
-# gevent workers: a Server-Sent Events stream holds a connection open without holding a worker
-CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--workers", "2", "--worker-class", "service.gunicorn_worker.ProblemGeventWorker", "--worker-connections", "1000", "service.wsgi:app"]
+# One container on one port serves the API and the live streams: gevent (GAMES_SERVER, else
+# --server; a stream holds a greenlet, not a thread). On SQLite `serve` also runs the projector.
+CMD ["python", "-m", "service", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -19,7 +19,9 @@ Starts, each on ports of its own:
   (``GAMES_REDIS_WAIT_REPLICAS=1``: every acknowledged write waits for the replica), to
   measure the setting's cost side by side.
 
-Each web server runs with ``service.__main__.gunicorn_settings`` (2 gevent workers).
+Each web server (the ceiling's too) runs under ``--server`` (service.serving: 2 worker processes;
+gunicorn+gevent by default); with several servers every target runs under each in the same
+rounds, and each is compared with the ceiling under its own server.
 Before each round every target gets fresh Dynasties games, ``--connections`` of them
 in play at once (one per connection). Then, in interleaved rounds (the order rotates),
 wrk (C, bench/cycle.lua) drives each target for ``--seconds``: each connection plays its
@@ -61,6 +63,7 @@ sys.path.insert(0, str(ROOT))
 from bench.open_loop import read_games  # noqa: E402
 from bench.open_loop import run as open_loop  # noqa: E402
 from bench.profile_summary import summarize, table  # noqa: E402
+from service.serving import DEFAULT_SERVER, SERVERS  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 PEER = HERE / "peer_boardgameio"
@@ -164,39 +167,54 @@ class Bench:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
     # -- targets -------------------------------------------------------------------
-    def start_targets(self) -> list[Target]:
+    def start_project_targets(self, server: str, suffix: str) -> list[Target]:
+        """The ceiling and the project's targets under one server (named NAME + suffix)."""
         targets = []
-        redis_url, redis_proc = self.redis("ceiling")
+        name, _, connections = server.partition(":")  # NAME[:N]: N connections (threads) per worker
+        serving = ["--server", name, *(["--connections", connections] if connections else [])]
+        tag = suffix.replace("/", "-").replace(":", "-")
+        redis_url, redis_proc = self.redis(f"ceiling{tag}")
         port = free_port()
-        web = self.spawn([PY, str(HERE / "ceiling_app.py"), "--port", str(port), "--redis", redis_url],
-                         name="ceiling")
-        targets.append(Target("ceiling", f"http://127.0.0.1:{port}", {"web": web, "redis": redis_proc},
+        web = self.spawn([PY, str(HERE / "ceiling_app.py"), "--port", str(port), "--redis", redis_url, *serving],
+                         name=f"ceiling{tag}")
+        targets.append(Target("ceiling" + suffix, f"http://127.0.0.1:{port}", {"web": web, "redis": redis_proc},
                               project=False))
-        redis_url, redis_proc = self.redis("project")
+        redis_url, redis_proc = self.redis(f"project{tag}")
         port = free_port()
         env = {"GAMES_STORE": redis_url, "GAMES_PROJECTIONS": "rq", **self.extra_env()}
-        web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", redis_url], env, "redis-web")
-        worker = self.spawn([PY, "-m", "service", "worker", "--store", redis_url], env, "redis-worker")
-        targets.append(Target("redis", f"http://127.0.0.1:{port}", {"web": web, "worker": worker, "redis": redis_proc},
+        web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", redis_url, *serving], env,
+                         f"redis-web{tag}")
+        worker = self.spawn([PY, "-m", "service", "worker", "--store", redis_url], env,
+                            f"redis-worker{tag}")
+        targets.append(Target("redis" + suffix, f"http://127.0.0.1:{port}", {"web": web, "worker": worker, "redis": redis_proc},
                               redis_url=redis_url))
         for name, wait in (("redis-replica", "0"), ("redis-wait1", "1")):
             if name not in self.args.targets:
                 continue
-            redis_url, redis_proc = self.redis(name)
-            _, replica_proc = self.redis(f"{name}-replica", replica_of=redis_url)
+            redis_url, redis_proc = self.redis(name + tag)
+            _, replica_proc = self.redis(f"{name}{tag}-replica", replica_of=redis_url)
             port = free_port()
             env = {"GAMES_STORE": redis_url, "GAMES_PROJECTIONS": "rq", "GAMES_REDIS_WAIT_REPLICAS": wait,
                    **self.extra_env()}
-            web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", redis_url], env,
-                             f"{name}-web")
-            worker = self.spawn([PY, "-m", "service", "worker", "--store", redis_url], env, f"{name}-worker")
-            targets.append(Target(name, f"http://127.0.0.1:{port}", {"web": web, "worker": worker, "redis": redis_proc,
+            web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", redis_url, *serving],
+                             env, f"{name}{tag}-web")
+            worker = self.spawn([PY, "-m", "service", "worker", "--store", redis_url], env, f"{name}{tag}-worker")
+            targets.append(Target(name + suffix, f"http://127.0.0.1:{port}", {"web": web, "worker": worker, "redis": redis_proc,
                                                                       "replica": replica_proc}, redis_url=redis_url))
         port = free_port()
-        store = f"sqlite:///{self.tmp}/events.db"
+        store = f"sqlite:///{self.tmp}/events{tag}.db"
         env = {"GAMES_STORE": store, "GAMES_PROJECTIONS": "inline", **self.extra_env()}
-        web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", store], env, "sqlite-web")
-        targets.append(Target("sqlite", f"http://127.0.0.1:{port}", {"web": web}))
+        web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", store, *serving], env,
+                         f"sqlite-web{tag}")
+        targets.append(Target("sqlite" + suffix, f"http://127.0.0.1:{port}", {"web": web}))
+        return targets
+
+    def start_targets(self) -> list[Target]:
+        targets = []
+        servers = self.args.server
+        for server in servers:
+            suffix = f"/{server}" if len(servers) > 1 else ""
+            targets.extend(self.start_project_targets(server, suffix))
         if "boardgameio" in self.args.targets:
             targets.append(self.start_peer())
         if self.args.baseline:  # the same project from another checkout (the "before")
@@ -219,7 +237,7 @@ class Bench:
             health = f"{target.url}/games" if target.peer else f"{target.url}/health"
             wait_for(lambda url=health: _ok(url), timeout=30)
         wanted = set(self.args.targets) | ({"redis@base", "sqlite@base"} if self.args.baseline else set())
-        return [t for t in targets if t.name in wanted]
+        return [t for t in targets if t.name.split("/")[0] in wanted]
 
     def start_peer(self) -> Target:
         """boardgame.io's server on its FlatFile storage (or ``--peer-store``)."""
@@ -243,7 +261,7 @@ class Bench:
 
     # -- games ---------------------------------------------------------------------
     def make_games(self, target: Target, per_lane: int, lanes: int, tag: str) -> Path:
-        path = self.tmp / f"games-{target.name}-{tag}.txt"
+        path = self.tmp / f"games-{target.name.replace('/', '-')}-{tag}.txt"
         if target.peer:  # its driver makes its matches itself, before the timed part
             return path
         if not target.project:
@@ -294,7 +312,7 @@ class Bench:
         args = self.args
         if target.peer:
             return self.peer_round(target)
-        result = self.tmp / f"wrk-{target.name}.out"
+        result = self.tmp / f"wrk-{target.name.replace('/', '-')}.out"
         before = target.cpu()
         started = time.monotonic()
         spies = self.profile(target) if args.profile else []
@@ -376,7 +394,7 @@ class Bench:
                 continue
             pids = tree(proc.pid)[1:] if role == "web" else [proc.pid]
             for pid in pids:
-                out = self.tmp / f"profile-{target.name}-{role}-{pid}.txt"
+                out = self.tmp / f"profile-{target.name.replace('/', '-')}-{role}-{pid}.txt"
                 spies.append((subprocess.Popen([str(Path(sys.executable).parent / "py-spy"), "record", "-r", "200", "-d", str(max(2, self.args.seconds - 2)),
                                                 "-f", "raw", "-o", str(out), "-p", str(pid), *self.args.spy_args],
                                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL), role, out))
@@ -436,6 +454,11 @@ def main() -> None:
     parser.add_argument("--games-per-lane", type=int, default=0, help="default: enough for --seconds")
     parser.add_argument("--targets", nargs="+", default=["ceiling", "redis", "sqlite"],
                         help="of ceiling redis sqlite boardgameio (the peer)")
+    parser.add_argument("--server", nargs="+", default=[DEFAULT_SERVER], metavar="SERVER[:N]",
+                        help=f"the HTTP server of the ceiling and the project, of {', '.join(SERVERS)} "
+                             "(service.serving), with :N its --connections (threads per worker for gthread and "
+                             "granian); with more than one, every target runs under each, named NAME/SERVER, "
+                             "in the same rounds")
     parser.add_argument("--peer-store", default="flatfile", choices=["flatfile", "flatfile-queued", "memory"],
                         help="the boardgame.io peer's storage (bench/peer_boardgameio/server.js)")
     parser.add_argument("--peer-matches", type=int, default=0, help="matches per lane for the peer (default: "
@@ -447,6 +470,9 @@ def main() -> None:
     parser.add_argument("--baseline", help="a checkout of the project to run beside this one (e.g. the code before "
                                            "a change: `git archive COMMIT | tar -x -C DIR`)")
     args = parser.parse_args()
+    for server in args.server:
+        if server.partition(":")[0] not in SERVERS or not server.partition(":")[2].isdigit() and ":" in server:
+            parser.error(f"--server {server}: one of {', '.join(SERVERS)}, optionally with :N")
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install -y wrk)")
     bench = Bench(args)
@@ -468,22 +494,33 @@ def main() -> None:
                       f"{row['p50']:6.2f} p99 {row['p99']:7.2f} ms  CPU/cycle {cpu_text(row['cpu_ms'])}  "
                       f"GETs/cycle {row['gets_per_cycle']:.2f}  errors {row['errors']}"
                       + (f"  (games ran out {row['exhausted']}x)" if row["exhausted"] else ""), flush=True)
-        ceiling = next((t for t in targets if t.name == "ceiling"), None)
-        print("\n| | cycles/s | ÷ ceiling | POST p50 / p99 | CPU per cycle |")
-        print("|---|---|---|---|---|")
+        def ceiling_of(target: Target) -> Target | None:  # the ceiling under the same server
+            server = target.name.partition("/")[2]
+            name = f"ceiling/{server}" if server else "ceiling"
+            return next((t for t in targets if t.name == name), None)
+
+        ceiling = next((t for t in targets if t.name.startswith("ceiling")), None)
+        print(f"\n| | cycles/s | ÷ ceiling{' (same server)' if len(args.server) > 1 else ''} | cycles per CPU-second "
+              f"÷ ceiling's | POST p50 / p99 | CPU per cycle |")
+        print("|---|---|---|---|---|---|")
+        label = {"ceiling": "bare ceiling", "redis": "project, Redis + RQ worker", "sqlite": "project, SQLite",
+                 "redis@base": "baseline, Redis + RQ worker", "sqlite@base": "baseline, SQLite",
+                 "boardgameio": f"boardgame.io, {args.peer_store} (per move)",
+                 "redis-replica": "project, Redis with a replica, setting off",
+                 "redis-wait1": "project, Redis with a replica, GAMES_REDIS_WAIT_REPLICAS=1"}
         for target in targets:
-            ratios = []
+            ratios, per_cpu = [], []
+            own_ceiling = ceiling_of(target) if not target.peer else None
             for i, row in enumerate(target.rounds):
-                if ceiling is not None:
-                    ratios.append(row["cycles_s"] / ceiling.rounds[i]["cycles_s"])
+                if own_ceiling is not None:
+                    ratios.append(row["cycles_s"] / own_ceiling.rounds[i]["cycles_s"])
+                    per_cpu.append(sum(own_ceiling.rounds[i]["cpu_ms"].values()) / sum(row["cpu_ms"].values()))
             median_row = sorted(target.rounds, key=lambda r: r["cycles_s"])[len(target.rounds) // 2]
             ratio = f"{statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})" if ratios else "-"
-            label = {"ceiling": "bare ceiling", "redis": "project, Redis + RQ worker", "sqlite": "project, SQLite",
-                     "redis@base": "baseline, Redis + RQ worker", "sqlite@base": "baseline, SQLite",
-                     "boardgameio": f"boardgame.io, {args.peer_store} (per move)",
-                     "redis-replica": "project, Redis with a replica, setting off",
-                     "redis-wait1": "project, Redis with a replica, GAMES_REDIS_WAIT_REPLICAS=1"}
-            print(f"| {label[target.name]} | {median_row['cycles_s']:,.0f} | {ratio} | "
+            cpu_ratio = f"{statistics.median(per_cpu):.2f} ({min(per_cpu):.2f}–{max(per_cpu):.2f})" if per_cpu else "-"
+            name, _, server = target.name.partition("/")
+            print(f"| {label[name]}{f', {server}' if server else ''} | {median_row['cycles_s']:,.0f} | {ratio} | "
+                  f"{cpu_ratio} | "
                   f"{median_row['p50']:.1f} / {median_row['p99']:.1f} ms | {cpu_text(median_row['cpu_ms'])} |")
         peer = next((t for t in targets if t.peer), None)
         if peer is not None:

@@ -1,5 +1,5 @@
-"""The ceiling for bench/bench_side_by_side.py: a bare Flask app under the same gunicorn
-settings as ``python -m service serve``.
+"""The ceiling for bench/bench_side_by_side.py: a bare Flask app under the same server and
+settings as ``python -m service serve`` (``--server``, service.serving).
 
 ``GET /games/<id>/legal-commands`` answers a cached 2 KB state (a list of commands);
 ``POST /games/<id>/commands`` parses the JSON body and does one Redis compare-and-append
@@ -72,21 +72,16 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--redis", required=True)
     parser.add_argument("--prefix", default="ceiling")
+    parser.add_argument("--server", default="gevent", help="as python -m service serve --server (service.serving)")
+    parser.add_argument("--connections", type=int, default=1000, help="as python -m service serve --connections")
     args = parser.parse_args()
 
-    from gunicorn.app.base import BaseApplication
+    from service.serving import SERVERS, run
 
-    from service.__main__ import gunicorn_settings
-
-    class Server(BaseApplication):
-        def load_config(self):
-            for key, value in gunicorn_settings(args.host, args.port, args.workers).items():
-                self.cfg.set(key, value)
-
-        def load(self):
-            return create_app(args.redis, args.prefix)
-
-    Server().run()
+    if args.server not in SERVERS:
+        raise SystemExit(f"--server: one of {', '.join(SERVERS)}")
+    run(args.server, lambda: create_app(args.redis, args.prefix), args.host, args.port, args.workers,
+        args.connections)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The command line: ``python -m service serve | worker | rebuild | lag``.
 
-serve    the HTTP API. Under gunicorn with the gevent worker class when both are installed
-         (a live stream then costs a greenlet, not a worker), else werkzeug's threaded server.
+serve    the HTTP API, under the server ``--server`` names (service.serving: gunicorn with
+         gevent by default, where a live stream costs a greenlet, not a worker).
 worker   an RQ worker that keeps the projections current (Redis deployments).
 rebuild  drop read models and build them again from the start of the log, with a progress bar.
 lag      each projection's checkpoint, log head and lag.
@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
 import os
 import sys
 import time
 from collections.abc import Callable
 
 from service.config import Config
+from service.serving import DEFAULT_SERVER, SERVERS
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--workers", type=int, default=None,
                        help="gunicorn worker processes (default 2; 1 with a memory:// store, which allows no more)")
     serve.add_argument("--connections", type=int, default=1000,
-                       help="open connections (live streams included) per gevent worker (default 1000)")
+                       help="open connections (live streams included) per gevent worker, threads per "
+                            "gthread or granian worker (default 1000)")
+    serve.add_argument("--server", choices=SERVERS, default=os.environ.get("GAMES_SERVER") or DEFAULT_SERVER,
+                       help=f"the HTTP server (else GAMES_SERVER, else {DEFAULT_SERVER}; service.serving)")
     _store_argument(serve)
 
     worker = commands.add_parser("worker", help="run an RQ worker for the projections")
@@ -86,6 +89,8 @@ def _store_argument(parser: argparse.ArgumentParser) -> None:
 
 # -- serve -------------------------------------------------------------------------------
 def _serve(config: Config, args: argparse.Namespace) -> int:
+    from service.serving import run
+
     if config.store_url.startswith("memory:"):
         # a memory store lives in one process: a second worker would hold another store, and a
         # token registered on one would be unknown to the other
@@ -98,54 +103,13 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
         args.workers = 2
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     print(f"Open http://{shown}:{args.port}/ in a browser to play (the API's contract: /docs)", flush=True)
-    if importlib.util.find_spec("gunicorn") and importlib.util.find_spec("gevent"):
-        if config.projections == "inline" and config.store_url.startswith("sqlite:") and not config.inline_projector:
-            config = dataclasses.replace(config, inline_projector="process")  # service.projector
-        _gunicorn(config, args)
-    else:  # pragma: no cover - both are dependencies; this is the bare-bones fallback
-        from werkzeug.serving import run_simple
+    if config.projections == "inline" and config.store_url.startswith("sqlite:") and not config.inline_projector:
+        config = dataclasses.replace(config, inline_projector="process")  # service.projector
 
+    def load() -> Callable[..., object]:
         from service.app import create_app
 
-        print("gunicorn or gevent missing: serving with werkzeug's threaded server", file=sys.stderr)
-        run_simple(args.host, args.port, create_app(config), threaded=True)
-    return 0
-
-
-def gunicorn_settings(host: str, port: int, workers: int = 2, connections: int = 1000,
-                      access_log: str | None = None) -> dict:
-    """The gunicorn settings ``serve`` runs with (bench/bench_side_by_side.py serves its
-    ceiling app with the same ones). The access log is off unless ``access_log`` (else
-    ``GAMES_ACCESS_LOG``) names a file or ``-`` (stdout)."""
-    if access_log is None:
-        access_log = Config.from_env().access_log
-    return {
-        "bind": f"{host}:{port}",
-        "workers": workers,
-        "worker_class": "service.gunicorn_worker.ProblemGeventWorker",
-        "worker_connections": connections,
-        "timeout": 60,
-        "graceful_timeout": 10,
-        "accesslog": access_log or None,
-    }
-
-
-def _gunicorn(config: Config, args: argparse.Namespace) -> None:
-    from gunicorn.app.base import BaseApplication
-
-    class Server(BaseApplication):
-        """gunicorn with the gevent worker class; each worker builds the app after gevent
-        has patched the standard library (the app is not preloaded)."""
-
-        def load_config(self):
-            for key, value in gunicorn_settings(args.host, args.port, args.workers, args.connections,
-                                                config.access_log).items():
-                self.cfg.set(key, value)
-
-        def load(self):
-            from service.app import create_app
-
-            return create_app(config)
+        return create_app(config)
 
     from service.projector import ProjectorProcess
 
@@ -154,10 +118,11 @@ def _gunicorn(config: Config, args: argparse.Namespace) -> None:
         projector = ProjectorProcess({**os.environ, "GAMES_STORE": config.store_url, "GAMES_PROJECTIONS": "inline"})
         projector.start()
     try:
-        Server().run()
+        run(args.server, load, args.host, args.port, args.workers, args.connections, config.access_log)
     finally:
         if projector is not None:
             projector.stop()
+    return 0
 
 
 # -- project (the SQLite projector) -------------------------------------------------------

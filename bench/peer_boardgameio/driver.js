@@ -97,10 +97,12 @@ async function main() {
   stopAt = started + seconds * 1000;
   await Promise.all(all.map(playLane));
   const elapsed = (Date.now() - started) / 1000;
-  process.stdout.write(JSON.stringify({ moves, elapsed, errors, finished, exhausted, latencies }) + "\n");
   for (const matches of all) for (const clients of matches) for (const c of clients) c.stop();
   input.close();
-  process.exit(0);
+  // exit once the line is written: a pipe takes 64 KB at once, and exiting earlier cut a
+  // long round's latencies off there
+  process.stdout.write(JSON.stringify({ moves, elapsed, errors, finished, exhausted, latencies }) + "\n",
+                       () => process.exit(0));
 }
 
 main().catch((error) => { console.error(error); process.exit(1); });

@@ -1,5 +1,6 @@
-"""The server's gevent worker (service.gunicorn_worker) under a real gunicorn: requests of
-different connections take turns, even when a request does no I/O at all."""
+"""The servers ``serve`` ships (service.serving) for real: gunicorn with the gevent worker
+(service.gunicorn_worker) and granian. Requests of different connections take turns, even
+when a request does no I/O at all, and the loaded app is frozen out of the collector's walks."""
 
 from __future__ import annotations
 
@@ -24,13 +25,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture()
-def busy_server():
+#: granian as ``serve --server granian`` runs it (service.serving.run), one worker
+GRANIAN = ("from service.serving import run; from tests.helpers.busy_app import app; "
+           "run('granian', lambda: app, '127.0.0.1', {port}, workers=1, connections=64)")
+
+
+@pytest.fixture(params=["gevent", "granian"])
+def busy_server(request):
     port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", "1", "--bind", f"127.0.0.1:{port}",
-         "--worker-class", "service.gunicorn_worker.ProblemGeventWorker", "tests.helpers.busy_app:app"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if request.param == "gevent":
+        command = [sys.executable, "-m", "gunicorn", "--workers", "1", "--bind", f"127.0.0.1:{port}",
+                   "--worker-class", "service.gunicorn_worker.ProblemGeventWorker", "tests.helpers.busy_app:app"]
+    else:  # threads: the interpreter switches between them every 5 ms
+        command = [sys.executable, "-c", GRANIAN.format(port=port)]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 20
     while True:
         try:
@@ -39,7 +47,7 @@ def busy_server():
         except OSError as exc:
             if time.monotonic() > deadline:
                 proc.kill()
-                raise RuntimeError("gunicorn did not start") from exc
+                raise RuntimeError(f"{request.param} did not start") from exc
             time.sleep(0.1)
     yield port
     proc.terminate()
