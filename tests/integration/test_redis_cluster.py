@@ -210,7 +210,11 @@ def _keep_playing(deployment: Deployment, seed: int, stop: threading.Event, acke
     def call(method: str, path: str, session: requests.Session, **kwargs):
         for _ in range(20):
             try:
-                return session.request(method, f"{deployment.url}{path}", timeout=10, **kwargs)
+                answer = session.request(method, f"{deployment.url}{path}", timeout=10, **kwargs)
+                if answer.status_code == 429:  # faster than the token's rate limit: wait as told, then again
+                    time.sleep(min(1.0, float(answer.headers.get("Retry-After", "0.2"))))
+                    continue
+                return answer
             except (requests.ConnectionError, requests.exceptions.ChunkedEncodingError):
                 if method == "POST" and (path == "/players" or "/commands" in path):
                     return None  # cut off: it may or may not have been made; look again (or sign up again)
