@@ -23,50 +23,31 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_a_timeout_acts_once_across_a_worker_killed_and_restarted_around_its_deadline(redis_url, tmp_path):
-    url, namespace = redis_url
-    config = Config(store_url=url, projections="rq", redis_prefix=namespace, queue_name=f"{namespace}-q")
-    service = build_service(config)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_REDIS_PREFIX": namespace}
-    workers: list[subprocess.Popen] = []
+class Workers:
+    """``python -m service worker`` processes on one Redis namespace, and a service beside them."""
 
-    def start_worker() -> subprocess.Popen:
-        with open(tmp_path / f"worker-{len(workers)}.log", "wb") as log:
-            worker = subprocess.Popen([sys.executable, "-m", "service", "worker", "--store", url, "--queue",
-                                       config.queue_name], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+    def __init__(self, redis_url, tmp_path):
+        self.url, namespace = redis_url
+        self.config = Config(store_url=self.url, projections="rq", redis_prefix=namespace,
+                             queue_name=f"{namespace}-q")
+        self.service = build_service(self.config)
+        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_REDIS_PREFIX": namespace}
+        self.tmp_path = tmp_path
+        self.processes: list[subprocess.Popen] = []
+
+    def start(self) -> subprocess.Popen:
+        with open(self.log(len(self.processes)), "wb") as log:
+            worker = subprocess.Popen([sys.executable, "-m", "service", "worker", "--store", self.url, "--queue",
+                                       self.config.queue_name], cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
                                       stderr=log, start_new_session=True)
-        workers.append(worker)
+        self.processes.append(worker)
         return worker
 
-    def events(kind: str) -> list[dict]:
-        return [r.event for r in service.store.read(stream_of(game.id)) if r.event["type"] == kind]
+    def log(self, number: int) -> Path:
+        return self.tmp_path / f"worker-{number}.log"
 
-    try:
-        first = start_worker()
-        ann, bob = service.players.create("ann"), service.players.create("bob")
-        game = service.create_game(ann, "dynasties", {"starting_gold": 20, "clock_bank_seconds": 3}, 2)
-        service.join_game(game.id, ann)
-        service.join_game(game.id, bob)
-        table = service.load(game.id).table
-        seated = [ann if table.players[s] == ann["id"] else bob for s in range(2)]
-        loaded = service.load(game.id)
-        service.submit_command(game.id, seated[0], loaded.rules.legal_commands(loaded.state, 0)[0])  # in time
-        time.sleep(1.0)  # the worker has the timeouts scheduled; it dies before they are due
-        os.killpg(first.pid, signal.SIGKILL)
-        first.wait(timeout=10)
-        time.sleep(3.0)  # past seat 1's deadline, with no worker at all
-        assert events("ClockTimedOut") == [] and not service.load(game.id).over
-        start_worker()
-        deadline = time.monotonic() + 60
-        while not service.load(game.id).over and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert service.load(game.id).over, (tmp_path / "worker-1.log").read_text()[-3000:]
-        start_worker()  # a third runner sweeps the same clocks again: nothing more happens
-        time.sleep(4.0)
-        assert [(e["data"]["seat"], e["data"]["action"]) for e in events("ClockTimedOut")] == [(1, "forfeit")]
-        assert service.load(game.id).outcome().winners == (0,)
-    finally:
-        for worker in workers:
+    def stop(self) -> None:
+        for worker in self.processes:
             try:
                 os.killpg(worker.pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -74,59 +55,75 @@ def test_a_timeout_acts_once_across_a_worker_killed_and_restarted_around_its_dea
             worker.wait(timeout=10)
 
 
-def test_a_timeout_scheduled_after_a_worker_was_killed_runs_near_its_deadline(redis_url, tmp_path):
+@pytest.fixture
+def workers(redis_url, tmp_path):
+    started = Workers(redis_url, tmp_path)
+    yield started
+    started.stop()
+
+
+def _dynasties_with_a_clock(service, bank: int):
+    """A 2-seat game whose seat 0 has just moved in time: seat 1's clock runs."""
+    ann, bob = service.players.create("ann"), service.players.create("bob")
+    game = service.create_game(ann, "dynasties", {"starting_gold": 20, "clock_bank_seconds": bank}, 2)
+    service.join_game(game.id, ann)
+    service.join_game(game.id, bob)
+    table = service.load(game.id).table
+    seated = [ann if table.players[s] == ann["id"] else bob for s in range(2)]
+    loaded = service.load(game.id)
+    service.submit_command(game.id, seated[0], loaded.rules.legal_commands(loaded.state, 0)[0])
+    return game
+
+
+def _timeouts(service, game) -> list[tuple[int, str]]:
+    return [(r.event["data"]["seat"], r.event["data"]["action"]) for r in service.store.read(stream_of(game.id))
+            if r.event["type"] == "ClockTimedOut"]
+
+
+def test_a_timeout_acts_once_across_a_worker_killed_and_restarted_around_its_deadline(workers):
+    service = workers.service
+    first = workers.start()
+    game = _dynasties_with_a_clock(service, 3)  # seat 0 in time; seat 1's 3 s run from here
+    time.sleep(1.0)  # the worker has the timeouts scheduled; it dies before they are due
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait(timeout=10)
+    time.sleep(3.0)  # past seat 1's deadline, with no worker at all
+    assert _timeouts(service, game) == [] and not service.load(game.id).over
+    workers.start()
+    deadline = time.monotonic() + 60
+    while not service.load(game.id).over and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert service.load(game.id).over, workers.log(1).read_text()[-3000:]
+    workers.start()  # a third runner sweeps the same clocks again: nothing more happens
+    time.sleep(4.0)
+    assert _timeouts(service, game) == [(1, "forfeit")]
+    assert service.load(game.id).outcome().winners == (0,)
+
+
+def test_a_timeout_scheduled_after_a_worker_was_killed_runs_near_its_deadline(workers):
     """A worker killed with SIGKILL leaves its scheduler's lock behind (RQ keeps it a minute,
     and a worker that missed it tries again at its maintenance, every ten minutes): the
     worker that replaces it frees a lock nobody refreshes and takes the scheduling over, so a
     timeout scheduled after the kill acts within seconds of its deadline."""
-    url, namespace = redis_url
-    config = Config(store_url=url, projections="rq", redis_prefix=namespace, queue_name=f"{namespace}-q")
-    service = build_service(config)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_REDIS_PREFIX": namespace}
-    lock = f"rq:scheduler-lock:{config.queue_name}"
-    queue_redis = redis.Redis.from_url(url)
-    workers: list[subprocess.Popen] = []
-
-    def start_worker() -> subprocess.Popen:
-        with open(tmp_path / f"worker-{len(workers)}.log", "wb") as log:
-            worker = subprocess.Popen([sys.executable, "-m", "service", "worker", "--store", url, "--queue",
-                                       config.queue_name], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                                      stderr=log, start_new_session=True)
-        workers.append(worker)
-        return worker
-
-    try:
-        first = start_worker()
-        deadline = time.monotonic() + 30
-        while queue_redis.get(lock) is None:  # its scheduler holds the queue
-            assert time.monotonic() < deadline, (tmp_path / "worker-0.log").read_text()[-3000:]
-            time.sleep(0.1)
-        held_by = queue_redis.get(lock)
-        os.killpg(first.pid, signal.SIGKILL)
-        first.wait(timeout=10)
-        start_worker()  # at once: the dead scheduler's lock is still there
-        assert queue_redis.get(lock) == held_by
-        ann, bob = service.players.create("ann"), service.players.create("bob")
-        game = service.create_game(ann, "dynasties", {"starting_gold": 20, "clock_bank_seconds": 8}, 2)
-        service.join_game(game.id, ann)
-        service.join_game(game.id, bob)
-        table = service.load(game.id).table
-        seated = [ann if table.players[s] == ann["id"] else bob for s in range(2)]
-        loaded = service.load(game.id)
-        service.submit_command(game.id, seated[0], loaded.rules.legal_commands(loaded.state, 0)[0])
-        moved = time.monotonic()  # seat 1's bank of 8 s runs from here; its timeout needs the scheduler
-        while not service.load(game.id).over and time.monotonic() < moved + 40:
-            time.sleep(0.2)
-        waited = time.monotonic() - moved
-        assert service.load(game.id).over, (tmp_path / "worker-1.log").read_text()[-3000:]
-        assert 8 <= waited < 40  # the dead lock alone would have held it for a minute
-        assert queue_redis.get(lock) not in (None, held_by)  # the live worker's scheduler holds it now
-        timed_out = [r.event for r in service.store.read(stream_of(game.id)) if r.event["type"] == "ClockTimedOut"]
-        assert [(e["data"]["seat"], e["data"]["action"]) for e in timed_out] == [(1, "forfeit")]
-    finally:
-        for worker in workers:
-            try:
-                os.killpg(worker.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            worker.wait(timeout=10)
+    service = workers.service
+    lock = f"rq:scheduler-lock:{workers.config.queue_name}"
+    queue_redis = redis.Redis.from_url(workers.url)
+    first = workers.start()
+    deadline = time.monotonic() + 30
+    while queue_redis.get(lock) is None:  # its scheduler holds the queue
+        assert time.monotonic() < deadline, workers.log(0).read_text()[-3000:]
+        time.sleep(0.1)
+    held_by = queue_redis.get(lock)
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait(timeout=10)
+    workers.start()  # at once: the dead scheduler's lock is still there
+    assert queue_redis.get(lock) == held_by
+    game = _dynasties_with_a_clock(service, 8)
+    moved = time.monotonic()  # seat 1's bank of 8 s runs from here; its timeout needs the scheduler
+    while not service.load(game.id).over and time.monotonic() < moved + 40:
+        time.sleep(0.2)
+    waited = time.monotonic() - moved
+    assert service.load(game.id).over, workers.log(1).read_text()[-3000:]
+    assert 8 <= waited < 40  # the dead lock alone would have held it for a minute
+    assert queue_redis.get(lock) not in (None, held_by)  # the live worker's scheduler holds it now
+    assert _timeouts(service, game) == [(1, "forfeit")]
