@@ -21,7 +21,14 @@ import requests
 from tests.reliability.conftest import free_port
 from tests.reliability.test_bad_input import raw_request
 from tests.reliability.test_limits import open_stream
-from tests.reliability.test_open_streams import BOUND, QUIET, _ended_within, _play_one, _started_game
+from tests.reliability.test_open_streams import (
+    BOUND,
+    QUIET,
+    _ended_within,
+    _play_one,
+    _started_game,
+    assert_closed_streams_free_their_slots,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "deploy" / "nginx" / "default.conf.template"
@@ -97,21 +104,7 @@ def test_a_move_through_the_front_reaches_a_stream_through_the_front(front):
 
 def test_a_closed_stream_frees_its_slot_through_the_front(front):
     url, port = front
-    game_id, ann, _ = _started_game(url)
-    path = f"/games/{game_id}/stream"
-    first = [open_stream(port, path, ann["token"]) for _ in range(TABS)]
-    assert [status for _, status in first] == [200] * TABS
-    extra, status = open_stream(port, path, ann["token"])
-    extra.close()
-    assert status == 429  # the cap holds while they are open
-    for sock, _ in first:
-        sock.close()
-    time.sleep(BOUND)
-    reopened = [open_stream(port, path, ann["token"]) for _ in range(TABS)]
-    statuses = [status for _, status in reopened]
-    for sock, _ in reopened:
-        sock.close()
-    assert statuses == [200] * TABS, f"{statuses.count(429)} of {TABS} still refused {BOUND} s after closing"
+    assert_closed_streams_free_their_slots(url, port, TABS)
 
 
 def test_a_stream_ends_through_the_front_when_its_token_is_revoked(front):

@@ -132,6 +132,12 @@ def test_a_closed_stream_frees_its_slot_within_two_seconds_on_a_quiet_game(serve
     else:
         live = make_server(limit_streams_per_token=tabs, stream_heartbeat=30, stream_max_seconds=120)
         url, port = live.url, int(live.url.rsplit(":", 1)[1])
+    assert_closed_streams_free_their_slots(url, port, tabs)
+
+
+def assert_closed_streams_free_their_slots(url: str, port: int, tabs: int) -> None:
+    """``tabs`` streams of one token fill its cap (one more is refused); once they are closed,
+    as many open again within ``BOUND`` seconds."""
     game_id, ann, _ = _started_game(url)
     path = f"/games/{game_id}/stream"
     first = [open_stream(port, path, ann["token"]) for _ in range(tabs)]
