@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, cast
 
-from mypy_extensions import mypyc_attr
-
 from domain.kernel.commands import Command
 from domain.kernel.errors import RuleViolation
 
@@ -51,7 +49,6 @@ def _as_integer(kind: Kind, raw: object) -> int:
     return raw
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Kind:
     """What an argument is: a card, a region, a seat, an amount... and its JSON type.
@@ -91,7 +88,6 @@ AMOUNT = Kind("amount", "integer", "a whole number in the range the prompt allow
 NUMBER = Kind("card", "integer", "a card number")
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Arg:
     """A command's one argument: its name in ``args``, its kind, and whether it is a list."""
@@ -104,7 +100,6 @@ class Arg:
         return {"name": self.name, **self.kind.to_json(), "list": self.many}
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Verb:
     """One command type of a game. ``refusal`` is the reason given when the verb is not
@@ -184,7 +179,6 @@ def _reason(why: Why, value: Any, default: str, text: str) -> str:
     return f"{reason} ({text})"
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Allowed:
     """The argument values a prompt allows for one verb."""
@@ -199,7 +193,6 @@ class Allowed:
         raise NotImplementedError
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Nothing(Allowed):
     def check(self, value: Any, text: str) -> None:
@@ -216,15 +209,10 @@ class Nothing(Allowed):
 NOTHING = Nothing()
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class OneOf(Allowed):
     options: tuple[Any, ...]
     why: Why = None
-
-    def __init__(self, options: tuple[Any, ...], why: Why = None):
-        # many are made for every prompt: the fields are set at once, not one setattr each
-        self.__dict__.update(options=options, why=why)
 
     def check(self, value: Any, text: str) -> None:
         if value not in self.options:
@@ -237,7 +225,6 @@ class OneOf(Allowed):
         return {"allows": "one_of", "options": list(self.options)}
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class SubsetOf(Allowed):
     """A subset of ``options`` of size ``minimum..maximum``. ``too_many``/``too_few`` and
@@ -268,7 +255,6 @@ class SubsetOf(Allowed):
         return {"allows": "subset_of", "options": list(self.options), "min": self.minimum, "max": self.maximum}
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Between(Allowed):
     low: int
@@ -286,7 +272,6 @@ class Between(Allowed):
         return {"allows": "between", "min": self.low, "max": self.high}
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Free(Allowed):
     """Any value of the verb's argument kind (its ``parse``/``pattern`` already checked the
@@ -314,11 +299,8 @@ class Free(Allowed):
 Options = Iterable[Any] | Callable[[], Iterable[Any]]
 
 
-@mypyc_attr(native_class=False)
 class _Later:
     """A ``one_of`` whose options are a function, run when the verb is first read."""
-
-    __slots__ = ("options", "why")
 
     def __init__(self, options: Callable[[], Iterable[Any]], why: Why):
         self.options = options
@@ -329,7 +311,6 @@ class _Later:
         return OneOf(found, self.why) if found else None
 
 
-@mypyc_attr(native_class=False)
 class Prompt:
     """The question put to ``seat`` and, per verb, what it allows. Build it fluently::
 
@@ -340,8 +321,6 @@ class Prompt:
     verbs computes only the verb sent. A verb whose options turn out empty is not offered,
     as if it had never been added.
     """
-
-    __slots__ = ("seat", "text", "_entries")
 
     def __init__(self, seat: int, text: str, choices: dict[str, Allowed] | None = None):
         self.seat = seat
@@ -431,7 +410,7 @@ class Prompt:
         choices = self.choices
         if not choices:
             return out
-        if isinstance(verbs, Mapping):
+        if isinstance(verbs, dict) or isinstance(verbs, Mapping):  # a dict without the ABC's check
             offered = sorted(verbs[kind] for kind in choices if kind in verbs)
             ordered: Iterable[Verb] = [verb for _, verb in offered]
         else:

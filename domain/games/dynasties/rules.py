@@ -300,10 +300,14 @@ def must_enquire_before_placing(s: DynastiesState, seat: int) -> bool:
     return False
 
 
-def awaits_placement(s: DynastiesState) -> bool:
+def placer_asked(s: DynastiesState) -> int | None:
+    """The seat asked to place a Noble now (R23, R27, R13: it holds one and owes no Enquire
+    first), or None: phase 3's one question, asked once for its prompt, ``asked`` and ``awaits``."""
     placer = s.next_placer
-    return (placer is not None and not s.stakes_emptied and s.pending is None and bool(s.hands[placer])
-            and not must_enquire_before_placing(s, placer))
+    if (placer is None or s.stakes_emptied or s.pending is not None or not s.hands[placer]
+            or must_enquire_before_placing(s, placer)):
+        return None
+    return placer
 
 
 def raising_the_family(p: Play) -> None:
@@ -754,16 +758,17 @@ class RaisingTheFamily(Step[DynastiesState]):
     name = RAISING
 
     def prompt(self, s: DynastiesState, frame: Frame, seat: int) -> Prompt | None:
-        if not awaits_placement(s) or s.next_placer != seat:
+        if placer_asked(s) != seat:
             return None
         return Prompt(seat, f"Turn {s.turn}: place a Noble from your hand into your Family.").one_of(
             "PlaceNoble", in_display_order(s.hands[seat]), why="you can only place a Noble from your hand")
 
     def asked(self, s: DynastiesState, frame: Frame, seats: int) -> list[int]:
-        return [s.next_placer] if awaits_placement(s) and s.next_placer is not None else []
+        placer = placer_asked(s)
+        return [] if placer is None else [placer]
 
     def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
-        return awaits_placement(s)
+        return placer_asked(s) is not None
 
     @handles("PlaceNoble")
     def place(self, p: Play, frame: Frame, seat: int, card: str) -> None:
