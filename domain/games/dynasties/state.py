@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
-
-from mypy_extensions import mypyc_attr
 
 from domain.games.dynasties.options import DynastiesOptions
 
@@ -39,9 +38,12 @@ class Placement(NamedTuple):
     activated: bool
 
 
-@mypyc_attr(native_class=False)
 @dataclass(eq=True)
 class DynastiesState:
+    """A native class where the engine is compiled (its fields are read by every rule, so
+    they are C struct slots there, not dictionary entries); it pickles across the compiled
+    and the pure-Python engine alike (``tests/unit/kernel/test_compiled_engine.py``)."""
+
     options: DynastiesOptions
     seats: int
     starting_gold: int
@@ -100,19 +102,25 @@ class DynastiesState:
         return self.turn_order[self.turn_cursor]
 
 
-_LIST_FIELDS = ("treasury", "debt", "tribute_commit", "tribute_hash", "tribute_salt", "deck", "graveyard", "tribute_zone", "tributes",
-                "turn_order", "turn_placements", "tied_seats", "draw_queue", "enquiries")
-
-
 def copy_state(state: DynastiesState) -> DynastiesState:
-    """An independent copy. Lists are copied; tuples, strings and the options dict (never
-    changed after SetupStarted) are shared. About 15x faster than ``deepcopy`` (9 us against 150 us for six seats)."""
-    fields = dict(state.__dict__)
-    for name in _LIST_FIELDS:
-        fields[name] = fields[name][:]
-    fields["hands"] = [hand[:] for hand in state.hands]
-    fields["families"] = [family[:] for family in state.families]
-    fields["rewarded"] = [set(keys) for keys in state.rewarded]
-    new = object.__new__(DynastiesState)
-    new.__dict__.update(fields)
+    """An independent copy. Lists are copied; tuples, strings and the options (never changed
+    after SetupStarted) are shared. Hand-rolled: several times faster than ``deepcopy``."""
+    new = copy.copy(state)
+    new.treasury = state.treasury[:]
+    new.debt = state.debt[:]
+    new.hands = [hand[:] for hand in state.hands]
+    new.families = [family[:] for family in state.families]
+    new.tribute_commit = state.tribute_commit[:]
+    new.rewarded = [set(keys) for keys in state.rewarded]
+    new.tribute_hash = state.tribute_hash[:]
+    new.tribute_salt = state.tribute_salt[:]
+    new.deck = state.deck[:]
+    new.graveyard = state.graveyard[:]
+    new.tribute_zone = state.tribute_zone[:]
+    new.tributes = state.tributes[:]
+    new.turn_order = state.turn_order[:]
+    new.turn_placements = state.turn_placements[:]
+    new.tied_seats = state.tied_seats[:]
+    new.draw_queue = state.draw_queue[:]
+    new.enquiries = state.enquiries[:]
     return new
