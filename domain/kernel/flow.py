@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -21,10 +21,10 @@ from domain.kernel.rng import Rng
 
 S = TypeVar("S")
 
-STEP_ENTERED = "StepEntered"
-STEP_LEFT = "StepLeft"
-STEP_UPDATED = "StepUpdated"
-FRAME_EVENTS = frozenset({STEP_ENTERED, STEP_LEFT, STEP_UPDATED})
+STEP_ENTERED: Final = "StepEntered"
+STEP_LEFT: Final = "StepLeft"
+STEP_UPDATED: Final = "StepUpdated"
+FRAME_EVENTS: Final = frozenset({STEP_ENTERED, STEP_LEFT, STEP_UPDATED})
 
 
 @mypyc_attr(native_class=False)

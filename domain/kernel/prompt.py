@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from domain.kernel.commands import Command
 from domain.kernel.errors import RuleViolation
@@ -179,9 +179,11 @@ def _reason(why: Why, value: Any, default: str, text: str) -> str:
     return f"{reason} ({text})"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Allowed:
-    """The argument values a prompt allows for one verb."""
+    """The argument values a prompt allows for one verb. Never changed once made (not a
+    frozen dataclass: where the engine is compiled, a native class's frozen ``__init__``
+    costs several times a plain one, and one is made for every prompt)."""
 
     def check(self, value: Any, text: str) -> None:
         raise NotImplementedError
@@ -193,7 +195,7 @@ class Allowed:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
+@dataclass
 class Nothing(Allowed):
     def check(self, value: Any, text: str) -> None:
         return None
@@ -206,13 +208,18 @@ class Nothing(Allowed):
 
 
 #: ``Nothing`` holds nothing: one is enough for every prompt.
-NOTHING = Nothing()
+NOTHING: Final = Nothing()
 
 
-@dataclass(frozen=True)
+@dataclass
 class OneOf(Allowed):
     options: tuple[Any, ...]
     why: Why = None
+
+    def __init__(self, options: tuple[Any, ...], why: Why = None):
+        # compiled as written (a dataclass's generated ``__init__`` would run interpreted)
+        self.options = options
+        self.why = why
 
     def check(self, value: Any, text: str) -> None:
         if value not in self.options:
@@ -225,7 +232,7 @@ class OneOf(Allowed):
         return {"allows": "one_of", "options": list(self.options)}
 
 
-@dataclass(frozen=True)
+@dataclass
 class SubsetOf(Allowed):
     """A subset of ``options`` of size ``minimum..maximum``. ``too_many``/``too_few`` and
     ``why`` (for a value outside the set) give game-worded reasons."""
@@ -255,7 +262,7 @@ class SubsetOf(Allowed):
         return {"allows": "subset_of", "options": list(self.options), "min": self.minimum, "max": self.maximum}
 
 
-@dataclass(frozen=True)
+@dataclass
 class Between(Allowed):
     low: int
     high: int
@@ -272,7 +279,7 @@ class Between(Allowed):
         return {"allows": "between", "min": self.low, "max": self.high}
 
 
-@dataclass(frozen=True)
+@dataclass
 class Free(Allowed):
     """Any value of the verb's argument kind (its ``parse``/``pattern`` already checked the
     shape) that passes ``test``: a free-form argument, such as a hash a client computes.

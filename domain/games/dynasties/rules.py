@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -50,9 +50,9 @@ from domain.kernel.steps import Flow, Frame, Step, handles, step_table
 from domain.kernel.steps import frame as make_frame
 
 #: Turns in a round before the Conclusion; tie-break Turns are numbered after them (R26, R45).
-TURNS_PER_ROUND = 3
+TURNS_PER_ROUND: Final = 3
 #: The smallest set that makes a Conclave (three of a value) or a Pureblood (three of a lineage).
-COMBINATION_SIZE = 3
+COMBINATION_SIZE: Final = 3
 
 
 #: The flow of one command; its rng is used only to reshuffle (R55).
@@ -60,7 +60,7 @@ Play = Flow[DynastiesState]
 
 #: Under ``mid_round_enquire = tda`` a seat Enquires before placing with at most this many
 #: Nobles (R13); ``enquire_threshold`` is the phase-1 threshold (R10) only.
-TDA_PLACEMENT_THRESHOLD = 1
+TDA_PLACEMENT_THRESHOLD: Final = 1
 
 
 K = TypeVar("K")
@@ -857,4 +857,4 @@ def top_frame(s: DynastiesState) -> Frame | None:
 
 
 #: The frame of each phase (frames never change: the phase's one needs making only once).
-_PHASE_FRAMES = {name: Frame(name) for name in STEPS}
+_PHASE_FRAMES: Final = {name: Frame(name) for name in STEPS}

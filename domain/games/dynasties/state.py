@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from domain.games.dynasties.options import DynastiesOptions
 
 # Phases of a round (§1.3); "over" once the game has ended.
-SETUP = "setup"
-ENQUIRE = "enquire_prospects"
-TRIBUTE = "tribute"
-RAISING = "raising_the_family"
-CONCLUSION = "conclusion"
-GRAVE = "into_the_grave"
-DRAW = "draw_and_retirement"
-OVER = "game_over"
+SETUP: Final = "setup"
+ENQUIRE: Final = "enquire_prospects"
+TRIBUTE: Final = "tribute"
+RAISING: Final = "raising_the_family"
+CONCLUSION: Final = "conclusion"
+GRAVE: Final = "into_the_grave"
+DRAW: Final = "draw_and_retirement"
+OVER: Final = "game_over"
 
 #: Blocking decisions (``pending``).
-CONCLAVE_CHOICE = "conclave_choice"
-RETIREMENT = "retirement"
+CONCLAVE_CHOICE: Final = "conclave_choice"
+RETIREMENT: Final = "retirement"
 
 
 class PendingDecision(NamedTuple):
