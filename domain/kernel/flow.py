@@ -235,16 +235,18 @@ class Folder:
 def run_steps(rules: Any, flow: Flow[Any]) -> None:
     """``StepRules.run_until_input``: automatic steps until some seat must answer or the game
     is over; then the locals a step deferred are recorded, unless the game is over."""
-    is_over = rules.is_over
+    is_over = rules.is_over  # looked up once for the whole loop, as are ``top`` and ``steps``
+    top = rules.top
+    steps: dict[str, Any] = rules.steps
     seats: int = rules.seat_count(flow.state)
     for _ in range(RUNAWAY_LIMIT):
         state = flow.state
         if is_over(state):
             break
-        found = current_step(rules, state)
-        if found is None:
+        frame: Frame | None = top(state)
+        if frame is None:
             break
-        frame, step = found
+        step = steps[frame.step]
         if step.awaits(state, frame, seats):
             break
         step.advance(flow, frame)
