@@ -163,7 +163,9 @@ def _command(kind: str, args: dict[str, Any]) -> Command:
     """``Command(kind, args)`` without the frozen dataclass's ``__init__``: a prompt lists
     every command it allows each time legal commands are asked for."""
     made = object.__new__(Command)
-    made.__dict__.update(type=kind, args=args)
+    fields = made.__dict__  # set one by one: no keyword dictionary to build for an ``update``
+    fields["type"] = kind
+    fields["args"] = args
     return made
 
 
