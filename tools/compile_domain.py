@@ -29,7 +29,9 @@ BUILD = ROOT / "build" / "mypyc"
 #: ``StepRules``, ``GameOptions``, ``Rng``, ``DomainError``): a game written in plain Python
 #: (the test games, the next game while it is written) subclasses them, and a compiled method
 #: of a Python-like class refuses an instance of a subclass mypyc did not compile. (``Flow``,
-#: in ``domain/kernel/flow.py``, is compiled as a native class that allows such subclasses.)
+#: in ``domain/kernel/flow.py``, is compiled as a native class that allows such subclasses;
+#: the loops ``StepRules`` runs on every command and event are compiled functions there too,
+#: which its methods delegate to.)
 #: The bots, samplers and clocks: not on a command's path, and written with closures in
 #: methods, which mypyc does not compile. And the root package's ``__init__``: import-linter
 #: (``make lint``) finds ``domain`` by its source.

@@ -19,6 +19,9 @@ class Command:
 
     type: str
     args: dict[str, Any] = field(default_factory=dict)
+    # Not a native class where the engine is compiled, though ``legal_commands`` makes one per
+    # choice listed: a native class checks the type of each field it is given, and a command
+    # may hold anything a client sent (``Command(7, {})`` is refused by the kernel, with a reason).
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "args": dict(self.args)}

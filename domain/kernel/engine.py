@@ -14,24 +14,25 @@ calls the handler, and runs automatic steps until some seat must answer.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar, cast
 
 from domain.kernel.commands import Command
-from domain.kernel.errors import InvalidOptions, RuleViolation
+from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event
+from domain.kernel.flow import (
+    Folder,
+    commands_of,
+    current_step,
+    fold_event,
+    play_command,
+    run_steps,
+    seats_to_move,
+    verb_of,
+)
 from domain.kernel.prompt import Prompt, Verb, short, verb_table
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameOptions
-from domain.kernel.steps import (
-    FRAME_EVENTS,
-    RUNAWAY_LIMIT,
-    Flow,
-    Frame,
-    RunawayGame,
-    Step,
-    apply_frame_event,
-)
+from domain.kernel.steps import Flow, Frame, Step
 from domain.kernel.upcasting import NONE as NO_HISTORY
 from domain.kernel.upcasting import Upcasters
 
@@ -119,11 +120,7 @@ class StepRules(Generic[S]):
         return options
 
     def evolve(self, state: S | None, event: Event) -> S:
-        if event.type in FRAME_EVENTS:
-            assert state is not None, "frame events come after the setup events"
-            apply_frame_event(self.frames(state), event)
-            return state
-        return self.apply(state, event)
+        return cast(S, fold_event(self.apply, self.frames, state, event))
 
     def begin_setup(self, rng: Rng) -> Flow[S]:
         """The flow a game's ``setup`` runs in. There is no state until its first event,
@@ -132,7 +129,7 @@ class StepRules(Generic[S]):
 
     def begin(self, state: S, rng: Rng) -> Flow[S]:
         """The flow handlers receive; a game may return a subclass of ``Flow``."""
-        return Flow(state, self.evolve, rng, self.frames)
+        return Flow(state, Folder(self), rng, self.frames)
 
     def top(self, state: S) -> Frame | None:
         """The frame being played (the top of ``frames``), or None; a game that derives its
@@ -141,10 +138,7 @@ class StepRules(Generic[S]):
         return frames[-1] if frames else None
 
     def current(self, state: S) -> tuple[Frame, Step[S]] | None:
-        top = self.top(state)
-        if top is None:
-            return None
-        return top, self.steps[top.step]
+        return current_step(self, state)
 
     def prompt(self, state: S, seat: int) -> Prompt | None:
         """The question put to ``seat`` now, or None (not this seat's decision). Built
@@ -161,23 +155,10 @@ class StepRules(Generic[S]):
 
     def to_move(self, state: S) -> list[int]:
         """The seats with a prompt now, from the step's ``asked`` (which need not build them)."""
-        if self.is_over(state):
-            return []
-        found = self.current(state)
-        if found is None:
-            return []
-        frame, step = found
-        return step.asked(state, frame, self.seat_count(state))
+        return seats_to_move(self, state)
 
     def legal_commands(self, state: S, seat: int) -> list[Command]:
-        if not self._is_seat(state, seat) or self.is_over(state):
-            return []
-        found = self.current(state)
-        if found is None:
-            return []
-        frame, step = found
-        asked = step.prompt(state, frame, seat)  # a prompt offering nothing lists nothing
-        return asked.commands(self._verb_of) if asked is not None else []
+        return commands_of(self, state, seat)
 
     def decide(self, state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
         return self.play(self.copy(state), seat, command, rng).events
@@ -188,61 +169,17 @@ class StepRules(Generic[S]):
         A caller that must keep ``state`` as it was plays on a ``copy`` (``decide`` does).
         A refused command raises ``RuleViolation`` before anything is applied: every check
         is made on the prompt, before the handler runs."""
-        if not self._is_seat(state, seat):
-            raise RuleViolation(f"there is no seat {short(seat)} at this table")
-        if self.is_over(state):
-            raise RuleViolation("the game is over")
-        verb = self._verb(command)
-        value = verb.parse(command)
-        found = self.current(state)
-        if found is None:
-            raise RuleViolation(self._refusal(state, seat, verb, None))
-        frame, step = found
-        asked = step.prompt(state, frame, seat)  # built once, and only the verb sent is worked out
-        if asked is None or not asked.allows(verb.type):
-            raise RuleViolation(self._refusal(state, seat, verb, asked if asked else None))
-        asked.check(verb.type, value)
-        handler = step.handler(verb.type)
-        assert handler is not None, f"step {step.name!r} offers {verb.type} but has no handler for it"
-        flow = self.begin(state, rng)
-        handler(flow, frame, seat, value)
-        self.run_until_input(flow)
-        events = flow.events
-        if self.barrier_on_handover and events and self.to_move(flow.state) != [seat]:
-            events[-1] = replace(events[-1], barrier=True)
-        return Played(events, flow.state)
+        events, after = play_command(self, state, seat, command, rng)
+        return Played(events, after)
 
     def run_until_input(self, flow: Flow[S]) -> None:
         """Automatic steps, until some seat must answer or the game is over (locals a step
         deferred are then recorded, unless the game is over: ``Flow.settle``)."""
-        seats = self.seat_count(flow.state)
-        for _ in range(RUNAWAY_LIMIT):
-            state = flow.state
-            if self.is_over(state):
-                break
-            found = self.current(state)
-            if found is None:
-                break
-            frame, step = found
-            if step.awaits(state, frame, seats):
-                break
-            step.advance(flow, frame)
-        else:
-            raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
-        if flow.deferring and not self.is_over(flow.state):  # once over, nothing resumes a step
-            flow.settle()
+        run_steps(self, flow)
 
     # -- helpers -----------------------------------------------------------------------------
-    def _is_seat(self, state: S, seat: object) -> bool:
-        return not isinstance(seat, bool) and isinstance(seat, int) and 0 <= seat < self.seat_count(state)
-
     def _verb(self, command: object) -> Verb:
-        kind = getattr(command, "type", None)
-        found = self._verb_of.get(kind) if isinstance(kind, str) else None
-        if found is not None:
-            return found[1]
-        raise RuleViolation(f"unknown command {short(kind)}; {self.title} knows "
-                            f"{', '.join(verb.type for verb in self.verbs)}")
+        return verb_of(self, command)
 
     def _refusal(self, state: S, seat: int, verb: Verb, asked: Prompt | None) -> str:
         reason = verb.refused(state, seat)

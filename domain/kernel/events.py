@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mypy_extensions import mypyc_attr
-
 from domain.kernel.upcasting import Upcasters
 
 #: ``viewer`` value for "every seat may see everything" (a finished game, the server itself).
@@ -22,9 +20,13 @@ EVERYONE = "everyone"
 Viewer = int | str | None
 
 
-@mypyc_attr(native_class=False)
-@dataclass(frozen=True)
+@dataclass
 class Event:
+    """Never changed once made (``dataclasses.replace`` makes a changed copy). Not a frozen
+    dataclass: where the engine is compiled it is a native class (its fields are C struct
+    slots, read by every ``evolve``), whose ``__init__`` below is compiled; a frozen one's
+    would set each field through ``object.__setattr__``, and every command makes several."""
+
     type: str
     data: dict[str, Any] = field(default_factory=dict)
     secret: dict[str, Any] | None = None
@@ -33,10 +35,11 @@ class Event:
 
     def __init__(self, type: str, data: dict[str, Any] | None = None, secret: dict[str, Any] | None = None,
                  secret_to: frozenset[int] = frozenset(), barrier: bool = False):
-        # The frozen dataclass's own ``__init__`` sets each field through ``object.__setattr__``;
-        # every command makes several events, so they are set at once.
-        self.__dict__.update(type=type, data={} if data is None else data, secret=secret, secret_to=secret_to,
-                             barrier=barrier)
+        self.type = type
+        self.data = {} if data is None else data
+        self.secret = secret
+        self.secret_to = secret_to
+        self.barrier = barrier
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type, "data": self.data}

@@ -9,21 +9,22 @@ of the engine (``make compile``); ``steps``, whose ``Step`` every game subclasse
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Any, Final, Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
 
-from domain.kernel.errors import RunawayGame
+from domain.kernel.errors import RuleViolation, RunawayGame
 from domain.kernel.events import Event
+from domain.kernel.prompt import Verb, short
 from domain.kernel.rng import Rng
 
 S = TypeVar("S")
 
-STEP_ENTERED = "StepEntered"
-STEP_LEFT = "StepLeft"
-STEP_UPDATED = "StepUpdated"
-FRAME_EVENTS = frozenset({STEP_ENTERED, STEP_LEFT, STEP_UPDATED})
+STEP_ENTERED: Final = "StepEntered"
+STEP_LEFT: Final = "StepLeft"
+STEP_UPDATED: Final = "StepUpdated"
+FRAME_EVENTS: Final = frozenset({STEP_ENTERED, STEP_LEFT, STEP_UPDATED})
 
 
 @mypyc_attr(native_class=False)
@@ -197,3 +198,150 @@ class Flow(Generic[S]):
 
     def _depth(self) -> int:
         return len(self._frames_now())
+
+
+# -- the kernel's loops, compiled -------------------------------------------------------
+#
+# ``StepRules`` (``domain.kernel.engine``) is subclassed by games written in plain Python, so
+# its module stays interpreted (a compiled method of such a class refuses an instance of a
+# subclass mypyc did not compile). The work it does on every command and every event is
+# here instead, as module functions that take the rules object and call only its public
+# methods (so a game's overrides of ``is_over``, ``top``, ``frames``, ``run_until_input``...
+# are honoured): ``StepRules`` only delegates to them.
+
+def fold_event(apply: Callable[[Any, Event], Any], frames: Callable[[Any], list[Frame]], state: Any,
+               event: Event) -> Any:
+    """``StepRules.evolve``: a frame event changes the stack ``frames`` finds (in place); any
+    other event is the game's (``apply``)."""
+    if event.type in FRAME_EVENTS:
+        assert state is not None, "frame events come after the setup events"
+        apply_frame_event(frames(state), event)
+        return state
+    return apply(state, event)
+
+
+class Folder:
+    """``fold_event`` bound to one rules object's ``apply`` and ``frames``: the ``evolve`` a
+    ``Flow`` calls on every event, without a round through the interpreted ``StepRules``."""
+
+    def __init__(self, rules: Any):
+        self.apply: Callable[[Any, Event], Any] = rules.apply
+        self.frames: Callable[[Any], list[Frame]] = rules.frames
+
+    def __call__(self, state: Any, event: Event) -> Any:
+        return fold_event(self.apply, self.frames, state, event)
+
+
+def run_steps(rules: Any, flow: Flow[Any]) -> None:
+    """``StepRules.run_until_input``: automatic steps until some seat must answer or the game
+    is over; then the locals a step deferred are recorded, unless the game is over."""
+    is_over = rules.is_over  # looked up once for the whole loop, as are ``top`` and ``steps``
+    top = rules.top
+    steps: dict[str, Any] = rules.steps
+    seats: int = rules.seat_count(flow.state)
+    for _ in range(RUNAWAY_LIMIT):
+        state = flow.state
+        if is_over(state):
+            break
+        frame: Frame | None = top(state)
+        if frame is None:
+            break
+        step = steps[frame.step]
+        if step.awaits(state, frame, seats):
+            break
+        step.advance(flow, frame)
+    else:
+        raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
+    if flow._later is not None and not is_over(flow.state):  # once over, nothing resumes a step
+        flow.settle()
+
+
+def handler_of(step: Any, verb: str) -> Callable[..., None] | None:
+    """``Step.handler``: the step's method marked ``@handles(verb)``, read from the step itself
+    (so a handler set on the instance, as the tests' spies do, is the one called), or None."""
+    attr = step.handlers.get(verb)
+    if attr is None:
+        return None
+    found: Callable[..., None] = getattr(step, attr)
+    return found
+
+
+def is_seat(rules: Any, state: Any, seat: object) -> bool:
+    return not isinstance(seat, bool) and isinstance(seat, int) and 0 <= seat < rules.seat_count(state)
+
+
+def current_step(rules: Any, state: Any) -> tuple[Frame, Any] | None:
+    """``StepRules.current``: the top frame (``rules.top``) and the step it plays, or None."""
+    top: Frame | None = rules.top(state)
+    if top is None:
+        return None
+    return top, rules.steps[top.step]
+
+
+def verb_of(rules: Any, command: object) -> Verb:
+    """The game's verb of ``command``'s type (``StepRules._verb_of``), or a refusal naming them."""
+    kind = getattr(command, "type", None)
+    found = rules._verb_of.get(kind) if isinstance(kind, str) else None
+    if found is not None:
+        verb: Verb = found[1]
+        return verb
+    raise RuleViolation(f"unknown command {short(kind)}; {rules.title} knows "
+                        f"{', '.join(verb.type for verb in rules.verbs)}")
+
+
+def seats_to_move(rules: Any, state: Any) -> list[int]:
+    """``StepRules.to_move``: the seats with a prompt now, from the step's ``asked``."""
+    if rules.is_over(state):
+        return []
+    found = current_step(rules, state)
+    if found is None:
+        return []
+    frame, step = found
+    asked: list[int] = step.asked(state, frame, rules.seat_count(state))
+    return asked
+
+
+def commands_of(rules: Any, state: Any, seat: object) -> list[Any]:
+    """``StepRules.legal_commands``: what the seat's prompt lists (a prompt offering nothing
+    lists nothing)."""
+    if not is_seat(rules, state, seat) or rules.is_over(state):
+        return []
+    found = current_step(rules, state)
+    if found is None:
+        return []
+    frame, step = found
+    asked = step.prompt(state, frame, seat)
+    if asked is None:
+        return []
+    commands: list[Any] = asked.commands(rules._verb_of)
+    return commands
+
+
+def play_command(rules: Any, state: Any, seat: object, command: object, rng: Rng) -> tuple[list[Event], Any]:
+    """``StepRules.play``: every check on the prompt, before the handler runs; then the
+    handler, and the automatic steps (``rules.run_until_input``) until some seat must answer."""
+    if not is_seat(rules, state, seat):
+        raise RuleViolation(f"there is no seat {short(seat)} at this table")
+    if rules.is_over(state):
+        raise RuleViolation("the game is over")
+    verb = verb_of(rules, command)
+    value = verb.parse(command)
+    found = current_step(rules, state)
+    if found is None:
+        raise RuleViolation(rules._refusal(state, seat, verb, None))
+    frame, step = found
+    asked = step.prompt(state, frame, seat)  # built once, and only the verb sent is worked out
+    kind: str = verb.type
+    if asked is None or not asked.allows(kind):
+        raise RuleViolation(rules._refusal(state, seat, verb, asked if asked else None))
+    asked.check(kind, value)
+    handler = handler_of(step, kind)
+    assert handler is not None, f"step {step.name!r} offers {kind} but has no handler for it"
+    flow = rules.begin(state, rng)
+    handler(flow, frame, seat, value)
+    rules.run_until_input(flow)
+    events: list[Event] = flow.events
+    if rules.barrier_on_handover and events and seats_to_move(rules, flow.state) != [seat]:
+        events[-1] = replace(events[-1], barrier=True)
+    return events, flow.state
+

@@ -15,9 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, cast
-
-from mypy_extensions import mypyc_attr
+from typing import Any, Final, cast
 
 from domain.kernel.commands import Command
 from domain.kernel.errors import RuleViolation
@@ -51,7 +49,6 @@ def _as_integer(kind: Kind, raw: object) -> int:
     return raw
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Kind:
     """What an argument is: a card, a region, a seat, an amount... and its JSON type.
@@ -91,7 +88,6 @@ AMOUNT = Kind("amount", "integer", "a whole number in the range the prompt allow
 NUMBER = Kind("card", "integer", "a card number")
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Arg:
     """A command's one argument: its name in ``args``, its kind, and whether it is a list."""
@@ -104,7 +100,6 @@ class Arg:
         return {"name": self.name, **self.kind.to_json(), "list": self.many}
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class Verb:
     """One command type of a game. ``refusal`` is the reason given when the verb is not
@@ -168,7 +163,9 @@ def _command(kind: str, args: dict[str, Any]) -> Command:
     """``Command(kind, args)`` without the frozen dataclass's ``__init__``: a prompt lists
     every command it allows each time legal commands are asked for."""
     made = object.__new__(Command)
-    made.__dict__.update(type=kind, args=args)
+    fields = made.__dict__  # set one by one: no keyword dictionary to build for an ``update``
+    fields["type"] = kind
+    fields["args"] = args
     return made
 
 
@@ -184,10 +181,11 @@ def _reason(why: Why, value: Any, default: str, text: str) -> str:
     return f"{reason} ({text})"
 
 
-@mypyc_attr(native_class=False)
-@dataclass(frozen=True)
+@dataclass
 class Allowed:
-    """The argument values a prompt allows for one verb."""
+    """The argument values a prompt allows for one verb. Never changed once made (not a
+    frozen dataclass: where the engine is compiled, a native class's frozen ``__init__``
+    costs several times a plain one, and one is made for every prompt)."""
 
     def check(self, value: Any, text: str) -> None:
         raise NotImplementedError
@@ -199,8 +197,7 @@ class Allowed:
         raise NotImplementedError
 
 
-@mypyc_attr(native_class=False)
-@dataclass(frozen=True)
+@dataclass
 class Nothing(Allowed):
     def check(self, value: Any, text: str) -> None:
         return None
@@ -213,18 +210,18 @@ class Nothing(Allowed):
 
 
 #: ``Nothing`` holds nothing: one is enough for every prompt.
-NOTHING = Nothing()
+NOTHING: Final = Nothing()
 
 
-@mypyc_attr(native_class=False)
-@dataclass(frozen=True)
+@dataclass
 class OneOf(Allowed):
     options: tuple[Any, ...]
     why: Why = None
 
     def __init__(self, options: tuple[Any, ...], why: Why = None):
-        # many are made for every prompt: the fields are set at once, not one setattr each
-        self.__dict__.update(options=options, why=why)
+        # compiled as written (a dataclass's generated ``__init__`` would run interpreted)
+        self.options = options
+        self.why = why
 
     def check(self, value: Any, text: str) -> None:
         if value not in self.options:
@@ -237,8 +234,7 @@ class OneOf(Allowed):
         return {"allows": "one_of", "options": list(self.options)}
 
 
-@mypyc_attr(native_class=False)
-@dataclass(frozen=True)
+@dataclass
 class SubsetOf(Allowed):
     """A subset of ``options`` of size ``minimum..maximum``. ``too_many``/``too_few`` and
     ``why`` (for a value outside the set) give game-worded reasons."""
@@ -268,8 +264,7 @@ class SubsetOf(Allowed):
         return {"allows": "subset_of", "options": list(self.options), "min": self.minimum, "max": self.maximum}
 
 
-@mypyc_attr(native_class=False)
-@dataclass(frozen=True)
+@dataclass
 class Between(Allowed):
     low: int
     high: int
@@ -286,8 +281,7 @@ class Between(Allowed):
         return {"allows": "between", "min": self.low, "max": self.high}
 
 
-@mypyc_attr(native_class=False)
-@dataclass(frozen=True)
+@dataclass
 class Free(Allowed):
     """Any value of the verb's argument kind (its ``parse``/``pattern`` already checked the
     shape) that passes ``test``: a free-form argument, such as a hash a client computes.
@@ -314,11 +308,8 @@ class Free(Allowed):
 Options = Iterable[Any] | Callable[[], Iterable[Any]]
 
 
-@mypyc_attr(native_class=False)
 class _Later:
     """A ``one_of`` whose options are a function, run when the verb is first read."""
-
-    __slots__ = ("options", "why")
 
     def __init__(self, options: Callable[[], Iterable[Any]], why: Why):
         self.options = options
@@ -329,7 +320,6 @@ class _Later:
         return OneOf(found, self.why) if found else None
 
 
-@mypyc_attr(native_class=False)
 class Prompt:
     """The question put to ``seat`` and, per verb, what it allows. Build it fluently::
 
@@ -340,8 +330,6 @@ class Prompt:
     verbs computes only the verb sent. A verb whose options turn out empty is not offered,
     as if it had never been added.
     """
-
-    __slots__ = ("seat", "text", "_entries")
 
     def __init__(self, seat: int, text: str, choices: dict[str, Allowed] | None = None):
         self.seat = seat
@@ -431,7 +419,7 @@ class Prompt:
         choices = self.choices
         if not choices:
             return out
-        if isinstance(verbs, Mapping):
+        if isinstance(verbs, dict) or isinstance(verbs, Mapping):  # a dict without the ABC's check
             offered = sorted(verbs[kind] for kind in choices if kind in verbs)
             ordered: Iterable[Verb] = [verb for _, verb in offered]
         else:

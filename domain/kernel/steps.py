@@ -32,6 +32,7 @@ from domain.kernel.flow import Flow as Flow
 from domain.kernel.flow import Frame as Frame
 from domain.kernel.flow import apply_frame_event as apply_frame_event
 from domain.kernel.flow import frame as frame
+from domain.kernel.flow import handler_of
 from domain.kernel.flow import step_entered as step_entered
 from domain.kernel.flow import step_left as step_left
 from domain.kernel.flow import step_updated as step_updated
@@ -118,8 +119,7 @@ class Step(Generic[S]):
         raise NotImplementedError(f"step {self.name!r} waits for input but nobody is asked")
 
     def handler(self, verb: str) -> Callable[..., None] | None:
-        attr = self.handlers.get(verb)
-        return getattr(self, attr) if attr is not None else None
+        return handler_of(self, verb)
 
 
 def step_table(*steps: Step[Any]) -> dict[str, Step[Any]]:

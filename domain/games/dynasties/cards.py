@@ -7,15 +7,17 @@ are names only.
 
 from __future__ import annotations
 
+from typing import Final
+
 #: The four lineages, in display order.
 COPPE, DENARI, SPADE, BASTONI = "coppe", "denari", "spade", "bastoni"
-LINEAGES: tuple[str, ...] = (COPPE, DENARI, SPADE, BASTONI)
+LINEAGES: Final[tuple[str, ...]] = (COPPE, DENARI, SPADE, BASTONI)
 
 #: The Coronation card "plays as a 1 for all purposes" (R2, R30).
-CORONATION = 1
+CORONATION: Final = 1
 #: Kings are the 13s; an activated Coronation removes them from every Family (R31).
-KING = 13
-VALUES: tuple[int, ...] = tuple(range(CORONATION, KING + 1))
+KING: Final = 13
+VALUES: Final[tuple[int, ...]] = tuple(range(CORONATION, KING + 1))
 
 
 def card_id(lineage: str, value: int) -> str:
@@ -23,11 +25,11 @@ def card_id(lineage: str, value: int) -> str:
 
 
 #: Every card, in display order: Coppe 1..13, Denari 1..13, Spade 1..13, Bastoni 1..13.
-DECK: tuple[str, ...] = tuple(card_id(lineage, value) for lineage in LINEAGES for value in VALUES)
+DECK: Final[tuple[str, ...]] = tuple(card_id(lineage, value) for lineage in LINEAGES for value in VALUES)
 
-_VALUE: dict[str, int] = {card: int(card.rsplit("-", 1)[1]) for card in DECK}
-_LINEAGE: dict[str, str] = {card: card.rsplit("-", 1)[0] for card in DECK}
-_DISPLAY_RANK: dict[str, int] = {card: rank for rank, card in enumerate(DECK)}
+_VALUE: Final[dict[str, int]] = {card: int(card.rsplit("-", 1)[1]) for card in DECK}
+_LINEAGE: Final[dict[str, str]] = {card: card.rsplit("-", 1)[0] for card in DECK}
+_DISPLAY_RANK: Final[dict[str, int]] = {card: rank for rank, card in enumerate(DECK)}
 
 
 def is_card(card: object) -> bool:

@@ -8,13 +8,13 @@ crosses one). Every value is JSON: lists of ``{seat, ...}`` rows, never int-keye
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TypedDict
+from typing import Final, TypedDict
 
 from domain.games.dynasties.options import DynastiesOptions
 from domain.kernel.events import Event
 from domain.kernel.upcasting import Upcasters
 
-NOBODY: frozenset[int] = frozenset()
+NOBODY: Final[frozenset[int]] = frozenset()
 
 
 def _to(seat: int) -> frozenset[int]:
@@ -23,7 +23,7 @@ def _to(seat: int) -> frozenset[int]:
 
 # -- setup and cards ---------------------------------------------------------------------
 
-SETUP_STARTED = "SetupStarted"
+SETUP_STARTED: Final = "SetupStarted"
 #: The schema history of Dynasties' own events, its namespace: no other game's event is read with
 #: it. Stored before its name was ``SetupStarted``: ``GameStarted``, the platform's event too.
 UPCASTERS = Upcasters("dynasties", renames={"GameStarted": SETUP_STARTED})

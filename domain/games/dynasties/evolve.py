@@ -4,6 +4,7 @@ validates and never draws randomness (the card drawn is in the event)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from domain.games.dynasties.events import SETUP_STARTED
 from domain.games.dynasties.options import DynastiesOptions
@@ -290,7 +291,7 @@ def _nobles_retired(s: DynastiesState, e: Event) -> None:
     s.pending = None
 
 
-EVOLVERS: dict[str, Callable[[DynastiesState, Event], None]] = {
+EVOLVERS: Final[dict[str, Callable[[DynastiesState, Event], None]]] = {
     "DeckShuffled": _deck_shuffled,
     "CardDrawn": _card_drawn,
     "GraveyardReshuffled": _graveyard_reshuffled,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from functools import partial
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -50,9 +50,9 @@ from domain.kernel.steps import Flow, Frame, Step, handles, step_table
 from domain.kernel.steps import frame as make_frame
 
 #: Turns in a round before the Conclusion; tie-break Turns are numbered after them (R26, R45).
-TURNS_PER_ROUND = 3
+TURNS_PER_ROUND: Final = 3
 #: The smallest set that makes a Conclave (three of a value) or a Pureblood (three of a lineage).
-COMBINATION_SIZE = 3
+COMBINATION_SIZE: Final = 3
 
 
 #: The flow of one command; its rng is used only to reshuffle (R55).
@@ -60,7 +60,7 @@ Play = Flow[DynastiesState]
 
 #: Under ``mid_round_enquire = tda`` a seat Enquires before placing with at most this many
 #: Nobles (R13); ``enquire_threshold`` is the phase-1 threshold (R10) only.
-TDA_PLACEMENT_THRESHOLD = 1
+TDA_PLACEMENT_THRESHOLD: Final = 1
 
 
 K = TypeVar("K")
@@ -300,10 +300,14 @@ def must_enquire_before_placing(s: DynastiesState, seat: int) -> bool:
     return False
 
 
-def awaits_placement(s: DynastiesState) -> bool:
+def placer_asked(s: DynastiesState) -> int | None:
+    """The seat asked to place a Noble now (R23, R27, R13: it holds one and owes no Enquire
+    first), or None: phase 3's one question, asked once for its prompt, ``asked`` and ``awaits``."""
     placer = s.next_placer
-    return (placer is not None and not s.stakes_emptied and s.pending is None and bool(s.hands[placer])
-            and not must_enquire_before_placing(s, placer))
+    if (placer is None or s.stakes_emptied or s.pending is not None or not s.hands[placer]
+            or must_enquire_before_placing(s, placer)):
+        return None
+    return placer
 
 
 def raising_the_family(p: Play) -> None:
@@ -754,16 +758,17 @@ class RaisingTheFamily(Step[DynastiesState]):
     name = RAISING
 
     def prompt(self, s: DynastiesState, frame: Frame, seat: int) -> Prompt | None:
-        if not awaits_placement(s) or s.next_placer != seat:
+        if placer_asked(s) != seat:
             return None
         return Prompt(seat, f"Turn {s.turn}: place a Noble from your hand into your Family.").one_of(
             "PlaceNoble", in_display_order(s.hands[seat]), why="you can only place a Noble from your hand")
 
     def asked(self, s: DynastiesState, frame: Frame, seats: int) -> list[int]:
-        return [s.next_placer] if awaits_placement(s) and s.next_placer is not None else []
+        placer = placer_asked(s)
+        return [] if placer is None else [placer]
 
     def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
-        return awaits_placement(s)
+        return placer_asked(s) is not None
 
     @handles("PlaceNoble")
     def place(self, p: Play, frame: Frame, seat: int, card: str) -> None:
@@ -852,4 +857,4 @@ def top_frame(s: DynastiesState) -> Frame | None:
 
 
 #: The frame of each phase (frames never change: the phase's one needs making only once).
-_PHASE_FRAMES = {name: Frame(name) for name in STEPS}
+_PHASE_FRAMES: Final = {name: Frame(name) for name in STEPS}

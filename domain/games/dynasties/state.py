@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
-
-from mypy_extensions import mypyc_attr
+from typing import Any, Final, NamedTuple
 
 from domain.games.dynasties.options import DynastiesOptions
 
 # Phases of a round (§1.3); "over" once the game has ended.
-SETUP = "setup"
-ENQUIRE = "enquire_prospects"
-TRIBUTE = "tribute"
-RAISING = "raising_the_family"
-CONCLUSION = "conclusion"
-GRAVE = "into_the_grave"
-DRAW = "draw_and_retirement"
-OVER = "game_over"
+SETUP: Final = "setup"
+ENQUIRE: Final = "enquire_prospects"
+TRIBUTE: Final = "tribute"
+RAISING: Final = "raising_the_family"
+CONCLUSION: Final = "conclusion"
+GRAVE: Final = "into_the_grave"
+DRAW: Final = "draw_and_retirement"
+OVER: Final = "game_over"
 
 #: Blocking decisions (``pending``).
-CONCLAVE_CHOICE = "conclave_choice"
-RETIREMENT = "retirement"
+CONCLAVE_CHOICE: Final = "conclave_choice"
+RETIREMENT: Final = "retirement"
 
 
 class PendingDecision(NamedTuple):
@@ -39,9 +37,12 @@ class Placement(NamedTuple):
     activated: bool
 
 
-@mypyc_attr(native_class=False)
 @dataclass(eq=True)
 class DynastiesState:
+    """A native class where the engine is compiled (its fields are read by every rule, so
+    they are C struct slots there, not dictionary entries); it pickles across the compiled
+    and the pure-Python engine alike (``tests/unit/kernel/test_compiled_engine.py``)."""
+
     options: DynastiesOptions
     seats: int
     starting_gold: int
@@ -100,19 +101,25 @@ class DynastiesState:
         return self.turn_order[self.turn_cursor]
 
 
-_LIST_FIELDS = ("treasury", "debt", "tribute_commit", "tribute_hash", "tribute_salt", "deck", "graveyard", "tribute_zone", "tributes",
-                "turn_order", "turn_placements", "tied_seats", "draw_queue", "enquiries")
-
-
 def copy_state(state: DynastiesState) -> DynastiesState:
-    """An independent copy. Lists are copied; tuples, strings and the options dict (never
-    changed after SetupStarted) are shared. About 15x faster than ``deepcopy`` (9 us against 150 us for six seats)."""
-    fields = dict(state.__dict__)
-    for name in _LIST_FIELDS:
-        fields[name] = fields[name][:]
-    fields["hands"] = [hand[:] for hand in state.hands]
-    fields["families"] = [family[:] for family in state.families]
-    fields["rewarded"] = [set(keys) for keys in state.rewarded]
-    new = object.__new__(DynastiesState)
-    new.__dict__.update(fields)
-    return new
+    """An independent copy. Lists are copied; tuples, strings and the options (never changed
+    after SetupStarted) are shared. Hand-rolled, field by field (a native class has no
+    ``__dict__`` to copy): about as fast as the dictionary copy it replaces, and many times
+    faster than ``deepcopy``."""
+    return DynastiesState(
+        options=state.options, seats=state.seats, starting_gold=state.starting_gold,
+        legacy_at_start=state.legacy_at_start, legacy=state.legacy, treasury=state.treasury[:],
+        debt=state.debt[:], hands=[hand[:] for hand in state.hands],
+        families=[family[:] for family in state.families], tribute_commit=state.tribute_commit[:],
+        rewarded=[set(keys) for keys in state.rewarded], tribute_hash=state.tribute_hash[:],
+        tribute_salt=state.tribute_salt[:], stakes=state.stakes, stakes_carried=state.stakes_carried,
+        deck=state.deck[:], graveyard=state.graveyard[:], tribute_zone=state.tribute_zone[:],
+        tributes=state.tributes[:], enshrined=state.enshrined, current_dynasty=state.current_dynasty,
+        crowned_card=state.crowned_card, round=state.round, phase=state.phase, first_player=state.first_player,
+        anchor=state.anchor, turn=state.turn, tie_break=state.tie_break, turn_leader=state.turn_leader,
+        turn_order=state.turn_order[:], turn_cursor=state.turn_cursor,
+        turn_placements=state.turn_placements[:], next_leader=state.next_leader,
+        placer_enquired=state.placer_enquired, pending=state.pending, stakes_emptied=state.stakes_emptied,
+        last_stakes_winner=state.last_stakes_winner, tied_seats=state.tied_seats[:],
+        draw_queue=state.draw_queue[:], draw_starter=state.draw_starter, enquiries=state.enquiries[:],
+        outcome=state.outcome)
