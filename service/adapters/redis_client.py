@@ -8,10 +8,17 @@ connection to the pool only after it read a whole reply, and disconnects one who
 command failed, so a pooled connection holds no unread data; a connection the server
 closed meanwhile fails on its next command, which redis-py's retry then sends again on a
 fresh connection. So the check buys nothing here and the lean pool skips it.
+
+Two more per-command costs are skipped: redis-py asks the kernel for the process id on
+every checkout and every release (``_checkpid``, a system call each: a forked child must
+not share its parent's sockets); here the id is kept and renewed in a forked child
+(``os.register_at_fork``). And its release dispatches an event and records connection
+counts for its observability hooks, which nothing here listens to.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -20,6 +27,10 @@ import redis
 #: Redis connections one process uses at once, and how long a request waits for a free one
 POOL_SIZE = 500
 POOL_WAIT = 30.0
+
+#: this process's id, renewed in a forked child (``_checkpid`` compares it with the pool's)
+_PID = [os.getpid()]
+os.register_at_fork(after_in_child=lambda: _PID.__setitem__(0, os.getpid()))
 
 
 class LeanConnectionPool(redis.ConnectionPool):
@@ -56,6 +67,25 @@ class LeanConnectionPool(redis.ConnectionPool):
             self.release(connection)
             raise
         return connection
+
+    def _checkpid(self) -> None:
+        if self.pid != _PID[0]:  # forked: redis-py's own check resets the pool for this child
+            super()._checkpid()
+
+    def release(self, connection) -> None:
+        """Back to the pool (redis-py's release without its event and metrics hooks)."""
+        self._checkpid()
+        with self._lock:
+            try:
+                self._in_use_connections.remove(connection)
+            except KeyError:  # not one of this pool's (a reset after a fork dropped it)
+                return
+            if connection.pid == self.pid:
+                if connection.should_reconnect():
+                    connection.disconnect()
+                self._available_connections.append(connection)
+            else:  # made before a fork: its socket is the parent's
+                connection.disconnect()
 
     def _take(self):
         """A pooled connection, a new one while fewer than ``size`` exist, else None."""
