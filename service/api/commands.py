@@ -17,8 +17,10 @@ from domain.kernel.prompt import Arg
 from service.errors import Unprocessable
 
 #: Bounds on any one argument value; the game's prompt says which values are allowed now.
-TEXT_LENGTH = validate.Length(min=1, max=64)
-NUMBER_RANGE = validate.Range(min=-(2**31), max=2**31 - 1)
+TEXT_MIN, TEXT_MAX = 1, 64
+NUMBER_MIN, NUMBER_MAX = -(2**31), 2**31 - 1
+TEXT_LENGTH = validate.Length(min=TEXT_MIN, max=TEXT_MAX)
+NUMBER_RANGE = validate.Range(min=NUMBER_MIN, max=NUMBER_MAX)
 MAX_LIST = 120
 
 
@@ -50,13 +52,11 @@ def _value_check(arg: Arg) -> Check:
     """What ``_value_field`` accepts, for the values it gives back unchanged: an integer as
     JSON gives it (not a bool, nor a float or a string marshmallow would convert), a string."""
     if arg.kind.json_type == "integer":
-        low, high = NUMBER_RANGE.min, NUMBER_RANGE.max
-        return lambda value: type(value) is int and low <= value <= high
-    shortest, longest = TEXT_LENGTH.min, TEXT_LENGTH.max
+        return lambda value: type(value) is int and NUMBER_MIN <= value <= NUMBER_MAX
     if arg.kind.pattern is None:
-        return lambda value: type(value) is str and shortest <= len(value) <= longest
+        return lambda value: type(value) is str and TEXT_MIN <= len(value) <= TEXT_MAX
     shape = re.compile(f"^(?:{arg.kind.pattern})$")  # as validate.Regexp matches it
-    return lambda value: type(value) is str and shortest <= len(value) <= longest and shape.match(value) is not None
+    return lambda value: type(value) is str and TEXT_MIN <= len(value) <= TEXT_MAX and shape.match(value) is not None
 
 
 def _args_check(arg: Arg | None) -> Check:
@@ -71,7 +71,8 @@ def _args_check(arg: Arg | None) -> Check:
 
 
 _COMMAND_KEYS = frozenset({"type", "args", "expected_version"})
-_VERSION_RANGE = validate.Range(min=0, max=2**31 - 1)
+VERSION_MAX = 2**31 - 1
+_VERSION_RANGE = validate.Range(min=0, max=VERSION_MAX)
 
 
 def _strict(name: str, spec: dict[str, fields.Field]) -> type[Schema]:
@@ -138,7 +139,7 @@ def parse_command(body: Any, schemas: dict[str, type[Schema]]) -> tuple[Command,
     # goes through the schema, which accepts it the same way or names what is wrong.
     expected = body.get("expected_version")
     if (body.keys() <= _COMMAND_KEYS and "args" in body and schema.certainly_valid_args(body["args"])  # type: ignore[attr-defined]
-            and (expected is None or (type(expected) is int and _VERSION_RANGE.min <= expected <= _VERSION_RANGE.max))):
+            and (expected is None or (type(expected) is int and 0 <= expected <= VERSION_MAX))):
         return Command(command_type, {name: list(value) if type(value) is list else value
                                       for name, value in body["args"].items()}), expected
     loaded = _instance(schema).load(body)  # a ValidationError becomes a 422 naming the field
