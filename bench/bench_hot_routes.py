@@ -38,6 +38,10 @@ def worker(seconds: float, seed: int, profiler=None, store_url: str = "memory://
 
     # a store of its own: a fresh key prefix on Redis; on SQLite, a new file (the projector
     # process of ``serve`` is not started, so no projections run in this process)
+    if store_url == "sqlite":
+        import tempfile
+
+        store_url = f"sqlite:///{tempfile.mkdtemp(prefix='hot-routes-')}/events.db"
     app = create_app(Config.from_env(store_url=store_url, limits_storage="memory://",
                                      redis_prefix=f"hot{os.getpid()}x{time.time_ns()}",
                                      inline_projector="process",
@@ -123,9 +127,6 @@ def main() -> None:
                         help="one round of --root under cProfile, its stats written to FILE (no table)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.store == "sqlite":
-        import tempfile
-        args.store = f"sqlite:///{tempfile.mkdtemp(prefix='hot-routes-')}/events.db"
     if args.worker or args.profile:
         sys.path.insert(0, args.root)
         if args.profile:
