@@ -9,11 +9,10 @@ command failed, so a pooled connection holds no unread data; a connection the se
 closed meanwhile fails on its next command, which redis-py's retry then sends again on a
 fresh connection. So the check buys nothing here and the lean pool skips it.
 
-Two more per-command costs are skipped: redis-py asks the kernel for the process id on
+One more per-command cost is skipped: redis-py asks the kernel for the process id on
 every checkout and every release (``_checkpid``, a system call each: a forked child must
 not share its parent's sockets); here the id is kept and renewed in a forked child
-(``os.register_at_fork``). And its release dispatches an event and records connection
-counts for its observability hooks, which nothing here listens to.
+(``os.register_at_fork``), and redis-py's own check runs only when they differ.
 """
 
 from __future__ import annotations
@@ -71,21 +70,6 @@ class LeanConnectionPool(redis.ConnectionPool):
     def _checkpid(self) -> None:
         if self.pid != _PID[0]:  # forked: redis-py's own check resets the pool for this child
             super()._checkpid()
-
-    def release(self, connection) -> None:
-        """Back to the pool (redis-py's release without its event and metrics hooks)."""
-        self._checkpid()
-        with self._lock:
-            try:
-                self._in_use_connections.remove(connection)
-            except KeyError:  # not one of this pool's (a reset after a fork dropped it)
-                return
-            if connection.pid == self.pid:
-                if connection.should_reconnect():
-                    connection.disconnect()
-                self._available_connections.append(connection)
-            else:  # made before a fork: its socket is the parent's
-                connection.disconnect()
 
     def _take(self):
         """A pooled connection, a new one while fewer than ``size`` exist, else None."""
