@@ -9,7 +9,8 @@ of its state and a POST of one of its legal commands (a random one). Prints the 
 per request (the thread's CPU time, not the wall clock: the box is shared), median round
 and the range over rounds, and the ratio to the first target.
 
-    .venv/bin/python bench/bench_hot_routes.py [--baseline DIR] [--rounds 3] [--seconds 3]
+    .venv/bin/python bench/bench_hot_routes.py [--baseline DIR] [--rounds 3] [--seconds 3] \
+        [--store memory://|redis://127.0.0.1:6379/9|sqlite] [--profile FILE]
 """
 
 from __future__ import annotations
@@ -28,13 +29,22 @@ HERE = Path(__file__).resolve()
 ROUTES = ("legal", "state", "post")
 
 
-def worker(seconds: float, seed: int, profiler=None) -> dict[str, float]:
+def worker(seconds: float, seed: int, profiler=None, store_url: str = "memory://") -> dict[str, float]:
     import gc
+    import os
 
     from service.app import create_app
     from service.config import Config
 
-    app = create_app(Config.from_env(store_url="memory://", limits_storage="memory://",
+    # a store of its own: a fresh key prefix on Redis; on SQLite, a new file (the projector
+    # process of ``serve`` is not started, so no projections run in this process)
+    if store_url == "sqlite":
+        import tempfile
+
+        store_url = f"sqlite:///{tempfile.mkdtemp(prefix='hot-routes-')}/events.db"
+    app = create_app(Config.from_env(store_url=store_url, limits_storage="memory://",
+                                     redis_prefix=f"hot{os.getpid()}x{time.time_ns()}",
+                                     inline_projector="process",
                                      limit_per_ip="1000000/second", limit_registrations_per_ip=""))
     wsgi = app.wsgi_app
     gc.freeze()  # as the server's workers do once the app is loaded
@@ -110,18 +120,29 @@ def main() -> None:
     parser.add_argument("--baseline", action="append", default=[], help="another checkout to run beside it")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=3)
+    parser.add_argument("--store", default="memory://",
+                        help="the store: memory:// (default), redis://HOST:PORT/DB (a key prefix of its own), "
+                             "or sqlite (a new file in a temporary directory)")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="one round of --root under cProfile, its stats written to FILE (no table)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.worker:
+    if args.worker or args.profile:
         sys.path.insert(0, args.root)
-        print(json.dumps(worker(args.seconds, 1)))
+        if args.profile:
+            import cProfile
+            profiler = cProfile.Profile(time.thread_time)  # CPU time, not the neighbours' share of the box
+            print(json.dumps(worker(args.seconds, 1, profiler, args.store)))
+            profiler.dump_stats(args.profile)
+            return
+        print(json.dumps(worker(args.seconds, 1, store_url=args.store)))
         return
     roots = [args.root, *args.baseline]
     results: dict[str, list[dict[str, float]]] = {root: [] for root in roots}
     for number in range(args.rounds):
         for root in roots[number % len(roots):] + roots[:number % len(roots)]:
             out = subprocess.run([sys.executable, str(HERE), "--worker", "--root", root, "--seconds",
-                                  str(args.seconds)], cwd=root, capture_output=True, text=True, check=True)
+                                  str(args.seconds), "--store", args.store], cwd=root, capture_output=True, text=True, check=True)
             row = json.loads(out.stdout.strip().splitlines()[-1])
             results[root].append(row)
             print(f"round {number + 1} {root}: " + "  ".join(f"{r} {row[r]:.0f} µs" for r in ROUTES)

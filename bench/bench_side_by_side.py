@@ -167,11 +167,16 @@ class Bench:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
     # -- targets -------------------------------------------------------------------
+    @staticmethod
+    def serving(server: str) -> list[str]:
+        """``serve``'s options for ``--server NAME[:N]`` (N connections, threads, per worker)."""
+        name, _, connections = server.partition(":")
+        return ["--server", name, *(["--connections", connections] if connections else [])]
+
     def start_project_targets(self, server: str, suffix: str) -> list[Target]:
         """The ceiling and the project's targets under one server (named NAME + suffix)."""
         targets = []
-        name, _, connections = server.partition(":")  # NAME[:N]: N connections (threads) per worker
-        serving = ["--server", name, *(["--connections", connections] if connections else [])]
+        serving = self.serving(server)
         tag = suffix.replace("/", "-").replace(":", "-")
         redis_url, redis_proc = self.redis(f"ceiling{tag}")
         port = free_port()
@@ -217,22 +222,24 @@ class Bench:
             targets.extend(self.start_project_targets(server, suffix))
         if "boardgameio" in self.args.targets:
             targets.append(self.start_peer())
-        if self.args.baseline:  # the same project from another checkout (the "before")
+        if self.args.baseline:  # the same project from another checkout (the "before"), under the first server
             root = str(Path(self.args.baseline).resolve())
+            serving = self.serving(servers[0])
+            base_suffix = f"/{servers[0]}" if len(servers) > 1 else ""
             redis_url, redis_proc = self.redis("base")
             port = free_port()
             env = {"GAMES_STORE": redis_url, "GAMES_PROJECTIONS": "rq", "PYTHONPATH": root, **self.extra_env()}
-            web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", redis_url], env,
-                             "base-redis-web", cwd=root)
+            web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", redis_url, *serving],
+                             env, "base-redis-web", cwd=root)
             worker = self.spawn([PY, "-m", "service", "worker", "--store", redis_url], env, "base-redis-worker", cwd=root)
-            targets.append(Target("redis@base", f"http://127.0.0.1:{port}",
+            targets.append(Target("redis@base" + base_suffix, f"http://127.0.0.1:{port}",
                                   {"web": web, "worker": worker, "redis": redis_proc}, redis_url=redis_url))
             port = free_port()
             store = f"sqlite:///{self.tmp}/base-events.db"
             env = {"GAMES_STORE": store, "GAMES_PROJECTIONS": "inline", "PYTHONPATH": root, **self.extra_env()}
-            web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", store], env,
-                             "base-sqlite-web", cwd=root)
-            targets.append(Target("sqlite@base", f"http://127.0.0.1:{port}", {"web": web}))
+            web = self.spawn([PY, "-m", "service", "serve", "--port", str(port), "--store", store, *serving],
+                             env, "base-sqlite-web", cwd=root)
+            targets.append(Target("sqlite@base" + base_suffix, f"http://127.0.0.1:{port}", {"web": web}))
         for target in targets:
             health = f"{target.url}/games" if target.peer else f"{target.url}/health"
             wait_for(lambda url=health: _ok(url), timeout=30)
@@ -522,6 +529,15 @@ def main() -> None:
             print(f"| {label[name]}{f', {server}' if server else ''} | {median_row['cycles_s']:,.0f} | {ratio} | "
                   f"{cpu_ratio} | "
                   f"{median_row['p50']:.1f} / {median_row['p99']:.1f} ms | {cpu_text(median_row['cpu_ms'])} |")
+        bases = [t for t in targets if "@base" in t.name]
+        if bases:
+            print("\nCPU per cycle ÷ the baseline's (same server, same round), median (range over rounds):")
+            for base in bases:
+                mine = next((t for t in targets if t.name == base.name.replace("@base", "")), None)
+                if mine is not None:
+                    ratios = [sum(row["cpu_ms"].values()) / sum(base.rounds[i]["cpu_ms"].values())
+                              for i, row in enumerate(mine.rounds)]
+                    print(f"  {mine.name}: {statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})")
         peer = next((t for t in targets if t.peer), None)
         if peer is not None:
             print(f"\nCPU per command ÷ boardgame.io's CPU per move ({args.peer_store}), median (range over rounds):")

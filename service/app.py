@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from flask import Flask
 
@@ -46,10 +47,31 @@ its legal commands answer with an `ETag`: send it back as `If-None-Match` to be 
 """
 
 
+class GameApp(Flask):
+    """Flask, told once per function that it is synchronous: Flask asks
+    ``inspect.iscoroutinefunction`` of every hook and view on every request (``ensure_sync``),
+    and the answer never changes for a function."""
+
+    #: at most this many functions remembered (hooks and views: a few dozen)
+    SYNC_KEPT = 1024
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._sync: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        found = self._sync.get(func)
+        if found is None:
+            found = super().ensure_sync(func)
+            if len(self._sync) < self.SYNC_KEPT:
+                self._sync[func] = found
+        return found
+
+
 def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules] | None = None,
                store: EventStore | None = None, service: GameService | None = None) -> Flask:
     config = config or Config.from_env()
-    app = Flask(__name__)
+    app = GameApp(__name__)
     app.config.update(
         API_TITLE="Game service",
         API_VERSION=API_VERSION,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -97,7 +97,9 @@ class Appender:
             if conflict.current <= game.version:  # the store went back behind the copy decided on
                 self.loader.forget(game.id)
             raise
-        after = replace(after, head=digest(envelopes[-1]))
+        # ``after`` was made for this append (``played``/``advance``: its events are not
+        # empty) and nobody holds it yet: its head is set in place, not copied
+        after.head = digest(envelopes[-1])
         self.loader.remember(after)
         self.after_append(stream)
         self.after_move(after)

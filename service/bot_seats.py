@@ -111,8 +111,8 @@ def bot_label(info: dict[str, str]) -> str:
 
 def prompted_bots(game: Game) -> list[int]:
     """Bot seats the game waits for now."""
-    if game.state is None or game.over or not game.table.started:
-        return []
+    if not game.table.bots or game.state is None or game.over or not game.table.started:
+        return []  # no bot at the table (the common case): nothing to ask the rules
     bots = game.table.bot_seats()
     return [seat for seat in game.rules.to_move(game.state) if seat in bots]
 

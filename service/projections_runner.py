@@ -71,6 +71,12 @@ def _entry_digest(recorded: Recorded) -> str:
     return digest([recorded.stream, recorded.version, recorded.event])
 
 
+def _take_digests(tails: dict[int, str], last: dict[int, Recorded]) -> None:
+    """The digest of each partition's last applied entry into ``tails`` (what a save keeps)."""
+    tails.update({partition: _entry_digest(recorded) for partition, recorded in last.items()})
+    last.clear()
+
+
 class ProjectionRunner:
     def __init__(self, store: ReadModelStore, projections: Mapping[str, Projection] | None = None, *,
                  batch_size: int = 1000, save_every: int = 5000, pause: float = 0.0, row_cache: int = 20_000):
@@ -154,16 +160,18 @@ class ProjectionRunner:
         batch = self.batch_size if limit is None else max(1, min(self.batch_size, limit))
         behind = {p: c for p, c in checkpoints.items() if heads[p] > c}  # only these partitions are read
         tails = self._tails.setdefault(name, {})
+        last: dict[int, Recorded] = {}  # per partition, the entry applied last (its digest is taken at a save)
         try:
             merged = self._merged(behind, heartbeat, batch, self._expected_tails(name, behind))
             for partition, recorded in merged:
                 projection.apply(session.model, envelope(recorded.stream, recorded.version, recorded.event,
                                                          partition, recorded.position))
                 checkpoints[partition] = recorded.position
-                tails[partition] = _entry_digest(recorded)
+                last[partition] = recorded
                 applied += 1
                 unsaved += 1
                 if unsaved >= self.save_every:
+                    _take_digests(tails, last)
                     previous = self._save(session, checkpoints, previous)
                     unsaved = 0
                     if progress:
@@ -177,6 +185,7 @@ class ProjectionRunner:
                         name, gone)
             self._drop(name)
             return self._run(projection, progress, heartbeat, limit)
+        _take_digests(tails, last)
         if unsaved or previous is None:
             previous = self._save(session, checkpoints, previous)
         self._saved[name] = previous

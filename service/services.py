@@ -231,7 +231,7 @@ class GameService:
                         raise VersionConflict(stream_of(game_id), game.version, -1) from None
                 raise
             try:
-                bot = game.table.bot_seats().get(seat)
+                bot = game.table.bot_seats().get(seat) if game.table.bots else None
                 label = bot_label(bot) if bot else None
                 return self.appender.append_and_answer(
                     game, seat,

@@ -8,10 +8,16 @@ connection to the pool only after it read a whole reply, and disconnects one who
 command failed, so a pooled connection holds no unread data; a connection the server
 closed meanwhile fails on its next command, which redis-py's retry then sends again on a
 fresh connection. So the check buys nothing here and the lean pool skips it.
+
+One more per-command cost is skipped: redis-py asks the kernel for the process id on
+every checkout and every release (``_checkpid``, a system call each: a forked child must
+not share its parent's sockets); here the id is kept and renewed in a forked child
+(``os.register_at_fork``), and redis-py's own check runs only when they differ.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -20,6 +26,10 @@ import redis
 #: Redis connections one process uses at once, and how long a request waits for a free one
 POOL_SIZE = 500
 POOL_WAIT = 30.0
+
+#: this process's id, renewed in a forked child (``_checkpid`` compares it with the pool's)
+_PID = [os.getpid()]
+os.register_at_fork(after_in_child=lambda: _PID.__setitem__(0, os.getpid()))
 
 
 class LeanConnectionPool(redis.ConnectionPool):
@@ -56,6 +66,10 @@ class LeanConnectionPool(redis.ConnectionPool):
             self.release(connection)
             raise
         return connection
+
+    def _checkpid(self) -> None:
+        if self.pid != _PID[0]:  # forked: redis-py's own check resets the pool for this child
+            super()._checkpid()
 
     def _take(self):
         """A pooled connection, a new one while fewer than ``size`` exist, else None."""

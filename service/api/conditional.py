@@ -80,6 +80,8 @@ def answer(tag: str | None, build, headers: Mapping[str, str] = PUBLIC):
     if tag is None:
         return build()
     out = {"ETag": quote_etag(tag), **headers}
+    if not request.environ.get("HTTP_IF_NONE_MATCH"):  # nothing held: no header to parse
+        return build(), out
     matches = request.if_none_match
     if matches.star_tag:
         build()

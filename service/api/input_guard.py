@@ -40,6 +40,11 @@ MAX_JSON_DEPTH = 32
 #: the charsets a body may declare (every body is read as UTF-8; ASCII is a subset of it)
 BODY_CHARSETS = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
 IDEMPOTENCY_KEY = "Idempotency-Key"
+IDEMPOTENCY_KEY_ENVIRON = "HTTP_IDEMPOTENCY_KEY"
+#: the environ keys that werkzeug reads as header fields besides HTTP_* (when not empty), and
+#: the HTTP_* ones it does not (``EnvironHeaders``)
+_BODY_FIELDS = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH"})
+_NOT_FIELDS = frozenset({"HTTP_CONTENT_TYPE", "HTTP_CONTENT_LENGTH"})
 
 
 def install(app: Flask) -> None:
@@ -48,16 +53,18 @@ def install(app: Flask) -> None:
 
     @app.before_request
     def guard():
+        # read from the WSGI environ where it is enough: werkzeug's request properties parse
+        # (headers, query, content type) on first use, and most requests need none of it
         environ = request.environ
         raw = environ.get("RAW_URI") or environ.get("REQUEST_URI") or request.full_path
         if len(raw) > MAX_URL:
             return problem(414, "uri_too_long", "URI Too Long",
                            f"the request's URL is {len(raw)} characters long; at most {MAX_URL} are accepted")
-        headers = list(request.headers.items())
-        if len(headers) > MAX_HEADERS or sum(len(k) + len(v) for k, v in headers) > MAX_HEADER_BYTES:
+        count, size = _header_fields(environ)
+        if count > MAX_HEADERS or size > MAX_HEADER_BYTES:
             return problem(431, "request_header_fields_too_large", "Request Header Fields Too Large",
                            f"at most {MAX_HEADERS} header fields and {MAX_HEADER_BYTES} bytes of them are accepted")
-        if request.args and request.endpoint is not None:
+        if environ.get("QUERY_STRING") and request.args and request.endpoint is not None:
             unknown = sorted(set(request.args) - allowed.get(request.endpoint, frozenset()))
             if unknown:
                 known = sorted(allowed.get(request.endpoint, ()))
@@ -65,7 +72,7 @@ def install(app: Flask) -> None:
                                f"unknown query parameter(s): {', '.join(unknown)[:200]}; this operation takes "
                                f"{', '.join(known) if known else 'none'}",
                                errors={name[:100]: ["Unknown field."] for name in unknown[:20]})
-        key = request.headers.get(IDEMPOTENCY_KEY)
+        key = environ.get(IDEMPOTENCY_KEY_ENVIRON)
         if key is not None and request.endpoint is not None:
             if request.endpoint not in takes_key:
                 return problem(422, "invalid_input", "Invalid input",
@@ -75,7 +82,10 @@ def install(app: Flask) -> None:
             wrong = idempotency_key_problem(key)
             if wrong is not None:
                 return problem(422, "invalid_input", "Invalid input", wrong, errors={IDEMPOTENCY_KEY: [wrong]})
-        charset = request.mimetype_params.get("charset")
+        content_type = environ.get("CONTENT_TYPE")
+        if not content_type:  # no body to check (a body without a type is not read as JSON)
+            return None
+        charset = request.mimetype_params.get("charset") if ";" in content_type else None
         if charset is not None and charset.strip().lower() not in BODY_CHARSETS:
             return problem(415, "unsupported_media_type", "Unsupported Media Type",
                            f"the body is declared as charset={charset[:40]}; this server reads bodies as UTF-8 "
@@ -95,6 +105,21 @@ def install(app: Flask) -> None:
                                    "the JSON body holds a number too large for a 64-bit integer")
                 request._cached_json = (value, value)  # get_json() answers from here
         return None
+
+
+def _header_fields(environ: dict[str, Any]) -> tuple[int, int]:
+    """How many header fields the request has and their bytes (names and values), counted
+    as ``request.headers`` lists them, without building their names."""
+    count = size = 0
+    for key, value in environ.items():
+        if key.startswith("HTTP_"):
+            if key not in _NOT_FIELDS:
+                count += 1
+                size += len(key) - 5 + len(value)
+        elif key in _BODY_FIELDS and value:
+            count += 1
+            size += len(key) + len(value)
+    return count, size
 
 
 def _declared_query_parameters(app: Flask) -> dict[str, frozenset[str]]:

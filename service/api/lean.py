@@ -37,7 +37,7 @@ def json_answer(result: Any, status: int) -> Response:
     """The answer of a hot route, encoded as it is: the service builds it in the documented
     shape (tests check it against the schema), so dumping it through marshmallow again would
     only cost time."""
-    return Response(dumps(result), status=status, mimetype="application/json")
+    return Response(dumps(result), status=status, content_type="application/json")
 
 
 def query(schema: Schema) -> dict[str, Any]:

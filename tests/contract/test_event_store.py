@@ -16,6 +16,15 @@ class EventStoreContract(StoreContract):
         store.append("g-1", 0, [{"n": 1}])
         store.ping()
 
+    def test_the_version_and_the_token_generation_read_together_are_each_read_alone(self, store):
+        assert store.version_and_token_generation("g-1") == (0, store.token_generation())
+        store.append("g-1", 0, [{"n": 1}, {"n": 2}])
+        store.add_player("p-1", "Ada", "hash-1")
+        store.replace_token("p-1", "hash-1", "hash-2")  # the generation moves
+        assert store.version_and_token_generation("g-1") == (2, store.token_generation())
+        assert store.version_and_token_generation("g-2") == (0, store.token_generation())
+        assert store.token_generation() != 0
+
     def test_each_capability_works_alone_on_one_datastore(self, spec):
         recorders, close = open_recorders(spec)
         try:

@@ -57,3 +57,27 @@ def test_redis_py_pool_refuses_past_its_size():
     if not failures:
         pytest.fail("redis-py's pool accepted more commands than connections")
     assert any(isinstance(f, redis.exceptions.MaxConnectionsError | redis.ConnectionError) for f in failures)
+
+
+def test_a_forked_child_uses_connections_of_its_own():
+    """The pool keeps its process id instead of asking the kernel on every command: a forked
+    child must still drop the parent's connections and open its own."""
+    import os
+
+    client = redis.Redis(connection_pool=LeanConnectionPool.from_url(URL))
+    client.ping()
+    parent = client.client_id()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report the id of the connection it used, and the pool's pid
+        try:
+            os.write(write, f"{client.client_id()} {client.connection_pool.pid} {os.getpid()}".encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    answer = os.read(read, 200).decode().split()
+    os.waitpid(pid, 0)
+    child_connection, pool_pid, child_pid = (int(x) for x in answer)
+    assert child_connection != parent  # not the parent's socket
+    assert pool_pid == child_pid
+    assert client.client_id() == parent  # the parent's connection is still its own

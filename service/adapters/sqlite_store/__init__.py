@@ -37,5 +37,12 @@ class SqliteStore(SqliteStreamRecorder, SqliteLogRecorder, SqliteProjectionRecor
         self.path = self._db.path
         self.synchronous = self._db.synchronous
 
+    def version_and_token_generation(self, stream: str) -> tuple[int, int]:
+        """Both in one statement on one pooled connection (a read of every conditional GET)."""
+        row = self._db.row("SELECT (SELECT MAX(version) FROM events WHERE stream = ?), "
+                           "(SELECT value FROM counters WHERE name = 'token_generation')", (stream,))
+        assert row is not None, "a SELECT of two subqueries gives one row"
+        return row[0] or 0, int(row[1]) if row[1] is not None else 0
+
     def close(self) -> None:
         self._db.close()
