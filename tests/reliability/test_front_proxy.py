@@ -94,8 +94,9 @@ def test_a_move_through_the_front_reaches_a_stream_through_the_front(front):
     game_id, ann, bob = _started_game(url)
     sock, status = open_stream(port, f"/games/{game_id}/stream", ann["token"])
     assert status == 200
-    backlog, _ = _ids_until(sock, lambda ids: False, 1.5)  # the events so far, then quiet
-    assert backlog, "the stream sent no backlog"
+    version = requests.get(f"{url}/games/{game_id}", timeout=10).json()["version"]
+    backlog, _ = _ids_until(sock, lambda ids: bool(ids) and max(ids) >= version, 10)  # the events so far
+    assert backlog and max(backlog) == version, f"the stream sent {backlog} of the game's {version} events"
     _play_one(url, game_id, [ann["token"], bob["token"]])
     after, seen = _ids_until(sock, lambda ids: bool(ids), 5)
     sock.close()
