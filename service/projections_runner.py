@@ -142,7 +142,7 @@ class ProjectionRunner:
              limit: int | None) -> int:
         name = projection.name
         cache = self._caches[name]
-        previous = self.store.load_checkpoints(name)
+        previous = loaded = self.store.load_checkpoints(name)
         if previous != cache.checkpoints:  # another runner saved since: what we cached is stale
             cache.clear()
             self._tails.pop(name, None)
@@ -181,6 +181,10 @@ class ProjectionRunner:
                 if limit is not None and applied >= limit:
                     break
         except LogWentBack as gone:
+            # the checkpoints and the digests at them are two reads: another runner that saved
+            # between them left digests of later positions, which is no sign of a store gone back
+            if self.store.load_checkpoints(name) != loaded:
+                raise CheckpointMoved(f"{name}: another runner saved while this one read its checkpoints") from gone
             log.warning("projection %s: %s: the store went back in time; rebuilding the projection from the log",
                         name, gone)
             self._drop(name)
