@@ -19,7 +19,10 @@ believes applied. A catch-up notices both: a checkpoint ahead of its log head, a
 entry at a checkpoint's position that is not the one applied there (each save keeps, in
 the model's ``_tail`` table, a digest of the entry at each checkpoint; the first read of
 a partition starts one entry early to compare it, at no extra round trip). Either way the
-fact is logged and the model rebuilt from position zero, never skipping an event.
+fact is logged and the model rebuilt from position zero, never skipping an event. A digest
+that does not match is believed only while the stored checkpoints are still the ones read:
+another runner that saved between the two reads left digests of later positions, which is
+a ``CheckpointMoved`` (reload and go on), not a store gone back.
 
 A save is one atomic write, so a crash anywhere loses at most the work since the last
 save, and that work is redone from the old checkpoint: an event is never applied twice to
