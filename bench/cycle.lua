@@ -5,9 +5,11 @@
 -- exactly one connection and one game at a time:
 --   wrk -t16 -c16 -d10s -s bench/cycle.lua http://HOST:PORT -- GAMES_FILE
 -- GAMES_FILE has one line per game: "<connection index> <game id> <token seat 0> <token seat 1> ...".
--- A connection plays its games in order. The seat to ask is a guess (the seat after the
--- last mover); a seat with nothing to do answers an empty list and the next seat is asked.
--- A game whose every seat answers empty is over: the connection moves on to its next game.
+-- A connection plays its games in order. The seat to ask is the first the last move's answer
+-- names in "to_move" (the project's answers do; an empty list: the game is over, the
+-- connection moves on to its next game). Where an answer names none (the ceiling's), the
+-- seat is a guess, the one after the last mover; a seat with nothing to do answers an empty
+-- list and the next seat is asked, and a game whose every seat answers empty is over.
 -- POST latency is measured here (wrk's own histogram mixes GETs and POSTs).
 
 local ffi = require("ffi")
@@ -116,14 +118,19 @@ function response(status, headers, body)
       mode = "post"
     end
   else
+    mode = "get"
+    seat = seat % n + 1
     if status == 201 then
       posts = posts + 1
       post_lat[#post_lat + 1] = took
+      local named = body:match('"to_move"%s*:%s*%[([^%]]*)%]')
+      if named then
+        local first = named:match("%d+")
+        if first then seat = tonumber(first) + 1 else next_game() end
+      end
     else
       errors = errors + 1
     end
-    mode = "get"
-    seat = seat % n + 1
   end
 end
 

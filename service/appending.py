@@ -142,4 +142,5 @@ class Appender:
     @staticmethod
     def _answer(game: Game, record: dict[str, Any], events: list[Recorded]) -> dict[str, Any]:
         viewer = audience(game, seat=record["seat"])
-        return {"version": record["last"], "events": [public_event(r, viewer, game.rules.upcasters) for r in events]}
+        return {"version": record["last"], "events": [public_event(r, viewer, game.rules.upcasters) for r in events],
+                "to_move": game.public_facts()["to_move"]}

@@ -357,6 +357,10 @@ class ExportConsentSchema(Schema):
 class CommandResultSchema(Schema):
     version = fields.Integer(required=True)
     events = fields.List(fields.Nested(EventSchema), required=True)
+    to_move = fields.List(fields.Integer(), required=True, metadata={
+        "description": "the seats asked to move now, as `to_move` in GET /games/{game_id} (empty once the "
+                       "game is over), so a client knows whose move it is without another request; "
+                       "a retry answered from its Idempotency-Key record gives the game as it stands then"})
 
 
 class HealthCheckSchema(Schema):
