@@ -118,7 +118,27 @@ class Target:
     rounds: list[dict] = field(default_factory=list)
 
     def cpu(self) -> dict[str, float]:
-        return {role: cpu_seconds(tree(proc.pid)) for role, proc in self.procs.items()}
+        """CPU seconds per role's process tree; a web tree's SQLite projector (``python -m
+        service project``, a child of the server) is counted apart, as ``projector``."""
+        out: dict[str, float] = {}
+        for role, proc in self.procs.items():
+            pids = tree(proc.pid)
+            projectors = [pid for pid in pids if role == "web" and _is_projector(pid)]
+            out[role] = cpu_seconds([pid for pid in pids if pid not in projectors])
+            if role == "web" and self.project and not self.peer:
+                out["projector"] = out.get("projector", 0.0) + cpu_seconds(projectors)
+        if not out.get("projector"):
+            out.pop("projector", None)
+        return out
+
+
+def _is_projector(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            args = f.read().split(b"\0")
+    except OSError:
+        return False
+    return b"service" in args and b"project" in args
 
 
 class Bench:
@@ -355,7 +375,7 @@ class Bench:
             elif parts[0] == "lat":
                 latencies.extend(float(x) for x in parts[1:])
         latencies.sort()
-        cpu = {role: after[role] - before[role] for role in after}
+        cpu = {role: after[role] - before.get(role, 0.0) for role in after}
         return {
             "cycles_s": posts / elapsed,
             "p50": pct(latencies, 0.5) * 1000, "p99": pct(latencies, 0.99) * 1000,
@@ -389,7 +409,7 @@ class Bench:
         return {
             "cycles_s": moves / found["elapsed"],
             "p50": pct(latencies, 0.5) * 1000, "p99": pct(latencies, 0.99) * 1000,
-            "cpu_ms": {role: 1000 * (after[role] - before[role]) / max(moves, 1) for role in after},
+            "cpu_ms": {role: 1000 * (after[role] - before.get(role, 0.0)) / max(moves, 1) for role in after},
             "gets_per_cycle": 0.0, "errors": found["errors"], "exhausted": found["exhausted"], "statuses": {},
         }
 
@@ -417,7 +437,7 @@ class Bench:
         return {"cycles": results.cycles, "errors": results.errors, "late": results.late_starts,
                 "p50": pct(post, 0.5) * 1000, "p99": pct(post, 0.99) * 1000, "max": post[-1] * 1000 if post else 0,
                 "sched_p99": pct(scheduled, 0.99) * 1000,
-                "cpu_ms": {role: 1000 * (after[role] - before[role]) / max(results.cycles, 1) for role in after}}
+                "cpu_ms": {role: 1000 * (after[role] - before.get(role, 0.0)) / max(results.cycles, 1) for role in after}}
 
 
 def pct(values: list[float], q: float) -> float:

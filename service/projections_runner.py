@@ -165,7 +165,7 @@ class ProjectionRunner:
         tails = self._tails.setdefault(name, {})
         last: dict[int, Recorded] = {}  # per partition, the entry applied last (its digest is taken at a save)
         try:
-            merged = self._merged(behind, heartbeat, batch, self._expected_tails(name, behind))
+            merged = self._merged(behind, heartbeat, batch, self._expected_tails(name, behind), until=heads)
             for partition, recorded in merged:
                 projection.apply(session.model, envelope(recorded.stream, recorded.version, recorded.event,
                                                          partition, recorded.position))
@@ -225,11 +225,13 @@ class ProjectionRunner:
 
     def _merged(self, checkpoints: dict[int, int], heartbeat: Callable[[], None] | None,
                 batch_size: int | None = None, verify: Mapping[int, tuple[int, str]] | None = None,
-                ) -> Iterable[tuple[int, Recorded]]:
+                until: Mapping[int, int] | None = None) -> Iterable[tuple[int, Recorded]]:
         """Every partition's events after its checkpoint, each partition in its own order,
         interleaved by append time (ties: lower partition first). ``verify``: per partition,
         the checkpoint and the digest of the entry there; the first read starts at it and
-        raises ``LogWentBack`` if the log holds something else."""
+        raises ``LogWentBack`` if the log holds something else. ``until``: per partition, the
+        head read before: a partition is read up to it and no further (what came after is the
+        next catch-up's), which saves a read that finds nothing per partition and round."""
         batch_size = batch_size or self.batch_size
         buffers: dict[int, deque[Recorded]] = {}
         read_to = dict(checkpoints)
@@ -237,12 +239,18 @@ class ProjectionRunner:
         unverified = dict(verify or {})
 
         def refill(partition: int) -> None:
+            size = batch_size
+            if until is not None:
+                size = min(size, until.get(partition, 0) - read_to[partition])
+                if size <= 0:
+                    done.add(partition)
+                    return
             check = unverified.pop(partition, None)
             if check is None:
-                batch = self.store.read_log(partition, read_to[partition], batch_size)
+                batch = self.store.read_log(partition, read_to[partition], size)
             else:
                 position, expected = check
-                batch = self.store.read_log(partition, position - 1, batch_size + 1)
+                batch = self.store.read_log(partition, position - 1, size + 1)
                 if not batch or batch[0].position != position or _entry_digest(batch[0]) != expected:
                     raise LogWentBack(f"partition {partition} no longer holds at position {position} the "
                                       f"entry applied there")

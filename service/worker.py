@@ -105,7 +105,7 @@ def runtime(config: Config | None = None) -> Runtime:
 
 
 # -- the jobs (they carry a projection name only) -----------------------------------------
-#: a catch-up job that applied events goes on catching up every ``JOB_PAUSE`` seconds while
+#: feed "jobs": a catch-up job that applied events goes on catching up every ``JOB_PAUSE`` seconds while
 #: each round finds new ones, for up to ``JOB_BUDGET`` seconds: under a steady load one job
 #: then serves many appends instead of paying RQ's own bookkeeping (a dozen Redis commands)
 #: per burst, and a quiet log ends the job at its first empty round
@@ -127,18 +127,24 @@ def catch_up_job(name: str) -> int:
 
 
 def _catch_up(rt: Runtime, name: str) -> int:
+    # with the "tail" feed the workers' tailers keep the projections current: a job (the
+    # worker's start, the lag sweep) is one catch-up, leaves a projection whose lock a tailer
+    # holds to it and asks for no next job. Chained jobs would run beside the tailers for
+    # ever under a steady load (each ends with a lag, so each asked for the next), polling
+    # every ``JOB_PAUSE`` and paying RQ's bookkeeping: a third of the worker's CPU.
+    tailed = rt.config.projection_feed == "tail"
 
     def work(heartbeat: Callable[[], None]) -> int:
         deadline = time.monotonic() + JOB_BUDGET
         applied = latest = rt.runner.catch_up(name, heartbeat=heartbeat)
-        while latest and time.monotonic() < deadline:
+        while latest and not tailed and time.monotonic() < deadline:
             time.sleep(JOB_PAUSE)
             heartbeat()
             latest = rt.runner.catch_up(name, heartbeat=heartbeat)
             applied += latest
         return applied
 
-    return locked(rt.projections, rt.runner, name, rt.config.projection_lock_ttl, work)
+    return locked(rt.projections, rt.runner, name, rt.config.projection_lock_ttl, work, tailing=tailed)
 
 
 # -- bot seats (``service.rq_bots`` enqueues a job per bot decision) ------------------------
@@ -193,8 +199,9 @@ def locked(projections: RqProjections, runner: ProjectionRunner, name: str, ttl:
 
     If another runner keeps the lock, a catch-up leaves the work to it (returns 0); with
     ``required`` (a rebuild, which must happen) ``ProjectionBusy`` is raised instead.
-    ``tailing``: the caller is a tailer (``tail``), which looks again by itself: it does not
-    wait for a lock another runner holds, nor ask for another catch-up."""
+    ``tailing``: tailers keep the projection current (the caller is one, ``tail``, or the
+    feed is "tail"): it does not wait for a lock another runner holds, nor ask for another
+    catch-up (a tailer looks again by itself)."""
     lock = projections.connection.lock(projections.lock_key(name), timeout=ttl, blocking_timeout=ttl + 1,
                                        thread_local=False)
     if not lock.acquire(blocking=not tailing):

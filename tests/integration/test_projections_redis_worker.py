@@ -204,3 +204,35 @@ def test_a_failing_job_is_retried_and_then_kept_in_the_failed_registry(deploymen
     assert job.get_status() == "failed" and job.retries_left == 0
     assert job.id in projections.failed_jobs()
     assert "a bug in a read model" in job.latest_result().exc_string
+
+
+@pytest.mark.parametrize("deployment", ["tail", "jobs"], indirect=True)
+def test_a_catch_up_job_asks_for_the_next_one_only_without_tailers(deployment, monkeypatch):
+    """Events appended while a catch-up job runs leave a lag behind it. With the "jobs" feed
+    the job asks for the next one (nobody else would apply them); with the "tail" feed the
+    tailers will, so the job asks for nothing: chained jobs ran beside the tailers for ever
+    under a steady load."""
+    service, config, _ = deployment
+    runner = runner_of(service)
+    connection = redis.Redis.from_url(config.store_url)
+    projections = RqProjections(connection, config.queue_name, config.redis_prefix, ["lobby"])
+    monkeypatch.setattr(worker_module, "_runtime", worker_module.Runtime(config, runner, projections))
+    monkeypatch.setattr(worker_module, "JOB_BUDGET", 0.0)  # one round: the appends below land after it
+    play_games(service, "dynasties", 1, seed=27)
+    catch_up = runner.catch_up
+
+    def catch_up_then_an_append(name, **kwargs):
+        applied = catch_up(name, **kwargs)
+        play_games(service, "dynasties", 1, seed=28)  # lands while the job still holds the lock
+        return applied
+
+    monkeypatch.setattr(runner, "catch_up", catch_up_then_an_append)
+    queue = Queue(config.queue_name, connection=connection)
+    assert queue.jobs == [] or config.projection_feed == "jobs"
+    for job in queue.jobs:  # the appends' own jobs (feed "jobs"): only the one asked by the job counts
+        job.delete()
+    connection.delete(projections.pending_key("lobby"))
+    assert worker_module.catch_up_job("lobby") > 0
+    assert runner.lag("lobby") > 0
+    asked = [job.args[0] for job in Queue(config.queue_name, connection=connection).jobs]
+    assert asked == ([] if config.projection_feed == "tail" else ["lobby"])

@@ -136,6 +136,33 @@ def test_partitions_are_merged_and_each_keeps_its_own_order():
         assert game["version"] == service.load(game_id).version
 
 
+def test_a_catch_up_reads_each_partition_up_to_the_head_it_read_first_and_no_further():
+    """One read per batch of each partition that is behind, and no read that would find
+    nothing once the partition's head (read at the start) is reached; what is appended
+    during a catch-up is the next one's."""
+    store = PartitionedMemoryStore()
+    service = played(store, games=12, seed=4)
+    reads: list[int] = []
+    read_log = store.read_log
+
+    def counted(partition, after, limit=1000):
+        reads.append(partition)
+        found = read_log(partition, after, limit)
+        if len(reads) == 1:  # an append lands during the catch-up, after its heads were read
+            play_games(service, "highcard", 1, seed=5)
+        return found
+
+    store.read_log = counted
+    heads = {p: store.log_head(p) for p in range(4)}
+    runner = ProjectionRunner(store, {"counting": Counting()}, batch_size=1000)
+    assert runner.catch_up("counting") == sum(heads.values())
+    assert sorted(reads) == [p for p in range(4) if heads[p]]
+    assert store.load_checkpoints("counting") == heads
+    assert runner.catch_up("counting") == total_events(store) - sum(heads.values()) > 0
+    seen = runner.model("counting")["seen"]
+    assert len(seen) == total_events(store) and set(seen.values()) == {1}
+
+
 def test_lag_counts_the_events_not_yet_applied_per_partition():
     store = PartitionedMemoryStore()
     played(store, games=3)
