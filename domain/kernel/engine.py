@@ -91,11 +91,13 @@ class StepRules(Generic[S]):
 
     def frames(self, state: S) -> list[Frame]:
         """By default the stack is ``state.frames``; a game that derives it overrides this."""
-        return cast(_KeepsFrames, state).frames
+        kept: _KeepsFrames = state  # type: ignore[assignment]  # (no ``cast``: a call, on every event)
+        return kept.frames
 
     def seat_count(self, state: S) -> int:
         """By default ``state.seats``."""
-        return cast(_KeepsFrames, state).seats
+        kept: _KeepsFrames = state  # type: ignore[assignment]  # (no ``cast``: a call, several a command)
+        return kept.seats
 
     def is_over(self, state: S) -> bool:
         raise NotImplementedError
@@ -120,7 +122,8 @@ class StepRules(Generic[S]):
         return options
 
     def evolve(self, state: S | None, event: Event) -> S:
-        return cast(S, fold_event(self.apply, self.frames, state, event))
+        evolved: S = fold_event(self.apply, self.frames, state, event)
+        return evolved
 
     def begin_setup(self, rng: Rng) -> Flow[S]:
         """The flow a game's ``setup`` runs in. There is no state until its first event,

@@ -123,6 +123,9 @@ class Flow(Generic[S]):
         self.events: list[Event] = []
         self.rng = rng
         self._evolve = evolve
+        #: the kernel's own fold (``Folder``, from ``StepRules.begin``), called as a compiled
+        #: method rather than through ``__call__`` (Python's calling convention, on every event)
+        self._folder: Folder | None = evolve if isinstance(evolve, Folder) else None
         self._frames = frames
         #: locals the current step will record only if needed (``update_later``): (depth, values)
         self._later: tuple[int, dict[str, Any]] | None = None
@@ -130,7 +133,8 @@ class Flow(Generic[S]):
     def emit(self, event: Event) -> None:
         if len(self.events) >= RUNAWAY_LIMIT:
             raise RunawayGame(f"more than {RUNAWAY_LIMIT} events from one command")
-        self.state = self._evolve(self.state, event)
+        folder = self._folder
+        self.state = self._evolve(self.state, event) if folder is None else folder.fold(self.state, event)
         self.events.append(event)
 
     # -- the frame stack ---------------------------------------------------------------
@@ -228,8 +232,11 @@ class Folder:
         self.apply: Callable[[Any, Event], Any] = rules.apply
         self.frames: Callable[[Any], list[Frame]] = rules.frames
 
-    def __call__(self, state: Any, event: Event) -> Any:
+    def fold(self, state: Any, event: Event) -> Any:
         return fold_event(self.apply, self.frames, state, event)
+
+    def __call__(self, state: Any, event: Event) -> Any:
+        return self.fold(state, event)
 
 
 def run_steps(rules: Any, flow: Flow[Any]) -> None:

@@ -159,10 +159,14 @@ def verb_type(verb: str | Verb) -> str:
     return verb.type if isinstance(verb, Verb) else verb
 
 
+#: ``object.__new__``, looked up once (``_command`` calls it for every command listed)
+_NEW: Final = object.__new__
+
+
 def _command(kind: str, args: dict[str, Any]) -> Command:
     """``Command(kind, args)`` without the frozen dataclass's ``__init__``: a prompt lists
     every command it allows each time legal commands are asked for."""
-    made = object.__new__(Command)
+    made: Command = _NEW(Command)
     fields = made.__dict__  # set one by one: no keyword dictionary to build for an ``update``
     fields["type"] = kind
     fields["args"] = args
@@ -419,9 +423,13 @@ class Prompt:
         choices = self.choices
         if not choices:
             return out
+        ordered: Iterable[Verb]
         if isinstance(verbs, dict) or isinstance(verbs, Mapping):  # a dict without the ABC's check
-            offered = sorted(verbs[kind] for kind in choices if kind in verbs)
-            ordered: Iterable[Verb] = [verb for _, verb in offered]
+            if len(choices) == 1:  # most prompts offer one verb: nothing to put in order
+                ordered = [verbs[kind][1] for kind in choices if kind in verbs]
+            else:
+                offered = sorted([verbs[kind] for kind in choices if kind in verbs])
+                ordered = [verb for _, verb in offered]
         else:
             ordered = verbs
         for verb in ordered:

@@ -19,7 +19,6 @@ and are named here too.
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import MethodType
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from domain.kernel.errors import RunawayGame as RunawayGame
@@ -41,16 +40,14 @@ from domain.kernel.prompt import Prompt, Verb, verb_type
 S = TypeVar("S")
 
 class _Handler:
-    """A step method marked by ``handles``: read from a step, the bound method; from its class,
-    the function. (A marker object rather than an attribute set on the function: a function
-    compiled by mypyc takes no attributes.)"""
+    """A step method marked by ``handles``, until its class is made: ``Step.__init_subclass__``
+    records the verb and puts the method back in its place, an ordinary method. (A marker
+    object rather than an attribute set on the function: a function compiled by mypyc takes
+    no attributes.)"""
 
     def __init__(self, verb: str, method: Callable[..., None]):
         self.verb = verb
         self.method = method
-
-    def __get__(self, step: object, owner: type | None = None) -> Callable[..., None]:
-        return self.method if step is None else MethodType(self.method, step)
 
 
 def handles(verb: str | Verb) -> Callable[[Callable[..., None]], Callable[..., None]]:
@@ -76,9 +73,10 @@ class Step(Generic[S]):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         found = dict(getattr(cls, "handlers", {}))
-        for attr, value in vars(cls).items():
-            if isinstance(value, _Handler):
-                found[value.verb] = attr
+        marked = [(attr, value) for attr, value in vars(cls).items() if isinstance(value, _Handler)]
+        for attr, value in marked:
+            found[value.verb] = attr
+            setattr(cls, attr, value.method)  # bound as any method is, with no descriptor of ours
         cls.handlers = found
 
     def prompt(self, state: S, frame: Frame, seat: int) -> Prompt | None:

@@ -63,6 +63,9 @@ class DynastiesRules(StepRules[DynastiesState]):
     def top(self, state: DynastiesState) -> Frame | None:
         return _rules.top_frame(state)
 
+    def seat_count(self, state: DynastiesState) -> int:
+        return state.seats  # (the default's, compiled: it is asked several times a command)
+
     def is_over(self, state: DynastiesState) -> bool:
         return state.phase == OVER
 

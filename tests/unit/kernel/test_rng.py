@@ -3,6 +3,8 @@ seed draws differently, so a retried command is repeatable but moves are not."""
 
 from __future__ import annotations
 
+import pytest
+
 from domain.kernel.rng import Rng
 
 ITEMS = list(range(52))
@@ -44,3 +46,16 @@ def test_choice_and_randint_stay_within_what_they_are_given():
     rng = Rng("bounds")
     assert all(rng.choice("abc") in "abc" for _ in range(50))
     assert {rng.randint(1, 3) for _ in range(200)} == {1, 2, 3}
+
+
+@pytest.mark.parametrize("seed", ["seed", 7, "another"])
+def test_a_shuffle_is_the_standard_librarys_shuffle_of_the_same_generator(seed):
+    """``Rng.shuffled`` runs ``random.Random.shuffle``'s steps itself (to be compiled): every
+    size gives the same order from the same seed, and leaves the generator where the standard
+    library leaves it (the draws after it agree too)."""
+    for size in range(0, 70):
+        ours, theirs = Rng(seed, size), Rng(seed, size)
+        expected = list(range(size))
+        theirs._random.shuffle(expected)
+        assert ours.shuffled(range(size)) == expected
+        assert ours.randint(0, 10**9) == theirs.randint(0, 10**9)
