@@ -86,7 +86,25 @@ def test_waiting_games_per_player_are_limited_until_one_starts(make_server, stor
     assert total == 4  # three of the host's, one of the guest's
 
 
-def open_stream(port: int, path: str, token: str | None = None) -> tuple[socket.socket, int]:
+class StreamSocket:
+    """The stream's socket, read from the first byte after the response's head: the bytes of
+    the body that came in the same read as the head are given back by the first ``recv``
+    (a slow reader gets the head and the backlog's events in one chunk)."""
+
+    def __init__(self, sock: socket.socket, rest: bytes):
+        self._sock, self._rest = sock, rest
+
+    def recv(self, size: int) -> bytes:
+        if self._rest:
+            given, self._rest = self._rest[:size], self._rest[size:]
+            return given
+        return self._sock.recv(size)
+
+    def __getattr__(self, name: str):
+        return getattr(self._sock, name)
+
+
+def open_stream(port: int, path: str, token: str | None = None) -> tuple[StreamSocket, int]:
     sock = socket.create_connection(("127.0.0.1", port), timeout=20)
     auth = f"Authorization: Bearer {token}\r\n" if token else ""
     sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{auth}\r\n".encode())
@@ -96,7 +114,8 @@ def open_stream(port: int, path: str, token: str | None = None) -> tuple[socket.
         if not chunk:
             break
         head += chunk
-    return sock, int(head.split()[1])
+    head, _, rest = head.partition(b"\r\n\r\n")
+    return StreamSocket(sock, rest), int(head.split()[1])
 
 
 def new_game(url: str) -> tuple[str, str]:
