@@ -70,6 +70,11 @@ def _gunicorn(server: str, load: Callable[[], WsgiApp], settings: dict[str, Any]
         def load_config(self) -> None:
             for key, value in settings.items():
                 self.cfg.set(key, value)
+            if "control_socket_disable" in self.cfg.settings:
+                # gunicorn 25.1+ opens a control socket, unused here, at a path that is one per
+                # user by default ($HOME/.gunicorn/gunicorn.ctl): every server started on the
+                # machine would take it over from the last and remove it as it stops
+                self.cfg.set("control_socket_disable", True)
 
         def load(self) -> WsgiApp:
             return load()
