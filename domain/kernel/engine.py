@@ -13,7 +13,8 @@ calls the handler, and runs automatic steps until some seat must answer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar, cast
 
 from domain.kernel.commands import Command
@@ -43,6 +44,11 @@ class Played(NamedTuple, Generic[S]):
 
     events: list[Event]
     state: S
+
+
+#: ``Played(events, state)`` from the pair ``play_command`` returns, made by ``tuple.__new__``
+#: itself: a named tuple's own ``__new__`` is a Python function (a call on every command)
+_played: Callable[[tuple[list[Event], Any]], Played[Any]] = partial(tuple.__new__, Played)
 
 
 class _KeepsFrames(Protocol):
@@ -172,8 +178,7 @@ class StepRules(Generic[S]):
         A caller that must keep ``state`` as it was plays on a ``copy`` (``decide`` does).
         A refused command raises ``RuleViolation`` before anything is applied: every check
         is made on the prompt, before the handler runs."""
-        events, after = play_command(self, state, seat, command, rng)
-        return Played(events, after)
+        return _played(play_command(self, state, seat, command, rng))
 
     def run_until_input(self, flow: Flow[S]) -> None:
         """Automatic steps, until some seat must answer or the game is over (locals a step

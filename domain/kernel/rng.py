@@ -23,15 +23,16 @@ class Rng:
     test may still subclass in plain Python (a stacked deck)."""
 
     def __init__(self, seed: str | int, version: int = 0):
-        self._seed = f"{seed}:{version}"
+        self._seed = seed
+        self._version = version
         self._generator: random.Random | None = None
 
     @property
     def _random(self) -> random.Random:
-        """Seeded on first use: most commands draw nothing, and seeding costs more than a
-        whole command of some games."""
+        """Seeded on first use (its key written out then too): most commands draw nothing, and
+        seeding costs more than a whole command of some games."""
         if self._generator is None:
-            digest = hashlib.sha256(self._seed.encode()).digest()
+            digest = hashlib.sha256(f"{self._seed}:{self._version}".encode()).digest()
             self._generator = random.Random(int.from_bytes(digest[:16], "big"))
         return self._generator
 
