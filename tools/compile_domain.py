@@ -25,18 +25,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "mypyc"
 
-#: Modules left interpreted. Those of the kernel's classes that a game subclasses (``Step``,
-#: ``StepRules``, ``GameOptions``, ``DomainError``): a game written in plain Python
-#: (the test games, the next game while it is written) subclasses them, and a compiled method
-#: of a Python-like class refuses an instance of a subclass mypyc did not compile. (``Flow``,
-#: in ``domain/kernel/flow.py``, and ``Rng`` are compiled as native classes that allow such subclasses;
-#: the loops ``StepRules`` runs on every command and event are compiled functions there too,
-#: which its methods delegate to.)
+#: Modules left interpreted. Those of the kernel's classes that a game subclasses and that are
+#: not native (``GameOptions``, ``DomainError``): a game written in plain Python (the test
+#: games, the next game while it is written) subclasses them, and a compiled method of a
+#: Python-like class refuses an instance of a subclass mypyc did not compile. (``Step``,
+#: ``StepRules``, ``Flow`` and ``Rng`` are compiled as native classes that allow such
+#: subclasses: the kernel calls their methods as C calls, and a plain subclass's overrides
+#: through Python.)
 #: The bots, samplers and clocks: not on a command's path, and written with closures in
 #: methods, which mypyc does not compile. And the root package's ``__init__``: import-linter
 #: (``make lint``) finds ``domain`` by its source.
-INTERPRETED = {"domain/__init__.py", "domain/kernel/errors.py", "domain/kernel/steps.py",
-               "domain/kernel/engine.py", "domain/kernel/rules.py",
+INTERPRETED = {"domain/__init__.py", "domain/kernel/errors.py", "domain/kernel/rules.py",
                "domain/kernel/bots.py", "domain/kernel/sampling.py", "domain/kernel/arena.py",
                "domain/kernel/clocks.py", "domain/kernel/fairness.py",
                "domain/games/dynasties/bots.py", "domain/games/pax_pamir/bots.py"}

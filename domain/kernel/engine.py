@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any, Generic, NamedTuple, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar, cast
+
+from mypy_extensions import mypyc_attr
 
 from domain.kernel.commands import Command
 from domain.kernel.errors import InvalidOptions
@@ -58,25 +60,29 @@ class _KeepsFrames(Protocol):
     frames: list[Frame]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class StepRules(Generic[S]):
     """Command handling shared by every game: prompts in, events out.
 
     A game subclass sets ``kind``, ``title``, ``min_seats``, ``max_seats``, ``verbs`` and
     ``steps`` and implements ``apply`` (its own events), ``frames``, ``seat_count``,
     ``is_over``, ``setup``, ``view``, ``outcome`` and ``copy``.
+
+    Compiled with the engine as a native class, as ``Step`` is: what a game sets in its class
+    body is a class attribute (``ClassVar``), which a game in plain Python sets as well.
     """
 
-    kind: str
-    title: str
-    min_seats: int
-    max_seats: int
-    options_type: type[GameOptions]
-    verbs: tuple[Verb, ...]
-    steps: dict[str, Step[S]]
+    kind: ClassVar[str]
+    title: ClassVar[str]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    options_type: ClassVar[type[GameOptions]]
+    verbs: ClassVar[tuple[Verb, ...]]
+    steps: ClassVar[dict[str, Step[Any]]]
     #: the schema history of the game's own events (its namespace); none by default
-    upcasters: Upcasters = NO_HISTORY
+    upcasters: ClassVar[Upcasters] = NO_HISTORY
     #: ``verbs`` by command type, with their position, made once with the class (``verb_table``)
-    _verb_of: Mapping[str, tuple[int, Verb]] = {}
+    _verb_of: ClassVar[Mapping[str, tuple[int, Verb]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -89,7 +95,7 @@ class StepRules(Generic[S]):
         return self.min_seats
     #: Mark the last event of a command as an undo barrier when the seats owing the next
     #: decision are no longer just the actor (a bribe asked of another seat, say).
-    barrier_on_handover: bool = False
+    barrier_on_handover: ClassVar[bool] = False
 
     # -- what the game supplies ----------------------------------------------------------
     def apply(self, state: S | None, event: Event) -> S:
@@ -128,7 +134,7 @@ class StepRules(Generic[S]):
         return options
 
     def evolve(self, state: S | None, event: Event) -> S:
-        evolved: S = fold_event(self.apply, self.frames, state, event)
+        evolved: S = fold_event(self, state, event)
         return evolved
 
     def begin_setup(self, rng: Rng) -> Flow[S]:
@@ -138,7 +144,7 @@ class StepRules(Generic[S]):
 
     def begin(self, state: S, rng: Rng) -> Flow[S]:
         """The flow handlers receive; a game may return a subclass of ``Flow``."""
-        return Flow(state, Folder(self), rng, self.frames)
+        return Flow(state, Folder(self), rng)  # (the frames: the rules' own, through the folder)
 
     def top(self, state: S) -> Frame | None:
         """The frame being played (the top of ``frames``), or None; a game that derives its
@@ -149,11 +155,11 @@ class StepRules(Generic[S]):
     def current(self, state: S) -> tuple[Frame, Step[S]] | None:
         return current_step(self, state)
 
-    def prompt(self, state: S, seat: int) -> Prompt | None:
-        """The question put to ``seat`` now, or None (not this seat's decision). Built
-        afresh on every call: a caller that asks the same state often keeps it (the
-        service's loader does)."""
-        if self.is_over(state):
+    def prompt(self, state: S, seat: object) -> Prompt | None:
+        """The question put to ``seat`` now, or None (not this seat's decision, or no seat
+        of this table). Built afresh on every call: a caller that asks the same state often
+        keeps it (the service's loader does)."""
+        if not isinstance(seat, int) or self.is_over(state):
             return None
         found = self.current(state)
         if found is None:
@@ -166,13 +172,16 @@ class StepRules(Generic[S]):
         """The seats with a prompt now, from the step's ``asked`` (which need not build them)."""
         return seats_to_move(self, state)
 
-    def legal_commands(self, state: S, seat: int) -> list[Command]:
+    # (``seat`` and ``command`` are typed ``object`` where a caller may pass what a client sent:
+    # compiled, a method checks its arguments' types before it runs, and the kernel's refusal
+    # with its reason is the answer to a malformed one)
+    def legal_commands(self, state: S, seat: object) -> list[Command]:
         return commands_of(self, state, seat)
 
-    def decide(self, state: S, seat: int, command: Command, rng: Rng) -> list[Event]:
+    def decide(self, state: S, seat: object, command: object, rng: Rng) -> list[Event]:
         return self.play(self.copy(state), seat, command, rng).events
 
-    def play(self, state: S, seat: int, command: Command, rng: Rng) -> Played[S]:
+    def play(self, state: S, seat: object, command: object, rng: Rng) -> Played[S]:
         """``decide`` and ``evolve`` at once: the events ``command`` causes, already applied
         to ``state`` **in place** (as ``evolve`` applies one), and the state they lead to.
         A caller that must keep ``state`` as it was plays on a ``copy`` (``decide`` does).

@@ -2,15 +2,15 @@
 
 ``domain.kernel.steps`` says what steps and frames are; this module holds the frame
 events and their fold (``apply_frame_event``), the ``Frame`` a step in progress is, and
-``Flow``, which applies each event the moment a rule emits it. It is compiled with the rest
-of the engine (``make compile``); ``steps``, whose ``Step`` every game subclasses, is not.
+``Flow``, which applies each event the moment a rule emits it, and the kernel's loops that
+``StepRules`` runs. It is compiled with the rest of the engine (``make compile``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -18,6 +18,10 @@ from domain.kernel.errors import RuleViolation, RunawayGame
 from domain.kernel.events import Event
 from domain.kernel.prompt import Verb, short
 from domain.kernel.rng import Rng
+
+if TYPE_CHECKING:  # (for the types only: both modules import this one)
+    from domain.kernel.engine import StepRules
+    from domain.kernel.steps import Step
 
 S = TypeVar("S")
 
@@ -140,8 +144,7 @@ class Flow(Generic[S]):
     # -- the frame stack ---------------------------------------------------------------
     @property
     def frame(self) -> Frame:
-        assert self._frames is not None, "this game keeps no frame stack"
-        return self._frames(self.state)[-1]
+        return self._frames_now()[-1]
 
     def call(self, step: str, seat: int | None = None, **values: Any) -> None:
         """Start ``step`` on top of the current one; it returns here when it ends."""
@@ -175,8 +178,7 @@ class Flow(Generic[S]):
         next ``update``, or by ``settle``; forgotten if the step ends first. A procedure
         moving on through its stages says so this way, so stages that call nothing cost no
         event (a later ``update_later`` replaces an unrecorded one)."""
-        assert self._frames is not None, "this game keeps no frame stack"
-        self._later = (len(self._frames(self.state)), values)
+        self._later = (len(self._frames_now()), values)
 
     @property
     def deferring(self) -> bool:
@@ -197,6 +199,9 @@ class Flow(Generic[S]):
         self.emit(step_updated(frames[-1].step, values))
 
     def _frames_now(self) -> list[Frame]:
+        folder = self._folder
+        if folder is not None:
+            return folder.rules.frames(self.state)
         assert self._frames is not None, "this game keeps no frame stack"
         return self._frames(self.state)
 
@@ -206,51 +211,45 @@ class Flow(Generic[S]):
 
 # -- the kernel's loops, compiled -------------------------------------------------------
 #
-# ``StepRules`` (``domain.kernel.engine``) is subclassed by games written in plain Python, so
-# its module stays interpreted (a compiled method of such a class refuses an instance of a
-# subclass mypyc did not compile). The work it does on every command and every event is
-# here instead, as module functions that take the rules object and call only its public
-# methods (so a game's overrides of ``is_over``, ``top``, ``frames``, ``run_until_input``...
-# are honoured): ``StepRules`` only delegates to them.
+# What ``StepRules`` (``domain.kernel.engine``) does on every command and every event, as
+# module functions that take the rules object and call only its public methods (so a game's
+# overrides of ``is_over``, ``top``, ``frames``, ``run_until_input``... are honoured). Rules and
+# steps are native classes: each of those calls is a C call through the class's method table
+# (a game in plain Python is called through its own methods).
 
-def fold_event(apply: Callable[[Any, Event], Any], frames: Callable[[Any], list[Frame]], state: Any,
-               event: Event) -> Any:
-    """``StepRules.evolve``: a frame event changes the stack ``frames`` finds (in place); any
-    other event is the game's (``apply``)."""
+def fold_event(rules: StepRules[Any], state: Any, event: Event) -> Any:
+    """``StepRules.evolve``: a frame event changes the stack ``rules.frames`` finds (in place);
+    any other event is the game's (``rules.apply``)."""
     if event.type in FRAME_EVENTS:
         assert state is not None, "frame events come after the setup events"
-        apply_frame_event(frames(state), event)
+        apply_frame_event(rules.frames(state), event)
         return state
-    return apply(state, event)
+    return rules.apply(state, event)
 
 
 class Folder:
-    """``fold_event`` bound to one rules object's ``apply`` and ``frames``: the ``evolve`` a
-    ``Flow`` calls on every event, without a round through the interpreted ``StepRules``."""
+    """``fold_event`` bound to one rules object: the ``evolve`` a ``Flow`` calls on every event."""
 
-    def __init__(self, rules: Any):
-        self.apply: Callable[[Any, Event], Any] = rules.apply
-        self.frames: Callable[[Any], list[Frame]] = rules.frames
+    def __init__(self, rules: StepRules[Any]):
+        self.rules = rules
 
     def fold(self, state: Any, event: Event) -> Any:
-        return fold_event(self.apply, self.frames, state, event)
+        return fold_event(self.rules, state, event)
 
     def __call__(self, state: Any, event: Event) -> Any:
         return self.fold(state, event)
 
 
-def run_steps(rules: Any, flow: Flow[Any]) -> None:
+def run_steps(rules: StepRules[Any], flow: Flow[Any]) -> None:
     """``StepRules.run_until_input``: automatic steps until some seat must answer or the game
     is over; then the locals a step deferred are recorded, unless the game is over."""
-    is_over = rules.is_over  # looked up once for the whole loop, as are ``top`` and ``steps``
-    top = rules.top
-    steps: dict[str, Any] = rules.steps
-    seats: int = rules.seat_count(flow.state)
+    steps = rules.steps
+    seats = rules.seat_count(flow.state)
     for _ in range(RUNAWAY_LIMIT):
         state = flow.state
-        if is_over(state):
+        if rules.is_over(state):
             break
-        frame: Frame | None = top(state)
+        frame = rules.top(state)
         if frame is None:
             break
         step = steps[frame.step]
@@ -259,13 +258,13 @@ def run_steps(rules: Any, flow: Flow[Any]) -> None:
         step.advance(flow, frame)
     else:
         raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
-    if flow._later is not None and not is_over(flow.state):  # once over, nothing resumes a step
+    if flow._later is not None and not rules.is_over(flow.state):  # once over, nothing resumes a step
         flow.settle()
 
 
-def handler_of(step: Any, verb: str) -> Callable[..., None] | None:
+def handler_of(step: Step[Any], verb: str) -> Callable[..., None] | None:
     """``Step.handler``: the step's method marked ``@handles(verb)``, read from the step itself
-    (so a handler set on the instance, as the tests' spies do, is the one called), or None."""
+    (an override in a subclass is the one called), or None."""
     attr = step.handlers.get(verb)
     if attr is None:
         return None
@@ -273,30 +272,29 @@ def handler_of(step: Any, verb: str) -> Callable[..., None] | None:
     return found
 
 
-def is_seat(rules: Any, state: Any, seat: object) -> bool:
+def is_seat(rules: StepRules[Any], state: Any, seat: object) -> bool:
     return not isinstance(seat, bool) and isinstance(seat, int) and 0 <= seat < rules.seat_count(state)
 
 
-def current_step(rules: Any, state: Any) -> tuple[Frame, Any] | None:
+def current_step(rules: StepRules[Any], state: Any) -> tuple[Frame, Step[Any]] | None:
     """``StepRules.current``: the top frame (``rules.top``) and the step it plays, or None."""
-    top: Frame | None = rules.top(state)
+    top = rules.top(state)
     if top is None:
         return None
     return top, rules.steps[top.step]
 
 
-def verb_of(rules: Any, command: object) -> Verb:
+def verb_of(rules: StepRules[Any], command: object) -> Verb:
     """The game's verb of ``command``'s type (``StepRules._verb_of``), or a refusal naming them."""
     kind = getattr(command, "type", None)
     found = rules._verb_of.get(kind) if isinstance(kind, str) else None
     if found is not None:
-        verb: Verb = found[1]
-        return verb
+        return found[1]
     raise RuleViolation(f"unknown command {short(kind)}; {rules.title} knows "
                         f"{', '.join(verb.type for verb in rules.verbs)}")
 
 
-def seats_to_move(rules: Any, state: Any) -> list[int]:
+def seats_to_move(rules: StepRules[Any], state: Any) -> list[int]:
     """``StepRules.to_move``: the seats with a prompt now, from the step's ``asked``."""
     if rules.is_over(state):
         return []
@@ -304,11 +302,10 @@ def seats_to_move(rules: Any, state: Any) -> list[int]:
     if found is None:
         return []
     frame, step = found
-    asked: list[int] = step.asked(state, frame, rules.seat_count(state))
-    return asked
+    return step.asked(state, frame, rules.seat_count(state))
 
 
-def commands_of(rules: Any, state: Any, seat: object) -> list[Any]:
+def commands_of(rules: StepRules[Any], state: Any, seat: object) -> list[Any]:
     """``StepRules.legal_commands``: what the seat's prompt lists (a prompt offering nothing
     lists nothing)."""
     if not is_seat(rules, state, seat) or rules.is_over(state):
@@ -317,6 +314,7 @@ def commands_of(rules: Any, state: Any, seat: object) -> list[Any]:
     if found is None:
         return []
     frame, step = found
+    assert isinstance(seat, int)
     asked = step.prompt(state, frame, seat)
     if asked is None:
         return []
@@ -324,11 +322,13 @@ def commands_of(rules: Any, state: Any, seat: object) -> list[Any]:
     return commands
 
 
-def play_command(rules: Any, state: Any, seat: object, command: object, rng: Rng) -> tuple[list[Event], Any]:
+def play_command(rules: StepRules[Any], state: Any, seat: object, command: object,
+                 rng: Rng) -> tuple[list[Event], Any]:
     """``StepRules.play``: every check on the prompt, before the handler runs; then the
     handler, and the automatic steps (``rules.run_until_input``) until some seat must answer."""
     if not is_seat(rules, state, seat):
         raise RuleViolation(f"there is no seat {short(seat)} at this table")
+    assert isinstance(seat, int)
     if rules.is_over(state):
         raise RuleViolation("the game is over")
     verb = verb_of(rules, command)
@@ -351,4 +351,3 @@ def play_command(rules: Any, state: Any, seat: object, command: object, rng: Rng
     if rules.barrier_on_handover and events and seats_to_move(rules, flow.state) != [seat]:
         events[-1] = replace(events[-1], barrier=True)
     return events, flow.state
-

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from domain.kernel.commands import Command
 from domain.kernel.errors import InvalidOptions
@@ -189,18 +189,21 @@ class GameRules(Protocol[S, Opts]):
     """What every game provides, for its state type ``S`` and options type ``Opts``. All
     functions are pure."""
 
-    kind: str
-    title: str
-    min_seats: int
-    max_seats: int
-    options_type: type[Opts]
+    kind: ClassVar[str]
+    title: ClassVar[str]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+
+    @property
+    def options_type(self) -> type[Opts]:
+        """The game's options class (a class attribute of the game's)."""
 
     @property
     def default_seats(self) -> int:
         """The seats a new game has unless asked otherwise: the fewest its default options
         play with (a front end's first choice)."""
     #: the schema history of the game's own events, its namespace (``domain.kernel.upcasting``)
-    upcasters: Upcasters
+    upcasters: ClassVar[Upcasters]
 
     @property
     def commands(self) -> tuple[Verb, ...]:

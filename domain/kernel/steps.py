@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
+from mypy_extensions import mypyc_attr
+
 from domain.kernel.errors import RunawayGame as RunawayGame
 from domain.kernel.flow import FRAME_EVENTS as FRAME_EVENTS
 from domain.kernel.flow import RUNAWAY_LIMIT as RUNAWAY_LIMIT
@@ -60,11 +62,18 @@ def handles(verb: str | Verb) -> Callable[[Callable[..., None]], Callable[..., N
     return mark
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Step(Generic[S]):
-    """One rulebook procedure. Subclasses set ``name`` and override what they need."""
+    """One rulebook procedure. Subclasses set ``name`` and override what they need.
 
-    #: a class attribute; a step class played under several names sets it per instance
-    name: str
+    Compiled with the engine as a native class: the kernel calls a step's methods as C calls
+    (a game's compiled steps are native too); a game written in plain Python subclasses it
+    as any class. What a subclass sets in its class body is a class attribute (``ClassVar``):
+    compiled code reads a native instance attribute from the object itself, where a plain
+    subclass's class-level value is not."""
+
+    #: the step's name in the game's step table and in its frames
+    name: ClassVar[str]
     handlers: ClassVar[dict[str, str]] = {}
     #: True when the owner's prompt always offers something (a verb without an argument,
     #: such as ending the turn): the owner is then known to be asked without building it.

@@ -24,13 +24,12 @@ from domain.games.dynasties.state import OVER, DynastiesState, copy_state
 from domain.games.dynasties.view import view as _view
 from domain.kernel.engine import StepRules
 from domain.kernel.events import Event, Viewer
-from domain.kernel.prompt import Verb
 from domain.kernel.rng import Rng
 from domain.kernel.rules import Outcome
 from domain.kernel.steps import Frame
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DynastiesRules(StepRules[DynastiesState]):
     kind = "dynasties"
     title = "Dynasties"
@@ -42,7 +41,7 @@ class DynastiesRules(StepRules[DynastiesState]):
     options_type = DynastiesOptions
     event_types = EVENT_TYPES
     upcasters = UPCASTERS
-    verbs: tuple[Verb, ...] = _rules.VERBS
+    verbs = _rules.VERBS
     steps = _rules.STEPS
 
     def check_options(self, given: Mapping[str, Any] | None) -> DynastiesOptions:

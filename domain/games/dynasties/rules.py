@@ -692,22 +692,61 @@ VERBS = (
 )
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Phase(Step[DynastiesState]):
-    """A phase that only runs automatic procedures."""
-
-    def __init__(self, name: str, procedure: Callable[[Play], None]):
-        self.name = name
-        self._procedure = procedure
+    """A phase that only runs automatic procedures (``procedure``)."""
 
     def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
         return False
 
     def advance(self, p: Play, frame: Frame) -> None:
-        self._procedure(p)
+        self.procedure(p)
+
+    def procedure(self, p: Play) -> None:
+        raise NotImplementedError
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
+class EnquireProspects(Phase):
+    """Phase 1 (R8, R10-R14)."""
+
+    name = ENQUIRE
+
+    def procedure(self, p: Play) -> None:
+        enquire_prospects(p)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class Conclusion(Phase):
+    """Phase 4 (R44-R50)."""
+
+    name = CONCLUSION
+
+    def procedure(self, p: Play) -> None:
+        conclusion(p)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class IntoTheGrave(Phase):
+    """Phase 5 (R34, R51)."""
+
+    name = GRAVE
+
+    def procedure(self, p: Play) -> None:
+        into_the_grave(p)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class DrawAndRetirement(Phase):
+    """Phase 6 (R52-R54, R60)."""
+
+    name = DRAW
+
+    def procedure(self, p: Play) -> None:
+        draw_and_retirement(p)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Tribute(Step[DynastiesState]):
     """Phase 2 (R17-R22): every seat holding a card gives one, secretly and at the same time;
     when all have, the Tributes are revealed."""
@@ -750,7 +789,7 @@ class Tribute(Step[DynastiesState]):
         reveal_tributes(p)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RaisingTheFamily(Step[DynastiesState]):
     """Phase 3 (R23-R43): the seat due to place chooses a Noble; everything else between
     placements (a mid-round Enquire, a skip, the end of a Turn) runs by itself."""
@@ -778,7 +817,7 @@ class RaisingTheFamily(Step[DynastiesState]):
         raising_the_family(p)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ConclaveChoice(Step[DynastiesState]):
     """R39: the seat that formed a Conclave may take up to ``count`` Tribute Zone cards."""
 
@@ -796,7 +835,7 @@ class ConclaveChoice(Step[DynastiesState]):
         choose_conclave_cards(p, seat, cards)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Retirement(Step[DynastiesState]):
     """R53: a seat over its hand limit retires exactly the excess."""
 
@@ -814,7 +853,7 @@ class Retirement(Step[DynastiesState]):
         retire_nobles(p, seat, cards)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GameOver(Step[DynastiesState]):
     name = OVER
 
@@ -823,12 +862,12 @@ class GameOver(Step[DynastiesState]):
 
 
 STEPS = step_table(
-    Phase(ENQUIRE, enquire_prospects),
+    EnquireProspects(),
     Tribute(),
     RaisingTheFamily(),
-    Phase(CONCLUSION, conclusion),
-    Phase(GRAVE, into_the_grave),
-    Phase(DRAW, draw_and_retirement),
+    Conclusion(),
+    IntoTheGrave(),
+    DrawAndRetirement(),
     ConclaveChoice(),
     Retirement(),
     GameOver(),

@@ -54,7 +54,7 @@ MODULES = (common, setup, turn, actions, tax, gift, build, move, betray, battle,
            event_cards)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PaxPamirRules(StepRules[PaxState]):
     kind = "pax_pamir"
     title = "Pax Pamir (2nd edition)"
@@ -99,8 +99,10 @@ class PaxPamirRules(StepRules[PaxState]):
                 return
         raise RunawayGame(f"more than {RUNAWAY_LIMIT} decisions of Wakhan in one command")
 
-    #: its own events (``evolve`` of the module, called without a method in between)
-    apply = staticmethod(evolve)
+    def apply(self, state: PaxState | None, event: Event) -> PaxState:
+        """Its own events (a method, not ``staticmethod(evolve)``: the kernel calls the
+        method in the class's table, which a static method does not take)."""
+        return evolve(state, event)
 
     def is_over(self, state: PaxState) -> bool:
         return state.outcome is not None

@@ -24,6 +24,7 @@ from domain.kernel.errors import RuleViolation
 from domain.kernel.prompt import Between, Kind, OneOf, Prompt, SubsetOf, Verb
 from domain.kernel.rng import Rng
 from domain.kernel.rules import fold
+from domain.kernel.steps import Step
 from tests.games.bargain import RULES as BARGAIN
 from tests.games.highcard import RULES as HIGHCARD
 
@@ -34,22 +35,40 @@ COMMANDS = 80
 
 
 class Spies:
-    """Wraps the game's handlers, automatic steps and ``apply``; records calls while armed."""
+    """The game's rules and steps, spied on: subclasses of their classes whose handlers,
+    automatic steps (``advance``) and ``apply`` record each call while armed, then run the
+    game's own. ``rules`` is the game to play. (Subclasses, not attributes set on the objects:
+    the compiled engine calls a native object's methods through its class, and would never
+    call an attribute set on the object; ``test_the_spies_see_the_games_code_run`` checks
+    that they see what runs.)"""
 
-    def __init__(self, rules: StepRules[Any], monkeypatch: pytest.MonkeyPatch):
+    def __init__(self, rules: StepRules[Any]):
         self.calls: list[str] = []
         self.armed = False
-        for step in rules.steps.values():
-            for attr in {*step.handlers.values(), "advance"}:
-                monkeypatch.setattr(step, attr, self._spy(f"{step.name}.{attr}", getattr(step, attr)))
-        monkeypatch.setattr(rules, "apply", self._spy("apply", rules.apply))
+        steps = {name: self._spied(step, {*step.handlers.values(), "advance"}, f"{step.name}.")()
+                 for name, step in rules.steps.items()}
+        self.rules: StepRules[Any] = self._spied(rules, {"apply"}, "", steps=steps)()
 
-    def _spy(self, name: str, real: Callable[..., Any]) -> Callable[..., Any]:
-        def spy(*args: Any, **kwargs: Any) -> Any:
+    def _spied(self, original: Any, attrs: set[str], prefix: str, **more: Any) -> type:
+        cls = type(original)
+        spies = {attr: self._spy(prefix + attr, attr) for attr in attrs}
+        return type(f"Spied{cls.__name__}", (cls,), {**spies, **more})
+
+    def _spy(self, name: str, attr: str) -> Callable[..., Any]:
+        def spy(spied: Any, *args: Any, **kwargs: Any) -> Any:
             if self.armed:
                 self.calls.append(name)
-            return real(*args, **kwargs)
+            return getattr(super(type(spied), spied), attr)(*args, **kwargs)  # the game's own
         return spy
+
+    def play(self, state: Any, seat: int, command: Command, rng: Rng) -> list[str]:
+        """What of the game's code ran to decide an accepted ``command``."""
+        self.armed, self.calls = True, []
+        try:
+            self.rules.decide(state, seat, command, rng)
+        finally:
+            self.armed = False
+        return self.calls
 
     def refuse(self, rules: StepRules[Any], state: Any, seat: int, command: Command) -> str:
         """The reason ``command`` is refused; fails if it is accepted or if game code ran."""
@@ -124,10 +143,11 @@ def check_state(rules: StepRules[Any], state: Any, seats: int, spies: Spies, poo
 
 
 @pytest.mark.parametrize("kind", sorted(GAMES))
-def test_a_command_outside_the_prompt_is_refused_with_its_text_before_any_game_code_runs(kind, monkeypatch):
-    rules = GAMES[kind]
-    assert isinstance(rules, StepRules), f"{kind} is not played by the kernel's steps"
-    spies = Spies(rules, monkeypatch)
+def test_a_command_outside_the_prompt_is_refused_with_its_text_before_any_game_code_runs(kind):
+    game = GAMES[kind]
+    assert isinstance(game, StepRules), f"{kind} is not played by the kernel's steps"
+    spies = Spies(game)
+    rules = spies.rules
     seats = rules.max_seats if kind != "dynasties" else 3
     r = random.Random(kind)
     state = fold(rules, rules.setup(seats, rules.check_options({}), Rng(kind)))
@@ -151,3 +171,31 @@ def test_a_command_outside_the_prompt_is_refused_with_its_text_before_any_game_c
     assert checked["value outside the prompt"] > 0 and checked["seat not asked"] > 0, dict(checked)
     if len(rules.verbs) > 1:  # High Card's one verb is offered to whoever is asked anything
         assert checked["verb outside the prompt"] > 0, dict(checked)
+
+
+@pytest.mark.parametrize("kind", sorted(GAMES))
+def test_the_spies_see_the_games_code_run(kind):
+    """The spies above are not blind: every accepted command is seen running its step's handler,
+    and over a game ``apply`` is seen, and ``advance`` too where a step of the game has one."""
+    spies = Spies(GAMES[kind])
+    rules = spies.rules
+    seats = rules.max_seats if kind != "dynasties" else 3
+    r = random.Random(kind)
+    state = fold(rules, rules.setup(seats, rules.check_options({}), Rng(kind)))
+    seen: set[str] = set()
+    for number in range(COMMANDS):
+        if rules.outcome(state) is not None:
+            break
+        seat = r.choice(rules.to_move(state))
+        command = r.choice(rules.legal_commands(state, seat))
+        found = rules.current(state)
+        assert found is not None
+        step = found[1]
+        ran = spies.play(state, seat, command, Rng(kind, number))
+        assert f"{step.name}.{step.handlers[command.type]}" in ran, (command, ran)
+        seen |= {"advance" if call.endswith(".advance") else call for call in ran}
+        for event in rules.decide(state, seat, command, Rng(kind, number)):
+            state = rules.evolve(state, event)
+    assert "apply" in seen, sorted(seen)
+    if any(type(step).advance is not Step.advance for step in GAMES[kind].steps.values()):
+        assert "advance" in seen, sorted(seen)

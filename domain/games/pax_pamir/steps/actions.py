@@ -120,7 +120,7 @@ def start(t: Play, seat: int, number: int, action: CardAction) -> None:
 
 # -- the action procedure ----------------------------------------------------------------------------
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class CardBasedAction(Procedure):
     """R-ACT-1, R-ACT-2: settle a hostage bribe (abandoned: no action spent, the card not
     used), mark the card used (R-TRN-4) and spend an action unless it counts as favored

@@ -125,7 +125,7 @@ DECLINE_SAFE_HOUSE = Verb("DeclineSafeHouse", "Leave your spy removed in battle 
                           refusal="you have no spy to save in a Safe House now")
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Battle(ActionStep):
     """R-BAT-1 to R-BAT-4: choose a region where you have strength, or a court card with your
     spy, holding a piece you may remove; remove up to min(rank, strength or your spies there)
@@ -205,7 +205,7 @@ class Battle(ActionStep):
             lose_piece(t, "tribe", int(owner), place)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SafeHouse(Step[PaxState]):
     """R-BAT-3, R-SA Safe House: the owner of a spy removed in battle may put it on their
     Safe House card instead of leaving it in supply, one choice per spy."""

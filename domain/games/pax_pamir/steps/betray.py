@@ -54,7 +54,7 @@ REFUSE_PRIZE = Verb("RefusePrize", "Leave the betrayed card in the discard pile 
                     refusal="no prize is offered to you now")
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Betray(ActionStep):
     """R-BTR-2, R-BTR-3: discard a court card holding your spy (any court, yours too, section
     21 item 13; not a political card of a Bodyguards owner); then its prize (R-BTR-4)."""
@@ -84,7 +84,7 @@ def prize_of(number: int) -> Coalition:
     return prize
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Prize(ActionStep):
     """R-BTR-4: the betrayer may keep the card as a prize; one of another coalition first
     changes their loyalty (R-LOY). Refused, it stays in the discard pile."""

@@ -118,7 +118,7 @@ DECLINE_BRIBE_OFFER = Verb("DeclineBribeOffer", "Decline the offer (R-BRB-4; at 
                            refusal="no bribe offer is waiting for your answer")
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Bribe(Step[PaxState]):
     """R-BRB: the payer's side of a bribe. Locals: ``recipient``, ``amount`` (A), ``reserve``,
     ``card``, ``purpose``; while negotiating, ``offer`` (the payer's last offer) and
@@ -179,7 +179,7 @@ class Bribe(Step[PaxState]):
         t.update(abandoned=True)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class BribeOffer(Step[PaxState]):
     """R-BRB-4: the recipient answers the payer's offer: accept it, ask for more, or decline.
     Locals: ``payer``, ``offer``, ``amount`` (A), ``card``, ``purpose``."""

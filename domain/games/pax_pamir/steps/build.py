@@ -59,7 +59,7 @@ BUILD_ROAD = Verb("BuildRoad", "Build: place a road of your coalition on this bo
                   Arg("border", BORDER), refusal="you are not building now")
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Build(ActionStep):
     """R-BLD-1, R-BLD-2, R-CST-4, section 23 item 7: 1 to 3 blocks (6 with Nation Building),
     2 rupees a block (every second one free with Nation Building), each an army in a region
@@ -111,7 +111,7 @@ class Build(ActionStep):
         self._block(t, frame, seat, "road", border)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Infrastructure(ActionStep):
     """R-BLD-3, section 23 item 5: after a Build, one more block for free where a Build could
     place it; optional, and skipped when there is no such place."""

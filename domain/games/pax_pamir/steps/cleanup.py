@@ -28,7 +28,7 @@ def over_limit(s: PaxState, seat: int, where: str) -> bool:
     return len(player.hand) > q.hand_limit(s, seat)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Cleanup(Procedure):
     """R-CLN-1 to R-CLN-6, in this order."""
 
@@ -66,7 +66,7 @@ def discard_column_zero_event(t: Play, row: int) -> None:
         t.call(names.EVENT_DISCARDED, t.state.active, card=number)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class LimitDiscard(Step[PaxState]):
     """R-CLN-1 / R-CLN-2: while over the limit (recomputed after every discard, and after
     the leverage discards it causes: section 23 item 13), discard a card of your choice."""
@@ -125,7 +125,7 @@ def destroy_on_withdrawal(t: Play, row: int, column: int) -> None:
         t.emit(ev.rupees_moved(s.market_rupees[row][column], places.market(row, column), "removed", "withdrawal"))
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Refill(Step[PaxState]):
     """R-CLN-5, R-CLN-6: shift, then fill every empty slot from the deck column by column; a
     Dominance Check drawn while another is in the market is Instability: both are

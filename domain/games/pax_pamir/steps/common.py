@@ -43,7 +43,7 @@ STOP_ACTION = Verb("StopAction", "Stop the card-based action here (R-TAX-3, R-MO
                    refusal="you are not in the middle of an action you may stop")
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Procedure(Step[PaxState]):
     """An automatic procedure run in ``stages`` (method names), then ended."""
 
@@ -145,7 +145,7 @@ def describe_place(kind: str, place: str) -> str:
     return f"{'an' if kind == 'army' else 'a'} {kind} in {place.title()}"
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TakePiece(Step[PaxState]):
     """R-LIM: the supply is empty, so the placing seat takes a piece of the same kind from
     the board (R-LIM-2: a block of its coalition, or one of its cylinders, gifts included;
@@ -245,7 +245,7 @@ def pay_action_cost(t: Play, seat: int, amount: int, reason: str, offset: int = 
                 t.emit(ev.rupees_moved(1, places.purse(seat), "removed", reason))
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ActionStep(Step[PaxState]):
     """A step of a card-based action: its ``ask`` returns None once it is over, or its seat
     stops it; either way it ``finish``-es (by default it ends)."""

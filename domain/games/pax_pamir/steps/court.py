@@ -40,7 +40,7 @@ DISCARD = Verb("Discard", "Discard this card (leverage, limits, events).", Arg("
                refusal="you are not asked to discard a card now")
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DiscardCourtCard(Procedure):
     """R-DSC 1-4: spies go home, the card goes, leverage is repaid (R-LEV-4: at once), and a
     political card may overthrow its owner's tribes in its region (R-OVR-2)."""
@@ -77,7 +77,7 @@ class DiscardCourtCard(Procedure):
             t.emit(ev.piece_moved("tribe", owner, court_card.region.value, SUPPLY))
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class LeverageDiscard(Step[PaxState]):
     """R-LEV-2, R-LEV-3: one card of the debtor's choice, from hand or court, for each rupee
     it could not repay; with no cards left the rest is forgiven."""
@@ -116,7 +116,7 @@ def discard_card(t: Play, seat: int, number: int) -> None:
         discard_from_court(t, seat, number)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Overthrow(Procedure):
     """R-OVR-1: a seat that lost its last tribe in a region discards every political card of
     that region from its court, each a full R-DSC (the loss is re-checked when this runs)."""
@@ -133,7 +133,7 @@ class Overthrow(Procedure):
             discard_from_court(t, owner, number)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class LoyaltyChange(Procedure):
     """R-LOY 1-4: gifts return, prizes are discarded, every patriot of the old loyalty is
     discarded (each a full R-DSC; the card that caused the change stays), then the new

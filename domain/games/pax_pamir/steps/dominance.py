@@ -74,7 +74,7 @@ def winners(s: PaxState) -> list[int]:
     return [seat for seat in range(s.seats) if key(seat) == best]
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DominanceCheck(Procedure):
     """R-DOM-1 to R-DOM-10: score, clear the board after a success, test for the end, then
     (if the game goes on) clear persistent events and resolve Insurrection."""

@@ -85,7 +85,7 @@ BLACKMAIL = Verb("Blackmail", "Place a spy on this court card with your Blackmai
 DECLINE_BLACKMAIL = Verb("DeclineBlackmail", "Do not use this Blackmail ability this turn.", refusal="you cannot blackmail now")
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class EventPurchased(Step[PaxState]):
     """R-PUR-5, section 16: the purchase effect of event ``card`` for the frame's seat."""
 
@@ -148,7 +148,7 @@ class EventPurchased(Step[PaxState]):
 
 # -- discard effects (R-CLN-3, section 16) -----------------------------------------------------
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class EventDiscarded(Step[PaxState]):
     """R-CLN-3, section 16: the discard effect of event ``card`` in column 0; the frame's
     seat is the active player."""
@@ -176,7 +176,7 @@ class EventDiscarded(Step[PaxState]):
         # Public Withdrawal's discard side has no effect
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ConfidenceFailure(Step[PaxState]):
     """Confidence Failure (section 16.2, section 21 item 11): from the active player
     clockwise, each player with a hand card discards one of their choice; ``later`` are the
@@ -234,7 +234,7 @@ def start_of_turn(t: Play, seat: int) -> None:
         t.call(names.START_OF_TURN, seat)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class StartOfTurn(Step[PaxState]):
     """R-TRN-1, R-SA Blackmail (43 Kandahar, 54 Herat): at the start of their turn the owner
     may place one spy per Blackmail ability on a court card of its region that has no spies
@@ -274,7 +274,7 @@ class StartOfTurn(Step[PaxState]):
         t.update(done=[*frame.locals.get("done", []), ability])
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Insurrection(Procedure):
     """R-SA Insurrection (card 3): after every check that does not end the game, its owner
     places two Afghan armies in Kabul (R-LIM if the Afghan blocks run out). They are not

@@ -31,7 +31,7 @@ PLACE_GIFT = Verb("PlaceGift", "Gift: pay this gift space's value to the market 
                   Arg("value", AMOUNT), refusal="you are not giving a gift now")
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Gift(ActionStep):
     """R-GFT-1, R-GFT-2: an empty gift space you can afford; pay its value to the market
     (R-CST) and place a cylinder there (R-LIM)."""

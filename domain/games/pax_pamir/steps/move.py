@@ -107,7 +107,7 @@ MOVE_SPY_TO = Verb("MoveSpyTo", "Move: the court card the chosen spy goes to (R-
                    refusal="you are not moving a spy now")
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Move(ActionStep):
     """R-MOV-1 to R-MOV-5: as many steps as the card's rank, one piece one step each: a loyal
     army across a border with a road of your coalition (any border with Indian Supplies),

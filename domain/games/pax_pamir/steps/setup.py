@@ -94,7 +94,7 @@ CHOOSE_LOYALTY = Verb("ChooseLoyalty", "Choose the coalition you are loyal to (R
                       refusal="you are not choosing a loyalty now")
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Loyalty(Step[PaxState]):
     """R-SET-5: each seat in turn chooses a coalition; choices are free."""
 
@@ -114,7 +114,7 @@ class Loyalty(Step[PaxState]):
             t.end()
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Turns(Step[PaxState]):
     """R-TRN: seats take turns clockwise until the game ends; each turn starts here."""
 

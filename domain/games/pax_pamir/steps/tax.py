@@ -54,7 +54,7 @@ TAX_PLAYER = Verb("TaxPlayer", "Tax: take one rupee from this player (R-TAX-1)."
                   refusal="you are not taxing now")
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Tax(ActionStep):
     """R-TAX-1 to R-TAX-3: up to the card's rank in rupees, one at a time, from market cards
     or from taxable seats (never below their shelter); stopping early is allowed."""

@@ -117,7 +117,7 @@ PLACE_SPY = Verb("PlaceSpy", "The court card for the spy of this impact icon.", 
                  refusal="you are not placing a spy now")
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class TurnMenu(Step[PaxState]):
     """R-TRN-2 to R-TRN-6: Purchase or Play while actions remain, card-based actions (bonus
     actions with favored cards even with none left), or end the turn."""
@@ -187,7 +187,7 @@ def bribe_owed(s: PaxState, seat: int, number: int) -> tuple[int, int] | None:
     return ruler, q.tribes(s, ruler, region)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PlayCard(Procedure):
     """R-PLY-1 to R-PLY-6: choose a side, settle a bribe, put the card in the court (one
     action), change loyalty for another coalition's patriot, then resolve its icons."""
@@ -222,7 +222,7 @@ class PlayCard(Procedure):
             t.call(names.IMPACTS, frame.seat, card=frame.card, index=0)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ChooseSide(Step[PaxState]):
     """R-PLY-1: the left or the right end of the court."""
 
@@ -240,7 +240,7 @@ class ChooseSide(Step[PaxState]):
         t.update(side=side)
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Impacts(Step[PaxState]):
     """R-IMP, R-PLY-5: the played card's icons in printed order. Roads and spies ask where."""
 

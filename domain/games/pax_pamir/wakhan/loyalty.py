@@ -46,7 +46,7 @@ def set_pragmatic_loyalty(t: Play, seat: int) -> None:
         t.emit(ev.wakhan_loyalty_set(seat, coalition.value, f"AI card {number}: {rule}"))
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class WakhanLoyalty(Procedure):
     """Her pragmatic loyalty read again (a human's loyalty changed)."""
 

@@ -105,7 +105,7 @@ def bonus_action(s: PaxState, seat: int) -> tuple[int, CardAction, dict[str, Any
     return None
 
 
-@mypyc_attr(native_class=False)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class WakhanTurn(Step[PaxState]):
     """Her whole turn; locals: ``phase``, ``tried`` (actions tried), ``skips`` (in a row),
     ``plan`` (what the action under way is for) and ``radicalized`` (the card being played)."""
