@@ -13,7 +13,7 @@ derived from the state (the phase, and the pending decision), which only events 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from functools import partial
 from typing import Final, TypeVar
 
