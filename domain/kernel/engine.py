@@ -14,24 +14,16 @@ calls the handler, and runs automatic steps until some seat must answer.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import partial
 from typing import Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar, cast
 
 from mypy_extensions import mypyc_attr
 
 from domain.kernel.commands import Command
-from domain.kernel.errors import InvalidOptions
+from domain.kernel.errors import InvalidOptions, RuleViolation, RunawayGame
 from domain.kernel.events import Event
-from domain.kernel.flow import (
-    Folder,
-    commands_of,
-    current_step,
-    fold_event,
-    play_command,
-    run_steps,
-    seats_to_move,
-    verb_of,
-)
+from domain.kernel.flow import FRAME_EVENTS, RUNAWAY_LIMIT, Fold, apply_frame_event
 from domain.kernel.prompt import Prompt, Verb, short, verb_table
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameOptions
@@ -48,8 +40,8 @@ class Played(NamedTuple, Generic[S]):
     state: S
 
 
-#: ``Played(events, state)`` from the pair ``play_command`` returns, made by ``tuple.__new__``
-#: itself: a named tuple's own ``__new__`` is a Python function (a call on every command)
+#: ``Played(events, state)`` made by ``tuple.__new__`` itself: a named tuple's own ``__new__``
+#: is a Python function (a call on every command)
 _played: Callable[[tuple[list[Event], Any]], Played[Any]] = partial(tuple.__new__, Played)
 
 
@@ -134,8 +126,13 @@ class StepRules(Generic[S]):
         return options
 
     def evolve(self, state: S | None, event: Event) -> S:
-        evolved: S = fold_event(self, state, event)
-        return evolved
+        """A frame event changes the stack ``frames`` finds (in place); any other event is the
+        game's (``apply``)."""
+        if event.type in FRAME_EVENTS:
+            assert state is not None, "frame events come after the setup events"
+            apply_frame_event(self.frames(state), event)
+            return state
+        return self.apply(state, event)
 
     def begin_setup(self, rng: Rng) -> Flow[S]:
         """The flow a game's ``setup`` runs in. There is no state until its first event,
@@ -144,7 +141,7 @@ class StepRules(Generic[S]):
 
     def begin(self, state: S, rng: Rng) -> Flow[S]:
         """The flow handlers receive; a game may return a subclass of ``Flow``."""
-        return Flow(state, Folder(self), rng)  # (the frames: the rules' own, through the folder)
+        return Flow(state, Folder(self), rng)
 
     def top(self, state: S) -> Frame | None:
         """The frame being played (the top of ``frames``), or None; a game that derives its
@@ -153,7 +150,14 @@ class StepRules(Generic[S]):
         return frames[-1] if frames else None
 
     def current(self, state: S) -> tuple[Frame, Step[S]] | None:
-        return current_step(self, state)
+        """The top frame (``top``) and the step it plays, or None."""
+        top = self.top(state)
+        if top is None:
+            return None
+        return top, self.steps[top.step]
+
+    def is_seat(self, state: S, seat: object) -> bool:
+        return not isinstance(seat, bool) and isinstance(seat, int) and 0 <= seat < self.seat_count(state)
 
     def prompt(self, state: S, seat: object) -> Prompt | None:
         """The question put to ``seat`` now, or None (not this seat's decision, or no seat
@@ -170,13 +174,30 @@ class StepRules(Generic[S]):
 
     def to_move(self, state: S) -> list[int]:
         """The seats with a prompt now, from the step's ``asked`` (which need not build them)."""
-        return seats_to_move(self, state)
+        if self.is_over(state):
+            return []
+        found = self.current(state)
+        if found is None:
+            return []
+        frame, step = found
+        return step.asked(state, frame, self.seat_count(state))
 
     # (``seat`` and ``command`` are typed ``object`` where a caller may pass what a client sent:
     # compiled, a method checks its arguments' types before it runs, and the kernel's refusal
     # with its reason is the answer to a malformed one)
     def legal_commands(self, state: S, seat: object) -> list[Command]:
-        return commands_of(self, state, seat)
+        """What the seat's prompt lists (a prompt offering nothing lists nothing)."""
+        if not self.is_seat(state, seat) or self.is_over(state):
+            return []
+        assert isinstance(seat, int)
+        found = self.current(state)
+        if found is None:
+            return []
+        frame, step = found
+        asked = step.prompt(state, frame, seat)
+        if asked is None:
+            return []
+        return asked.commands(self._verb_of)
 
     def decide(self, state: S, seat: object, command: object, rng: Rng) -> list[Event]:
         return self.play(self.copy(state), seat, command, rng).events
@@ -187,16 +208,62 @@ class StepRules(Generic[S]):
         A caller that must keep ``state`` as it was plays on a ``copy`` (``decide`` does).
         A refused command raises ``RuleViolation`` before anything is applied: every check
         is made on the prompt, before the handler runs."""
-        return _played(play_command(self, state, seat, command, rng))
+        if not self.is_seat(state, seat):
+            raise RuleViolation(f"there is no seat {short(seat)} at this table")
+        assert isinstance(seat, int)
+        if self.is_over(state):
+            raise RuleViolation("the game is over")
+        verb = self._verb(command)
+        value = verb.parse(command)
+        found = self.current(state)
+        if found is None:
+            raise RuleViolation(self._refusal(state, seat, verb, None))
+        frame, step = found
+        asked = step.prompt(state, frame, seat)  # built once, and only the verb sent is worked out
+        kind = verb.type
+        if asked is None or not asked.allows(kind):
+            raise RuleViolation(self._refusal(state, seat, verb, asked if asked else None))
+        asked.check(kind, value)
+        handler = step.handler(kind)
+        assert handler is not None, f"step {step.name!r} offers {kind} but has no handler for it"
+        flow = self.begin(state, rng)
+        handler(flow, frame, seat, value)
+        self.run_until_input(flow)
+        events = flow.events
+        if self.barrier_on_handover and events and self.to_move(flow.state) != [seat]:
+            events[-1] = replace(events[-1], barrier=True)
+        return _played((events, flow.state))
 
     def run_until_input(self, flow: Flow[S]) -> None:
         """Automatic steps, until some seat must answer or the game is over (locals a step
         deferred are then recorded, unless the game is over: ``Flow.settle``)."""
-        run_steps(self, flow)
+        steps = self.steps
+        seats = self.seat_count(flow.state)
+        for _ in range(RUNAWAY_LIMIT):
+            state = flow.state
+            if self.is_over(state):
+                break
+            frame = self.top(state)
+            if frame is None:
+                break
+            step = steps[frame.step]
+            if step.awaits(state, frame, seats):
+                break
+            step.advance(flow, frame)
+        else:
+            raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
+        if flow.deferring and not self.is_over(flow.state):  # once over, nothing resumes a step
+            flow.settle()
 
     # -- helpers -----------------------------------------------------------------------------
     def _verb(self, command: object) -> Verb:
-        return verb_of(self, command)
+        """The game's verb of ``command``'s type, or a refusal naming them."""
+        kind = getattr(command, "type", None)
+        found = self._verb_of.get(kind) if isinstance(kind, str) else None
+        if found is not None:
+            return found[1]
+        raise RuleViolation(f"unknown command {short(kind)}; {self.title} knows "
+                            f"{', '.join(verb.type for verb in self.verbs)}")
 
     def _refusal(self, state: S, seat: int, verb: Verb, asked: Prompt | None) -> str:
         reason = verb.refused(state, seat)
@@ -206,3 +273,16 @@ class StepRules(Generic[S]):
         if waiting:
             return f"{reason} (waiting for seat {', '.join(map(str, waiting))})"
         return reason
+
+
+class Folder(Fold):
+    """The rules' ``evolve`` and ``frames`` for the ``Flow`` of one command."""
+
+    def __init__(self, rules: StepRules[Any]):
+        self.rules = rules
+
+    def fold(self, state: Any, event: Event) -> Any:
+        return self.rules.evolve(state, event)
+
+    def frames(self, state: Any) -> list[Frame]:
+        return self.rules.frames(state)

@@ -2,26 +2,21 @@
 
 ``domain.kernel.steps`` says what steps and frames are; this module holds the frame
 events and their fold (``apply_frame_event``), the ``Frame`` a step in progress is, and
-``Flow``, which applies each event the moment a rule emits it, and the kernel's loops that
-``StepRules`` runs. It is compiled with the rest of the engine (``make compile``).
+``Flow``, which applies each event the moment a rule emits it. It is compiled with the rest
+of the engine (``make compile``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Final, Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
 
-from domain.kernel.errors import RuleViolation, RunawayGame
+from domain.kernel.errors import RunawayGame
 from domain.kernel.events import Event
-from domain.kernel.prompt import Verb, short
 from domain.kernel.rng import Rng
-
-if TYPE_CHECKING:  # (for the types only: both modules import this one)
-    from domain.kernel.engine import StepRules
-    from domain.kernel.steps import Step
 
 S = TypeVar("S")
 
@@ -127,9 +122,10 @@ class Flow(Generic[S]):
         self.events: list[Event] = []
         self.rng = rng
         self._evolve = evolve
-        #: the kernel's own fold (``Folder``, from ``StepRules.begin``), called as a compiled
-        #: method rather than through ``__call__`` (Python's calling convention, on every event)
-        self._folder: Folder | None = evolve if isinstance(evolve, Folder) else None
+        #: the kernel's own fold (a ``Fold``: ``StepRules.begin`` gives the rules' one), called as
+        #: a compiled method rather than through ``__call__`` (Python's calling convention, on
+        #: every event); it finds the frames too
+        self._folder: Fold | None = evolve if isinstance(evolve, Fold) else None
         self._frames = frames
         #: locals the current step will record only if needed (``update_later``): (depth, values)
         self._later: tuple[int, dict[str, Any]] | None = None
@@ -201,7 +197,7 @@ class Flow(Generic[S]):
     def _frames_now(self) -> list[Frame]:
         folder = self._folder
         if folder is not None:
-            return folder.rules.frames(self.state)
+            return folder.frames(self.state)
         assert self._frames is not None, "this game keeps no frame stack"
         return self._frames(self.state)
 
@@ -209,145 +205,16 @@ class Flow(Generic[S]):
         return len(self._frames_now())
 
 
-# -- the kernel's loops, compiled -------------------------------------------------------
-#
-# What ``StepRules`` (``domain.kernel.engine``) does on every command and every event, as
-# module functions that take the rules object and call only its public methods (so a game's
-# overrides of ``is_over``, ``top``, ``frames``, ``run_until_input``... are honoured). Rules and
-# steps are native classes: each of those calls is a C call through the class's method table
-# (a game in plain Python is called through its own methods).
-
-def fold_event(rules: StepRules[Any], state: Any, event: Event) -> Any:
-    """``StepRules.evolve``: a frame event changes the stack ``rules.frames`` finds (in place);
-    any other event is the game's (``rules.apply``)."""
-    if event.type in FRAME_EVENTS:
-        assert state is not None, "frame events come after the setup events"
-        apply_frame_event(rules.frames(state), event)
-        return state
-    return rules.apply(state, event)
-
-
-class Folder:
-    """``fold_event`` bound to one rules object: the ``evolve`` a ``Flow`` calls on every event."""
-
-    def __init__(self, rules: StepRules[Any]):
-        self.rules = rules
+class Fold:
+    """How a ``Flow`` applies an event and finds the frame stack: the rules' ``evolve`` and
+    ``frames``, as a native class the flow calls directly (``StepRules.begin`` gives the rules'
+    own, ``domain.kernel.engine.Folder``)."""
 
     def fold(self, state: Any, event: Event) -> Any:
-        return fold_event(self.rules, state, event)
+        raise NotImplementedError
+
+    def frames(self, state: Any) -> list[Frame]:
+        raise NotImplementedError
 
     def __call__(self, state: Any, event: Event) -> Any:
         return self.fold(state, event)
-
-
-def run_steps(rules: StepRules[Any], flow: Flow[Any]) -> None:
-    """``StepRules.run_until_input``: automatic steps until some seat must answer or the game
-    is over; then the locals a step deferred are recorded, unless the game is over."""
-    steps = rules.steps
-    seats = rules.seat_count(flow.state)
-    for _ in range(RUNAWAY_LIMIT):
-        state = flow.state
-        if rules.is_over(state):
-            break
-        frame = rules.top(state)
-        if frame is None:
-            break
-        step = steps[frame.step]
-        if step.awaits(state, frame, seats):
-            break
-        step.advance(flow, frame)
-    else:
-        raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
-    if flow._later is not None and not rules.is_over(flow.state):  # once over, nothing resumes a step
-        flow.settle()
-
-
-def handler_of(step: Step[Any], verb: str) -> Callable[..., None] | None:
-    """``Step.handler``: the step's method marked ``@handles(verb)``, read from the step itself
-    (an override in a subclass is the one called), or None."""
-    attr = step.handlers.get(verb)
-    if attr is None:
-        return None
-    found: Callable[..., None] = getattr(step, attr)
-    return found
-
-
-def is_seat(rules: StepRules[Any], state: Any, seat: object) -> bool:
-    return not isinstance(seat, bool) and isinstance(seat, int) and 0 <= seat < rules.seat_count(state)
-
-
-def current_step(rules: StepRules[Any], state: Any) -> tuple[Frame, Step[Any]] | None:
-    """``StepRules.current``: the top frame (``rules.top``) and the step it plays, or None."""
-    top = rules.top(state)
-    if top is None:
-        return None
-    return top, rules.steps[top.step]
-
-
-def verb_of(rules: StepRules[Any], command: object) -> Verb:
-    """The game's verb of ``command``'s type (``StepRules._verb_of``), or a refusal naming them."""
-    kind = getattr(command, "type", None)
-    found = rules._verb_of.get(kind) if isinstance(kind, str) else None
-    if found is not None:
-        return found[1]
-    raise RuleViolation(f"unknown command {short(kind)}; {rules.title} knows "
-                        f"{', '.join(verb.type for verb in rules.verbs)}")
-
-
-def seats_to_move(rules: StepRules[Any], state: Any) -> list[int]:
-    """``StepRules.to_move``: the seats with a prompt now, from the step's ``asked``."""
-    if rules.is_over(state):
-        return []
-    found = current_step(rules, state)
-    if found is None:
-        return []
-    frame, step = found
-    return step.asked(state, frame, rules.seat_count(state))
-
-
-def commands_of(rules: StepRules[Any], state: Any, seat: object) -> list[Any]:
-    """``StepRules.legal_commands``: what the seat's prompt lists (a prompt offering nothing
-    lists nothing)."""
-    if not is_seat(rules, state, seat) or rules.is_over(state):
-        return []
-    found = current_step(rules, state)
-    if found is None:
-        return []
-    frame, step = found
-    assert isinstance(seat, int)
-    asked = step.prompt(state, frame, seat)
-    if asked is None:
-        return []
-    commands: list[Any] = asked.commands(rules._verb_of)
-    return commands
-
-
-def play_command(rules: StepRules[Any], state: Any, seat: object, command: object,
-                 rng: Rng) -> tuple[list[Event], Any]:
-    """``StepRules.play``: every check on the prompt, before the handler runs; then the
-    handler, and the automatic steps (``rules.run_until_input``) until some seat must answer."""
-    if not is_seat(rules, state, seat):
-        raise RuleViolation(f"there is no seat {short(seat)} at this table")
-    assert isinstance(seat, int)
-    if rules.is_over(state):
-        raise RuleViolation("the game is over")
-    verb = verb_of(rules, command)
-    value = verb.parse(command)
-    found = current_step(rules, state)
-    if found is None:
-        raise RuleViolation(rules._refusal(state, seat, verb, None))
-    frame, step = found
-    asked = step.prompt(state, frame, seat)  # built once, and only the verb sent is worked out
-    kind: str = verb.type
-    if asked is None or not asked.allows(kind):
-        raise RuleViolation(rules._refusal(state, seat, verb, asked if asked else None))
-    asked.check(kind, value)
-    handler = handler_of(step, kind)
-    assert handler is not None, f"step {step.name!r} offers {kind} but has no handler for it"
-    flow = rules.begin(state, rng)
-    handler(flow, frame, seat, value)
-    rules.run_until_input(flow)
-    events: list[Event] = flow.events
-    if rules.barrier_on_handover and events and seats_to_move(rules, flow.state) != [seat]:
-        events[-1] = replace(events[-1], barrier=True)
-    return events, flow.state

@@ -33,7 +33,6 @@ from domain.kernel.flow import Flow as Flow
 from domain.kernel.flow import Frame as Frame
 from domain.kernel.flow import apply_frame_event as apply_frame_event
 from domain.kernel.flow import frame as frame
-from domain.kernel.flow import handler_of
 from domain.kernel.flow import step_entered as step_entered
 from domain.kernel.flow import step_left as step_left
 from domain.kernel.flow import step_updated as step_updated
@@ -126,7 +125,13 @@ class Step(Generic[S]):
         raise NotImplementedError(f"step {self.name!r} waits for input but nobody is asked")
 
     def handler(self, verb: str) -> Callable[..., None] | None:
-        return handler_of(self, verb)
+        """The method marked ``@handles(verb)``, read from the step itself (an override in a
+        subclass is the one called), or None."""
+        attr = self.handlers.get(verb)
+        if attr is None:
+            return None
+        found: Callable[..., None] = getattr(self, attr)
+        return found
 
 
 def step_table(*steps: Step[Any]) -> dict[str, Step[Any]]:
