@@ -37,6 +37,12 @@ class Placement(NamedTuple):
     activated: bool
 
 
+def placement(seat: int, card: str, activated: bool) -> Placement:
+    """``Placement(seat, card, activated)``, made by ``tuple.__new__`` itself: a named tuple's
+    own ``__new__`` is a Python function, and one is made for every Noble placed."""
+    return tuple.__new__(Placement, (seat, card, activated))
+
+
 @dataclass(eq=True)
 class DynastiesState:
     """A native class where the engine is compiled (its fields are read by every rule, so
