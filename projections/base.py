@@ -5,7 +5,8 @@ A projection is a pure fold: ``apply(model, envelope) -> model`` with a ``name``
 numbers, booleans, None), so a model stored and loaded again is equal to the one in
 memory, and a rebuild can be compared with the model that incremental updates gave.
 ``apply`` may update ``model`` in place and return it (as ``GameRules.evolve`` may): the
-runner owns the model it passes in.
+runner owns the model it passes in. ``apply`` never changes the envelope: the runner builds
+each one once and hands it to every projection in turn (it may keep parts of it in rows).
 
 ``envelope`` builds the only input a projection ever gets: the event as a spectator sees
 it (``redact(event, None)``), plus where it sits in the store and the public facts of the

@@ -28,7 +28,6 @@ from collections.abc import Mapping
 from threading import Event
 
 from service.config import Config
-from service.inline_projections import InlineProjections
 from service.projections_runner import ProjectionRunner
 
 log = logging.getLogger(__name__)
@@ -52,18 +51,17 @@ def run_projector(config: Config, stop: Event | None = None) -> None:
     store = open_store(config)
     runner = ProjectionRunner(store, batch_size=config.projection_batch, save_every=config.projection_save_every)
     path = getattr(store, "path", None)
-    projections = InlineProjections(runner, background=False, slice=PROJECTOR_SLICE)
     lock_path = f"{path}.projections.lock" if path else None
     while stop is None or not stop.is_set():
         try:
             heads = runner.heads()
             if lock_path is None:
-                projections.flush()
+                _catch_up(runner, heads)
             else:
                 with open(lock_path, "a") as handle:
                     fcntl.flock(handle, fcntl.LOCK_EX)  # another runner's catch-up may hold it a moment
                     try:
-                        projections.flush()
+                        _catch_up(runner, heads)
                     finally:
                         fcntl.flock(handle, fcntl.LOCK_UN)
             time.sleep(PROJECTOR_PAUSE)
@@ -71,6 +69,15 @@ def run_projector(config: Config, stop: Event | None = None) -> None:
         except Exception:  # never let the projector die: the next round starts from the checkpoints
             log.exception("the projector failed; looking again in 1 s")
             time.sleep(1)
+
+
+def _catch_up(runner: ProjectionRunner, heads: dict[int, int]) -> None:
+    """Every projection up to ``heads``, together: one read of the log and one transaction
+    per slice of ``PROJECTOR_SLICE`` events for all of them."""
+    try:
+        runner.catch_up_together(heads=heads, slice=PROJECTOR_SLICE)
+    except Exception:  # logged; the others were caught up, the next round tries it again
+        log.exception("a projection failed to catch up")
 
 
 class ProjectorProcess:
