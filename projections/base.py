@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from domain.kernel.events import redact
-from domain.kernel.table import read_event
+from domain.kernel.table import PLATFORM, read_event
 
 #: a stored game stream is named ``game-<id>`` (see service.envelopes.stream_of)
 STREAM_PREFIX = "game-"
@@ -48,6 +48,25 @@ class Projection(Protocol):
 
     def apply(self, model: dict[str, Any], envelope: dict[str, Any]) -> dict[str, Any]:
         """The model after ``envelope`` (a public envelope, see ``envelope``)."""
+
+
+def restated(event: Mapping[str, Any]) -> bool:
+    """Is ``event`` (a stored body, or its envelope: both have ``source`` and ``after``) a
+    game's own event that is not the last of its append? Everything such an event could
+    change in the read models here (the game's version, its last activity) the last event
+    of the same append states again, with ``after`` (the status, the seats to move, the
+    outcome): the projections ignore it, and the runner then need not even build its
+    envelope (``wants``). Most events of a command are such events."""
+    return event.get("source") != PLATFORM and event.get("after") is None
+
+
+def wants(projection: Any, event: Mapping[str, Any]) -> bool:
+    """Would ``apply`` change anything for ``event`` (a stored body)? False only where the
+    projection says so (its ``wants``); the runner skips the envelope of an event that no
+    projection wants. ``apply`` itself leaves the model unchanged for such an event, so a
+    fold that hands it every event (a replay) gives the same model."""
+    own = getattr(projection, "wants", None)
+    return own(event) if own is not None else True
 
 
 def indexes_of(projection: Any, table: str, key: str, row: Any) -> dict[str, float]:

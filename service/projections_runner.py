@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from projections import PROJECTIONS, Projection, envelope
+from projections.base import wants
 from service.adapters.codec import digest, dumps, loads
 from service.adapters.store import CheckpointMoved, ReadModelStore, Recorded, RowsSave
 from service.errors import NotFound
@@ -201,25 +202,28 @@ class ProjectionRunner:
             for member in members:
                 if not member.takes(partition, recorded):
                     continue
+                member.unsaved += 1
+                if not wants(member.projection, recorded.event):  # nothing to apply: no envelope either
+                    continue
                 if body is None:  # built once, handed to every projection (``apply`` never changes it)
                     body = envelope(recorded.stream, recorded.version, recorded.event, partition, recorded.position)
                 member.projection.apply(member.session.model, body)
-                applied[member.projection.name] += 1
             unsaved += 1
             if unsaved >= slice:
-                members = self._save_together(members, alone)
+                members = self._save_together(members, alone, applied)
                 unsaved = 0
         for member in members:
             if member.verify:  # a partition that no longer reaches the entry at its checkpoint
                 raise LogWentBack(f"partition {min(member.verify)} no longer holds at position "
                                   f"{member.verify[min(member.verify)][0]} the entry applied there")
-        self._save_together(members, alone, final=True)
+        self._save_together(members, alone, applied, final=True)
         return alone
 
-    def _save_together(self, members: list[_Member], alone: list[str], final: bool = False) -> list[_Member]:
+    def _save_together(self, members: list[_Member], alone: list[str], applied: dict[str, int],
+                       final: bool = False) -> list[_Member]:
         """Save every member that applied something (at the end: or was never saved) in one
-        ``save_many``; a member another runner saved meanwhile goes to ``alone``. Returns the
-        members that go on."""
+        ``save_many``, counting what was saved in ``applied``; a member another runner saved
+        meanwhile goes to ``alone``. Returns the members that go on."""
         saves: list[tuple[_Member, RowsSave, list[tuple[str, str, bytes | None]]]] = []
         for member in members:
             if not member.last and not (final and member.previous is None):
@@ -240,6 +244,8 @@ class ProjectionRunner:
                 continue
             self._saved_rows(member.session, cached, save.checkpoints)
             member.previous = save.checkpoints
+            applied[name] += member.unsaved
+            member.unsaved = 0
         if final:
             for member in members:
                 if member.projection.name not in moved and member.previous is not None:
@@ -287,8 +293,9 @@ class ProjectionRunner:
         try:
             merged = self._merged(behind, heartbeat, batch, self._expected_tails(name, behind), until=heads)
             for partition, recorded in merged:
-                projection.apply(session.model, envelope(recorded.stream, recorded.version, recorded.event,
-                                                         partition, recorded.position))
+                if wants(projection, recorded.event):
+                    projection.apply(session.model, envelope(recorded.stream, recorded.version, recorded.event,
+                                                             partition, recorded.position))
                 checkpoints[partition] = recorded.position
                 last[partition] = recorded
                 applied += 1
@@ -475,6 +482,7 @@ class _Member:
         self.checkpoints = checkpoints
         self.verify = verify
         self.last: dict[int, Recorded] = {}  # per partition, the entry applied last since the last save
+        self.unsaved = 0  # events applied since the last save
 
     def takes(self, partition: int, recorded: Recorded) -> bool:
         """Is ``recorded`` one to apply (past the checkpoint)? Checks the entry at the

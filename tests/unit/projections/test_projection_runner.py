@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from projections import PROJECTIONS
+from projections import PROJECTIONS, envelope
 from service.adapters.memory_store import MemoryStore
 from service.adapters.store import CheckpointMoved, Recorded, partition_of
 from service.errors import NotFound
@@ -347,3 +347,21 @@ def test_no_projection_changes_the_envelope_it_is_handed():
             for name, projection in PROJECTIONS.items():
                 projection.apply(models[name], given)
                 assert given == kept, (name, recorded)
+
+
+def test_a_catch_up_builds_no_envelope_for_an_event_every_projection_ignores(monkeypatch):
+    """A game's own event that is not the last of its append changes no read model here
+    (``projections.base.restated``): it is counted as applied, but not enveloped."""
+    import service.projections_runner as runner_module
+    from projections.base import restated
+
+    store = PartitionedMemoryStore()
+    played(store, games=6, seed=14)
+    bodies = [r.event for p in range(store.partitions) for r in store.read_log(p, 0)]
+    built = []
+    monkeypatch.setattr(runner_module, "envelope", lambda *args: built.append(args) or envelope(*args))
+    runner = ProjectionRunner(store)
+    assert runner.catch_up_together() == {name: len(bodies) for name in runner.names}
+    assert 0 < len(built) == sum(1 for body in bodies if not restated(body)) < len(bodies)
+    for name in runner.names:
+        assert runner.model(name) == runner.replay(name), name
