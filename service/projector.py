@@ -6,7 +6,9 @@ that worker meanwhile, which is most of a SQLite deployment's POST tail. With
 ``inline_projector`` = "process" (what ``serve`` sets for a SQLite store) an append asks
 nothing: one projector process beside the workers (``python -m service project``, started
 and stopped by gunicorn's master) tails the log and catches every projection up in big
-slices, under the same file lock as ever, so at most one runner does it at a time.
+slices, all of them together (one read of the log and one transaction a slice for every
+projection: ``ProjectionRunner.catch_up_together``), under the same file lock as ever, so
+at most one runner does it at a time.
 
 Reads keep their guarantee: a read of a projection still applies a few pending events
 itself first (``ReadModels``), so a client sees its own writes even if the projector is

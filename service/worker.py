@@ -240,8 +240,9 @@ TAIL_PAUSE = 0.2
 
 
 def tail(config: Config, stop: threading.Event | None = None) -> None:
-    """Keep every projection current by tailing the log: catch each up (under its lock, in
-    batches of ``projection_batch`` events, saved every ``projection_save_every``), then
+    """Keep every projection current by tailing the log: catch them up together (each under
+    its lock; one read of the log for all, in batches of ``projection_batch`` events, their
+    models saved together every ``projection_save_every``: ``_tail_round``), then
     block on the log until something is appended past the heads read before that catch-up
     (so an append that lands during the catch-up wakes the next one at once), and again,
     letting ``TAIL_PAUSE`` pass between rounds so that they come in batches.
