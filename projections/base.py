@@ -51,12 +51,14 @@ class Projection(Protocol):
 
 
 def restated(event: Mapping[str, Any]) -> bool:
-    """Is ``event`` (a stored body, or its envelope: both have ``source`` and ``after``) a
-    game's own event that is not the last of its append? Everything such an event could
-    change in the read models here (the game's version, its last activity) the last event
-    of the same append states again, with ``after`` (the status, the seats to move, the
-    outcome): the projections ignore it, and the runner then need not even build its
-    envelope (``wants``). Most events of a command are such events."""
+    """Is ``event`` (a stored body, or its envelope: both have ``source`` and ``after``)
+    neither the platform's nor the last of its append (which carries ``after``)? That is a
+    game's own event before the last of its command's, or an event of a stream that is no
+    game (a webhook's journal). Everything the first could change in the read models here
+    (the game's version, its last activity) the last event of the same append states again,
+    with ``after`` (the status, the seats to move, the outcome); the second changes nothing.
+    The projections ignore both, and the runner then need not even build their envelopes
+    (``wants``). Most events of a command are such events."""
     return event.get("source") != PLATFORM and event.get("after") is None
 
 
