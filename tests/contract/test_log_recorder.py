@@ -70,10 +70,10 @@ class LogRecorderContract(StoreContract):
         for i in range(16):
             store.append(f"game-{i}", 0, [{"n": n} for n in range(i % 4 + 1)])
         heads = store.log_heads()
-        reads = {p: (min(1, head), 2 + p % 3) for p, head in heads.items()}
+        reads = {p: (p % 2, 2 + p % 3) for p in heads}  # from the start, or after the first entry
         found = store.read_logs(reads)
         assert found == {p: store.read_log(p, after, limit) for p, (after, limit) in reads.items()}
-        assert all(found.values())
+        assert any(found.values())
         assert store.read_logs({p: (head, 5) for p, head in heads.items()}) == {p: [] for p in heads}  # past the heads
         assert store.read_logs({0: (0, 0)}) == {0: []} and store.read_logs({}) == {}
 
