@@ -20,6 +20,11 @@ therefore react only to facts that are never undone or that are re-stated after 
   which states them as they are once the move is taken back;
 * the outcome of a finished game (nothing is undone once a game is over).
 
+A game's own event that is not the last of its append (``projections.base.restated``)
+changes nothing here: its version and time come again with the append's last event. The
+projections say so (``wants``), and the runner skips such events without building their
+envelopes (most of a command's events).
+
 A projection that wants game events themselves (a move log, say) must also fold
 ``MovesUndone`` and drop the versions it names, as ``domain.kernel.table.undone_versions``
 does.

@@ -5,7 +5,8 @@ A projection is a pure fold: ``apply(model, envelope) -> model`` with a ``name``
 numbers, booleans, None), so a model stored and loaded again is equal to the one in
 memory, and a rebuild can be compared with the model that incremental updates gave.
 ``apply`` may update ``model`` in place and return it (as ``GameRules.evolve`` may): the
-runner owns the model it passes in.
+runner owns the model it passes in. ``apply`` never changes the envelope: the runner builds
+each one once and hands it to every projection in turn (it may keep parts of it in rows).
 
 ``envelope`` builds the only input a projection ever gets: the event as a spectator sees
 it (``redact(event, None)``), plus where it sits in the store and the public facts of the
@@ -20,7 +21,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from domain.kernel.events import redact
-from domain.kernel.table import read_event
+from domain.kernel.table import PLATFORM, read_event
 
 #: a stored game stream is named ``game-<id>`` (see service.envelopes.stream_of)
 STREAM_PREFIX = "game-"
@@ -47,6 +48,27 @@ class Projection(Protocol):
 
     def apply(self, model: dict[str, Any], envelope: dict[str, Any]) -> dict[str, Any]:
         """The model after ``envelope`` (a public envelope, see ``envelope``)."""
+
+
+def restated(event: Mapping[str, Any]) -> bool:
+    """Is ``event`` (a stored body, or its envelope: both have ``source`` and ``after``)
+    neither the platform's nor the last of its append (which carries ``after``)? That is a
+    game's own event before the last of its command's, or an event of a stream that is no
+    game (a webhook's journal). Everything the first could change in the read models here
+    (the game's version, its last activity) the last event of the same append states again,
+    with ``after`` (the status, the seats to move, the outcome); the second changes nothing.
+    The projections ignore both, and the runner then need not even build their envelopes
+    (``wants``). Most events of a command are such events."""
+    return event.get("source") != PLATFORM and event.get("after") is None
+
+
+def wants(projection: Any, event: Mapping[str, Any]) -> bool:
+    """Would ``apply`` change anything for ``event`` (a stored body)? False only where the
+    projection says so (its ``wants``); the runner skips the envelope of an event that no
+    projection wants. ``apply`` itself leaves the model unchanged for such an event, so a
+    fold that hands it every event (a replay) gives the same model."""
+    own = getattr(projection, "wants", None)
+    return own(event) if own is not None else True
 
 
 def indexes_of(projection: Any, table: str, key: str, row: Any) -> dict[str, float]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.kernel.table import FINISHED, GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN, WAITING
-from projections.base import ranks, scan, time_score, unranked
+from projections.base import ranks, restated, scan, time_score, unranked
 
 NAME = "history"
 
@@ -25,7 +25,12 @@ class History:
     def initial(self) -> dict[str, Any]:
         return {"entries": {}, "games": {}}
 
+    def wants(self, event: Any) -> bool:
+        return not restated(event)
+
     def apply(self, model: dict[str, Any], envelope: dict[str, Any]) -> dict[str, Any]:
+        if restated(envelope):  # its version and time come again with the append's last event
+            return model
         game_id = envelope["game_id"]
         games = model["games"]
         data = envelope["data"]

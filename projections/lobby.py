@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.kernel.table import GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN, WAITING
-from projections.base import scan, time_score
+from projections.base import restated, scan, time_score
 
 NAME = "lobby"
 
@@ -26,7 +26,12 @@ class Lobby:
     def initial(self) -> dict[str, Any]:
         return {"games": {}}
 
+    def wants(self, event: Any) -> bool:
+        return not restated(event)
+
     def apply(self, model: dict[str, Any], envelope: dict[str, Any]) -> dict[str, Any]:
+        if restated(envelope):  # its version and time come again with the append's last event
+            return model
         games = model["games"]
         game_id = envelope["game_id"]
         platform = envelope["source"] == PLATFORM

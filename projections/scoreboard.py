@@ -30,7 +30,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from domain.kernel.table import FINISHED, GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN
-from projections.base import ranks, scan, unranked
+from projections.base import ranks, restated, scan, unranked
 
 NAME = "scoreboard"
 #: totals saturate here (2^53 - 1: exact as a double, safe in every JSON reader and in a
@@ -52,7 +52,12 @@ class Scoreboard:
     def initial(self) -> dict[str, Any]:
         return {"playing": {}, "standings": {}, "results": {}, "types": {}}
 
+    def wants(self, event: Any) -> bool:
+        return not restated(event)
+
     def apply(self, model: dict[str, Any], envelope: dict[str, Any]) -> dict[str, Any]:
+        if restated(envelope):  # neither a platform event nor a result
+            return model
         game_id = envelope["game_id"]
         playing = model["playing"]
         data = envelope["data"]

@@ -49,8 +49,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from projections import PROJECTIONS, Projection, envelope
+from projections.base import wants
 from service.adapters.codec import digest, dumps, loads
-from service.adapters.store import CheckpointMoved, ReadModelStore, Recorded
+from service.adapters.store import CheckpointMoved, ReadModelStore, Recorded, RowsSave
 from service.errors import NotFound
 from service.stored_tables import RowCache, Session
 
@@ -124,7 +125,132 @@ class ProjectionRunner:
         raise CheckpointMoved(f"{name}: gave up after {MAX_RELOADS} reloads; another runner keeps winning")
 
     def catch_up_all(self) -> dict[str, int]:
-        return {name: self.catch_up(name) for name in self.projections}
+        return self.catch_up_together()
+
+    def catch_up_together(self, names: Iterable[str] | None = None, *, heads: Mapping[int, int] | None = None,
+                          slice: int | None = None, heartbeat: Callable[[], None] | None = None) -> dict[str, int]:
+        """Catch ``names`` (every projection by default) up to the log's heads with one read
+        of the log for all of them: each entry is read, decoded and enveloped once and handed
+        to every projection that has not applied it yet; the models are saved together
+        (``save_many``) every ``slice`` entries (``save_every`` by default) and at the end.
+        Returns the events applied per projection.
+
+        ``heads``: the heads read just before, if the caller has them (the catch-up goes no
+        further; read afresh if any checkpoint looks ahead of them). This is the steady
+        state's path (the tailer, the projector); whatever it does not handle, it leaves to
+        ``catch_up``, one projection at a time, which handles everything: a projection whose
+        checkpoints are ahead of the heads or that another runner saved meanwhile, a log
+        that went back in time, an ``apply`` that failed (every projection still gets its
+        own catch-up; the first error is raised after them)."""
+        wanted = set(self.projections) if names is None else {self.projection(n).name for n in names}
+        ordered = [name for name in self.projections if name in wanted]  # one lock order for every caller
+        applied = {name: 0 for name in ordered}
+        alone = ordered
+        for name in ordered:
+            self._locks[name].acquire()
+        try:
+            alone = self._run_together(ordered, heads, max(1, slice or self.save_every), heartbeat, applied)
+        except (LogWentBack, CheckpointMoved):
+            pass  # left to the one-by-one path, which tells a store gone back from another runner
+        except Exception:
+            log.exception("projections %s: a joint catch-up failed; catching up one by one", ", ".join(ordered))
+        finally:
+            for name in reversed(ordered):
+                self._locks[name].release()
+        failure: Exception | None = None
+        for name in alone:
+            try:
+                applied[name] += self.catch_up(name, heartbeat=heartbeat)
+            except Exception as exc:  # the others still catch up
+                failure = failure or exc
+        if failure is not None:
+            raise failure
+        return applied
+
+    def _run_together(self, names: list[str], heads: Mapping[int, int] | None, slice: int,
+                      heartbeat: Callable[[], None] | None, applied: dict[str, int]) -> list[str]:
+        """``catch_up_together``'s work, under the caller's locks; returns the projections left
+        to ``catch_up``. Raises ``LogWentBack`` (nothing saved since the last slice)."""
+        loaded = self.store.load_checkpoints_many(names)
+        if heads is None:
+            heads = self.store.log_heads()
+        members: list[_Member] = []
+        alone: list[str] = []
+        for name in names:
+            previous = loaded[name]
+            cache = self._caches[name]
+            if previous != cache.checkpoints:  # another runner saved since: what we cached is stale
+                cache.clear()
+                self._tails.pop(name, None)
+            checkpoints = {p: (previous or {}).get(p, 0) for p in heads}
+            if any(c > heads[p] for p, c in checkpoints.items()):  # ahead (or heads read before a save)
+                alone.append(name)
+                continue
+            behind = {p: c for p, c in checkpoints.items() if heads[p] > c}
+            members.append(_Member(self.projections[name], Session(self.store, self.projections[name], cache),
+                                   previous, checkpoints, dict(self._expected_tails(name, behind))))
+        # each partition is read from the lowest checkpoint (the entry at a checkpoint too, to check its digest)
+        starts: dict[int, int] = {}
+        for member in members:
+            for p, c in member.checkpoints.items():
+                if heads[p] > c:
+                    start = c - 1 if p in member.verify else c
+                    starts[p] = min(start, starts.get(p, start))
+        unsaved = 0
+        for partition, recorded in self._merged(starts, heartbeat, until=heads):
+            body: dict[str, Any] | None = None
+            for member in members:
+                if not member.takes(partition, recorded):
+                    continue
+                member.unsaved += 1
+                if not wants(member.projection, recorded.event):  # nothing to apply: no envelope either
+                    continue
+                if body is None:  # built once, handed to every projection (``apply`` never changes it)
+                    body = envelope(recorded.stream, recorded.version, recorded.event, partition, recorded.position)
+                member.projection.apply(member.session.model, body)
+            unsaved += 1
+            if unsaved >= slice:
+                members = self._save_together(members, alone, applied)
+                unsaved = 0
+        for member in members:
+            if member.verify:  # a partition that no longer reaches the entry at its checkpoint
+                raise LogWentBack(f"partition {min(member.verify)} no longer holds at position "
+                                  f"{member.verify[min(member.verify)][0]} the entry applied there")
+        self._save_together(members, alone, applied, final=True)
+        return alone
+
+    def _save_together(self, members: list[_Member], alone: list[str], applied: dict[str, int],
+                       final: bool = False) -> list[_Member]:
+        """Save every member that applied something (at the end: or was never saved) in one
+        ``save_many``, counting what was saved in ``applied``; a member another runner saved
+        meanwhile goes to ``alone``. Returns the members that go on."""
+        saves: list[tuple[_Member, RowsSave, list[tuple[str, str, bytes | None]]]] = []
+        for member in members:
+            if not member.last and not (final and member.previous is None):
+                continue
+            name = member.projection.name
+            tails = self._tails.setdefault(name, {})
+            _take_digests(tails, member.last)
+            save, cached = self._changes(member.session, member.checkpoints, member.previous)
+            saves.append((member, save, cached))
+        moved = self.store.save_many([save for _, save, _ in saves]) if saves else set()
+        for member, save, cached in saves:
+            name = member.projection.name
+            if name in moved:
+                log.info("projection %s: another runner saved first; catching it up on its own", name)
+                self._caches[name].clear()
+                self._tails.pop(name, None)
+                alone.append(name)
+                continue
+            self._saved_rows(member.session, cached, save.checkpoints)
+            member.previous = save.checkpoints
+            applied[name] += member.unsaved
+            member.unsaved = 0
+        if final:
+            for member in members:
+                if member.projection.name not in moved and member.previous is not None:
+                    self._saved[member.projection.name] = member.previous
+        return [member for member in members if member.projection.name not in moved]
 
     def rebuild(self, name: str, progress: Progress | None = None,
                 heartbeat: Callable[[], None] | None = None) -> int:
@@ -167,8 +293,9 @@ class ProjectionRunner:
         try:
             merged = self._merged(behind, heartbeat, batch, self._expected_tails(name, behind), until=heads)
             for partition, recorded in merged:
-                projection.apply(session.model, envelope(recorded.stream, recorded.version, recorded.event,
-                                                         partition, recorded.position))
+                if wants(projection, recorded.event):
+                    projection.apply(session.model, envelope(recorded.stream, recorded.version, recorded.event,
+                                                             partition, recorded.position))
                 checkpoints[partition] = recorded.position
                 last[partition] = recorded
                 applied += 1
@@ -213,15 +340,26 @@ class ProjectionRunner:
 
     def _save(self, session: Session, checkpoints: dict[int, int],
               previous: dict[int, int] | None) -> dict[int, int]:
+        save, cached = self._changes(session, checkpoints, previous)
+        self.store.save_rows(save.name, save.checkpoints, save.previous, save.rows, save.index)
+        self._saved_rows(session, cached, save.checkpoints)
+        return save.checkpoints
+
+    def _changes(self, session: Session, checkpoints: dict[int, int],
+                 previous: dict[int, int] | None) -> tuple[RowsSave, list[tuple[str, str, bytes | None]]]:
+        """What saving ``session`` at ``checkpoints`` writes (the rows that changed, the digests
+        at the checkpoints that moved), and the rows to cache once it is saved."""
         saved = dict(checkpoints)
         rows, index, cached = session.changes()
         tails = self._tails.get(session.projection.name, {})
         rows = [*rows, *((TAIL, str(p), dumps(tails[p])) for p, position in saved.items()
                          if position != (previous or {}).get(p, 0) and p in tails)]
-        self.store.save_rows(session.projection.name, saved, previous, rows, index)
+        return RowsSave(session.projection.name, saved, previous, rows, index), cached
+
+    @staticmethod
+    def _saved_rows(session: Session, cached: list[tuple[str, str, bytes | None]], saved: dict[int, int]) -> None:
         session.saved(cached)
         session.cache.checkpoints = saved
-        return saved
 
     def _merged(self, checkpoints: dict[int, int], heartbeat: Callable[[], None] | None,
                 batch_size: int | None = None, verify: Mapping[int, tuple[int, str]] | None = None,
@@ -238,15 +376,20 @@ class ProjectionRunner:
         done: set[int] = set()
         unverified = dict(verify or {})
 
-        def refill(partition: int) -> None:
-            size = batch_size
-            if until is not None:
-                size = min(size, until.get(partition, 0) - read_to[partition])
-                if size <= 0:
-                    done.add(partition)
-                    return
+        def size_of(partition: int) -> int:
+            if until is None:
+                return batch_size
+            return min(batch_size, until.get(partition, 0) - read_to[partition])
+
+        def refill(partition: int, read: list[Recorded] | None = None) -> None:
+            size = size_of(partition)
+            if size <= 0:
+                done.add(partition)
+                return
             check = unverified.pop(partition, None)
-            if check is None:
+            if read is not None:  # read already, with the other partitions' first reads
+                batch = read
+            elif check is None:
                 batch = self.store.read_log(partition, read_to[partition], size)
             else:
                 position, expected = check
@@ -263,9 +406,12 @@ class ProjectionRunner:
             if heartbeat:
                 heartbeat()
 
+        # the first read of every partition that needs no digest check goes in one request
+        first = self.store.read_logs({p: (read_to[p], size_of(p)) for p in checkpoints
+                                      if p not in unverified and size_of(p) > 0})
         heads: list[tuple[str, int]] = []
         for partition in checkpoints:
-            refill(partition)
+            refill(partition, first.get(partition))
             if partition not in done:
                 heads.append((_at(buffers[partition][0]), partition))
         heapq.heapify(heads)
@@ -322,6 +468,40 @@ class ProjectionRunner:
     def status_all(self) -> list[dict[str, Any]]:
         heads = self.heads()
         return [self.status(name, heads) for name in self.projections]
+
+
+class _Member:
+    """One projection in a joint catch-up: its session, checkpoints, and the digests still
+    to check (per partition: the checkpoint and the digest of the entry applied there)."""
+
+    def __init__(self, projection: Projection, session: Session, previous: dict[int, int] | None,
+                 checkpoints: dict[int, int], verify: dict[int, tuple[int, str]]):
+        self.projection = projection
+        self.session = session
+        self.previous = previous
+        self.checkpoints = checkpoints
+        self.verify = verify
+        self.last: dict[int, Recorded] = {}  # per partition, the entry applied last since the last save
+        self.unsaved = 0  # events applied since the last save
+
+    def takes(self, partition: int, recorded: Recorded) -> bool:
+        """Is ``recorded`` one to apply (past the checkpoint)? Checks the entry at the
+        checkpoint on the way (``LogWentBack`` if the log holds another one there, or
+        none)."""
+        check = self.verify.get(partition)
+        if check is not None:
+            position, expected = check
+            if recorded.position > position or (recorded.position == position and _entry_digest(recorded) != expected):
+                raise LogWentBack(f"partition {partition} no longer holds at position {position} the entry "
+                                  f"applied there")
+            if recorded.position == position:
+                del self.verify[partition]
+            return False
+        if recorded.position <= self.checkpoints[partition]:
+            return False
+        self.checkpoints[partition] = recorded.position
+        self.last[partition] = recorded
+        return True
 
 
 def _at(recorded: Recorded) -> str:

@@ -6,7 +6,9 @@ that worker meanwhile, which is most of a SQLite deployment's POST tail. With
 ``inline_projector`` = "process" (what ``serve`` sets for a SQLite store) an append asks
 nothing: one projector process beside the workers (``python -m service project``, started
 and stopped by gunicorn's master) tails the log and catches every projection up in big
-slices, under the same file lock as ever, so at most one runner does it at a time.
+slices, all of them together (one read of the log and one transaction a slice for every
+projection: ``ProjectionRunner.catch_up_together``), under the same file lock as ever, so
+at most one runner does it at a time.
 
 Reads keep their guarantee: a read of a projection still applies a few pending events
 itself first (``ReadModels``), so a client sees its own writes even if the projector is
@@ -28,7 +30,6 @@ from collections.abc import Mapping
 from threading import Event
 
 from service.config import Config
-from service.inline_projections import InlineProjections
 from service.projections_runner import ProjectionRunner
 
 log = logging.getLogger(__name__)
@@ -52,18 +53,17 @@ def run_projector(config: Config, stop: Event | None = None) -> None:
     store = open_store(config)
     runner = ProjectionRunner(store, batch_size=config.projection_batch, save_every=config.projection_save_every)
     path = getattr(store, "path", None)
-    projections = InlineProjections(runner, background=False, slice=PROJECTOR_SLICE)
     lock_path = f"{path}.projections.lock" if path else None
     while stop is None or not stop.is_set():
         try:
             heads = runner.heads()
             if lock_path is None:
-                projections.flush()
+                _catch_up(runner, heads)
             else:
                 with open(lock_path, "a") as handle:
                     fcntl.flock(handle, fcntl.LOCK_EX)  # another runner's catch-up may hold it a moment
                     try:
-                        projections.flush()
+                        _catch_up(runner, heads)
                     finally:
                         fcntl.flock(handle, fcntl.LOCK_UN)
             time.sleep(PROJECTOR_PAUSE)
@@ -71,6 +71,15 @@ def run_projector(config: Config, stop: Event | None = None) -> None:
         except Exception:  # never let the projector die: the next round starts from the checkpoints
             log.exception("the projector failed; looking again in 1 s")
             time.sleep(1)
+
+
+def _catch_up(runner: ProjectionRunner, heads: dict[int, int]) -> None:
+    """Every projection up to ``heads``, together: one read of the log and one transaction
+    per slice of ``PROJECTOR_SLICE`` events for all of them."""
+    try:
+        runner.catch_up_together(heads=heads, slice=PROJECTOR_SLICE)
+    except Exception:  # logged; the others were caught up, the next round tries it again
+        log.exception("a projection failed to catch up")
 
 
 class ProjectorProcess:

@@ -40,6 +40,17 @@ CATCH_UP_TIMEOUT = 600
 REBUILD_TIMEOUT = 6 * 3600
 
 
+#: a lock's holder (its token) renews it (ARGV[2]: milliseconds) / releases it
+_EXTEND = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
 def job_safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", text)
 
@@ -81,6 +92,35 @@ class RqProjections:
 
     def lock_key(self, name: str) -> str:
         return f"{self.prefix}:projections:lock:{name}"
+
+    # -- the projections' locks, several in one round trip (the tailer's) -------------------
+    # The same locks as ``connection.lock(lock_key(name))`` (redis-py's ``Lock``: a random
+    # token SET NX PX, released and extended only by its holder), which the jobs take one at
+    # a time; a tailer takes, extends and releases all of its projections' in one pipeline.
+    def take_locks(self, names: list[str], ttl: float) -> dict[str, str]:
+        """The locks of ``names`` that were free, now held: name -> token."""
+        tokens = {name: uuid.uuid4().hex for name in names}
+        with self.connection.pipeline(transaction=False) as pipe:
+            for name, token in tokens.items():
+                pipe.set(self.lock_key(name), token, nx=True, px=int(ttl * 1000))
+            taken = pipe.execute()
+        return {name: token for (name, token), ok in zip(tokens.items(), taken, strict=True) if ok}
+
+    def extend_locks(self, held: dict[str, str], ttl: float) -> list[str]:
+        """Renew the TTL of the locks in ``held``; returns those that were no longer held."""
+        replies = self._by_holder(_EXTEND, held, int(ttl * 1000))
+        return [name for name, ok in zip(held, replies, strict=True) if not ok]
+
+    def release_locks(self, held: dict[str, str]) -> list[str]:
+        """Release the locks in ``held``; returns those that had expired meanwhile."""
+        replies = self._by_holder(_RELEASE, held)
+        return [name for name, ok in zip(held, replies, strict=True) if not ok]
+
+    def _by_holder(self, script: str, held: dict[str, str], *args: int) -> list[int]:
+        with self.connection.pipeline(transaction=False) as pipe:
+            for name, token in held.items():
+                pipe.eval(script, 1, self.lock_key(name), token, *args)
+            return pipe.execute()
 
     def __call__(self, stream: str) -> None:
         if self.delay <= 0:

@@ -38,7 +38,6 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import redis
@@ -241,8 +240,9 @@ TAIL_PAUSE = 0.2
 
 
 def tail(config: Config, stop: threading.Event | None = None) -> None:
-    """Keep every projection current by tailing the log: catch each up (under its lock, in
-    batches of ``projection_batch`` events, saved every ``projection_save_every``), then
+    """Keep every projection current by tailing the log: catch them up together (each under
+    its lock; one read of the log for all, in batches of ``projection_batch`` events, their
+    models saved together every ``projection_save_every``: ``_tail_round``), then
     block on the log until something is appended past the heads read before that catch-up
     (so an append that lands during the catch-up wakes the next one at once), and again,
     letting ``TAIL_PAUSE`` pass between rounds so that they come in batches.
@@ -257,9 +257,7 @@ def tail(config: Config, stop: threading.Event | None = None) -> None:
         try:
             rt = runtime(config)
             heads = rt.runner.heads()
-            for name in rt.runner.names:
-                locked(rt.projections, rt.runner, name, config.projection_lock_ttl,
-                       partial(_catch_up_tailing, rt.runner, name), tailing=True)
+            _tail_round(rt, heads, config.projection_lock_ttl)
             time.sleep(TAIL_PAUSE)
             rt.runner.store.wait_for_log(heads, TAIL_WAIT)
             delay = RECONNECT_FIRST
@@ -272,8 +270,28 @@ def tail(config: Config, stop: threading.Event | None = None) -> None:
             time.sleep(1)
 
 
-def _catch_up_tailing(runner: ProjectionRunner, name: str, heartbeat: Callable[[], None]) -> int:
-    return runner.catch_up(name, heartbeat=heartbeat)
+def _tail_round(rt: Runtime, heads: dict[int, int], ttl: float) -> None:
+    """One catch-up of every projection whose lock is free, all of them together (one read
+    of the log for all: ``ProjectionRunner.catch_up_together``), their locks taken, renewed
+    and released in one round trip each. A lock another runner holds is left to it."""
+    held = rt.projections.take_locks(rt.runner.names, ttl)
+    if not held:
+        return
+    renewed = time.monotonic()
+
+    def heartbeat() -> None:  # renew the locks' TTL, at most a few times per TTL
+        nonlocal renewed
+        if time.monotonic() - renewed > ttl / 4:
+            for name in rt.projections.extend_locks(held, ttl):  # the compare-and-set keeps the model whole
+                log.warning("the lock on projection %s expired during the tailer's catch-up", name)
+                del held[name]
+            renewed = time.monotonic()
+
+    try:
+        rt.runner.catch_up_together(list(held), heads=heads, heartbeat=heartbeat)
+    finally:
+        for name in rt.projections.release_locks(held):
+            log.warning("the lock on projection %s expired before the tailer released it", name)
 
 
 def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = True) -> None:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import time
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,6 +92,17 @@ class Recorded:
 RowWrite = tuple[str, str, bytes | None]
 #: an index write: (index, key, score), or None as the score to take the key out
 IndexWrite = tuple[str, str, float | None]
+
+
+@dataclass(frozen=True)
+class RowsSave:
+    """One projection's save (``ProjectionRecorder.save_rows``'s arguments), for ``save_many``."""
+
+    name: str
+    checkpoints: dict[int, int]
+    previous: dict[int, int] | None
+    rows: Sequence[RowWrite]
+    index: Sequence[IndexWrite]
 
 
 def partition_of(stream: str, partitions: int) -> int:
@@ -163,6 +174,10 @@ class LogRecorder(ABC):
         """Every partition's newest position (stores with many partitions answer in one round trip)."""
         return {p: self.log_head(p) for p in range(self.partitions)}
 
+    def read_logs(self, reads: Mapping[int, tuple[int, int]]) -> dict[int, list[Recorded]]:
+        """``read_log(partition, after, limit)`` for each ``partition: (after, limit)`` of
+        ``reads`` (backends that can answer in one round trip do)."""
+        return {p: self.read_log(p, after, limit) for p, (after, limit) in reads.items()}
 
     def wait_for_log(self, after: dict[int, int], timeout: float) -> None:
         """Return once some partition holds an entry past ``after`` (partition -> position),
@@ -189,6 +204,22 @@ class ProjectionRecorder(ABC):
         """Write ``rows`` and ``index`` changes and the new ``checkpoints`` together, only if
         the stored checkpoints still equal ``previous`` (None: never saved); else
         ``CheckpointMoved`` and nothing is written."""
+
+    def load_checkpoints_many(self, names: Sequence[str]) -> dict[str, dict[int, int] | None]:
+        """``load_checkpoints`` of each of ``names`` (one round trip where the store allows it)."""
+        return {name: self.load_checkpoints(name) for name in names}
+
+    def save_many(self, saves: Sequence[RowsSave]) -> set[str]:
+        """``save_rows`` of several projections; returns the names whose stored checkpoints
+        were not the expected ones (nothing of theirs is written; the others' saves stand).
+        Each save is atomic on its own, as ``save_rows``; a backend may send them together."""
+        moved: set[str] = set()
+        for save in saves:
+            try:
+                self.save_rows(save.name, save.checkpoints, save.previous, save.rows, save.index)
+            except CheckpointMoved:
+                moved.add(save.name)
+        return moved
 
     @abstractmethod
     def get_rows(self, name: str, table: str, keys: Sequence[str]) -> list[bytes | None]:

@@ -66,6 +66,17 @@ class LogRecorderContract(StoreContract):
         assert moved[partition] > heads[partition]  # only the appended stream's partition moves
         assert {p: h for p, h in moved.items() if p != partition} == {p: h for p, h in heads.items() if p != partition}
 
+    def test_many_partitions_read_at_once_are_each_partitions_own_read(self, store):
+        for i in range(16):
+            store.append(f"game-{i}", 0, [{"n": n} for n in range(i % 4 + 1)])
+        heads = store.log_heads()
+        reads = {p: (p % 2, 2 + p % 3) for p in heads}  # from the start, or after the first entry
+        found = store.read_logs(reads)
+        assert found == {p: store.read_log(p, after, limit) for p, (after, limit) in reads.items()}
+        assert any(found.values())
+        assert store.read_logs({p: (head, 5) for p, head in heads.items()}) == {p: [] for p in heads}  # past the heads
+        assert store.read_logs({0: (0, 0)}) == {0: []} and store.read_logs({}) == {}
+
     def test_a_reader_resumes_after_any_position(self, store):
         store.append("g-1", 0, [{"n": n} for n in range(5)])
         partition = partition_of("g-1", store.partitions)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.adapters.store import CheckpointMoved
+from service.adapters.store import CheckpointMoved, RowsSave
 from tests.contract.backends import StoreContract
 
 
@@ -57,6 +57,25 @@ class ProjectionRecorderContract(StoreContract):
         store.delete_projection("lobby")  # deleting twice is harmless
         store.save_rows("lobby", {0: 1}, None, [("games", "g-9", b"{}")], [("all", "g-9", 0.0)])
         assert store.index_page("lobby", "all") == ["g-9"] and store.index_count("lobby", "all") == 1
+
+    def test_several_saves_at_once_are_each_a_compare_and_set_of_its_own(self, store):
+        store.save_rows("history", {0: 2}, None, [("entries", "p/g", b"1")], [])
+        assert store.load_checkpoints_many(["lobby", "history"]) == {"lobby": None, "history": {0: 2}}
+        moved = store.save_many([
+            RowsSave("lobby", {0: 3}, None, [("games", "g-1", b'{"n":1}')], [("all", "g-1", 1.0)]),
+            RowsSave("history", {0: 3}, {0: 1}, [("entries", "p/g", b"2")], [("player/p", "p/g", 1.0)]),  # stale
+            RowsSave("scoreboard", {0: 3}, None, [("types", "x", b"{}")], []),
+        ])
+        assert moved == {"history"}
+        assert store.load_checkpoints_many(["scoreboard", "history", "lobby"]) == \
+            {"scoreboard": {0: 3}, "history": {0: 2}, "lobby": {0: 3}}
+        assert store.get_rows("history", "entries", ["p/g"]) == [b"1"]  # the refused save wrote nothing
+        assert store.index_count("history", "player/p") == 0
+        assert store.get_rows("lobby", "games", ["g-1"]) == [b'{"n":1}'] and store.index_page("lobby", "all") == ["g-1"]
+        assert store.get_rows("scoreboard", "types", ["x"]) == [b"{}"]
+        assert store.save_many([RowsSave("lobby", {0: 4}, {0: 3}, [], [("all", "g-1", None)])]) == set()
+        assert store.load_checkpoints("lobby") == {0: 4} and store.index_count("lobby", "all") == 0
+        assert store.save_many([]) == set() and store.load_checkpoints_many([]) == {}
 
     def test_many_rows_come_back_in_the_order_asked(self, store):
         keys = [f"g-{i:04d}" for i in range(1200)]

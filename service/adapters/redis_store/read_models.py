@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import redis
+
 from service.adapters.codec import dumps, loads
 from service.adapters.redis_store.datastore import RedisDatastore, RedisRecorder
-from service.adapters.store import CheckpointMoved, IndexWrite, ProjectionRecorder, RowWrite
+from service.adapters.store import CheckpointMoved, IndexWrite, ProjectionRecorder, RowsSave, RowWrite
 
 # KEYS: 1 checkpoints, 2 the set naming every key of the read model, 3.. tables and indexes
 # ARGV: 1 "1" if previous checkpoints are expected, 2 those (canonical JSON), 3 the new ones,
@@ -60,8 +62,42 @@ class RedisProjectionRecorder(RedisRecorder, ProjectionRecorder):
         raw = self._redis.get(f"{self._rm(name)}:c")
         return {int(k): v for k, v in loads(raw).items()} if raw is not None else None
 
+    def load_checkpoints_many(self, names: Sequence[str]) -> dict[str, dict[int, int] | None]:
+        with self._redis.pipeline(transaction=False) as pipe:  # one round trip (the keys are in other slots)
+            for name in names:
+                pipe.get(f"{self._rm(name)}:c")
+            found = pipe.execute()
+        return {name: {int(k): v for k, v in loads(raw).items()} if raw is not None else None
+                for name, raw in zip(names, found, strict=True)}
+
     def save_rows(self, name: str, checkpoints: dict[int, int], previous: dict[int, int] | None,
                   rows: Sequence[RowWrite], index: Sequence[IndexWrite]) -> None:
+        if not self._write(self._save_rows, *self._save_args(name, checkpoints, previous, rows, index)):
+            raise CheckpointMoved(name)
+
+    def save_many(self, saves: Sequence[RowsSave]) -> set[str]:
+        """The saves' scripts in one pipeline (one round trip); each stays atomic on its own.
+        With the durability setting or on a cluster, one by one (``RedisDatastore.write``)."""
+        if self._datastore.wait_replicas or self._datastore.cluster or len(saves) < 2:
+            return super().save_many(saves)
+        calls = [self._save_args(s.name, s.checkpoints, s.previous, s.rows, s.index) for s in saves]
+        with self._redis.pipeline(transaction=False) as pipe:
+            for keys, args in calls:
+                pipe.evalsha(self._save_rows.sha, len(keys), *keys, *args)
+            replies = pipe.execute(raise_on_error=False)
+        moved: set[str] = set()
+        for save, (keys, args), reply in zip(saves, calls, replies, strict=True):
+            if isinstance(reply, redis.exceptions.NoScriptError):  # a Redis that restarted: load it again
+                reply = self._save_rows(keys=keys, args=args)
+            elif isinstance(reply, Exception):
+                raise reply
+            if not reply:
+                moved.add(save.name)
+        return moved
+
+    def _save_args(self, name: str, checkpoints: dict[int, int], previous: dict[int, int] | None,
+                   rows: Sequence[RowWrite], index: Sequence[IndexWrite]) -> tuple[list[str], list[Any]]:
+        """The keys and arguments of ``SAVE_ROWS`` for one save."""
         base = self._rm(name)
         keys = [f"{base}:c", f"{base}:keys"]
         slot: dict[str, int] = {}
@@ -79,12 +115,8 @@ class RedisProjectionRecorder(RedisRecorder, ProjectionRecorder):
         for idx, key, score in index:
             number = key_number(f"{base}:i:{idx}")
             ops += ["r", number, key, ""] if score is None else ["z", number, key, repr(float(score))]
-        saved = self._write(
-            self._save_rows, keys,
-            ["0" if previous is None else "1", b"" if previous is None else _canonical(previous),
-             _canonical(checkpoints), *ops])
-        if not saved:
-            raise CheckpointMoved(name)
+        return keys, ["0" if previous is None else "1", b"" if previous is None else _canonical(previous),
+                      _canonical(checkpoints), *ops]
 
     def get_rows(self, name: str, table: str, keys: Sequence[str]) -> list[bytes | None]:
         if not keys:

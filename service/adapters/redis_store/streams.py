@@ -24,7 +24,7 @@ source of truth for ``read``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.adapters.codec import digest_of, dumps, loads
@@ -91,6 +91,12 @@ def _with_digests(events: Sequence[dict[str, Any]]) -> list[bytes | str]:
 def _number(entry_id: bytes) -> int:
     """The version or position encoded in a stream entry id ``<n>-1``."""
     return int(entry_id[: entry_id.index(b"-")])
+
+
+def _log_entries(partition: int, entries: list[Any]) -> list[Recorded]:
+    """A partition log's XRANGE reply as ``Recorded`` entries."""
+    return [Recorded(fields[b"s"].decode(), int(fields[b"v"]), loads(fields[b"e"]), partition, _number(entry_id))
+            for entry_id, fields in entries]
 
 
 class RedisStreamRecorder(RedisRecorder, StreamRecorder):
@@ -178,10 +184,22 @@ class RedisLogRecorder(RedisRecorder, LogRecorder):
         if limit <= 0:
             return []
         entries = self._redis.xrange(f"{self._tag(partition)}:log", str(max(after, 0) + 1), "+", count=limit)
-        return [
-            Recorded(fields[b"s"].decode(), int(fields[b"v"]), loads(fields[b"e"]), partition, _number(entry_id))
-            for entry_id, fields in entries
-        ]
+        return _log_entries(partition, entries)
+
+    def read_logs(self, reads: Mapping[int, tuple[int, int]]) -> dict[int, list[Recorded]]:
+        """One pipeline of XRANGEs (one round trip); on a cluster, one read per partition."""
+        if self._datastore.cluster or len(reads) < 2:
+            return super().read_logs(reads)
+        wanted = [(p, after, limit) for p, (after, limit) in reads.items() if limit > 0]
+        with self._redis.pipeline(transaction=False) as pipe:
+            for partition, after, limit in wanted:
+                self._check_partition(partition)
+                pipe.xrange(f"{self._tag(partition)}:log", str(max(after, 0) + 1), "+", count=limit)
+            replies = pipe.execute()
+        found: dict[int, list[Recorded]] = {p: [] for p in reads}
+        for (partition, _, _), entries in zip(wanted, replies, strict=True):
+            found[partition] = _log_entries(partition, entries)
+        return found
 
     def log_head(self, partition: int) -> int:
         self._check_partition(partition)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from projections import PROJECTIONS
+from projections import PROJECTIONS, envelope
 from service.adapters.memory_store import MemoryStore
 from service.adapters.store import CheckpointMoved, Recorded, partition_of
 from service.errors import NotFound
@@ -204,3 +204,164 @@ def test_a_failing_projection_never_fails_the_command_in_inline_mode(caplog):
     play_games(service, "highcard", 1)
     assert runner.lag("lobby") == 0 and runner.lag("broken") == total_events(store)
     assert "projection broken failed" in caplog.text
+
+
+# -- several projections caught up together (the tailer's and the projector's path) ---------------
+def counting_runner(store, *names, **options):
+    counters = {name: Counting() for name in names}
+    for name, projection in counters.items():
+        projection.name = name
+    return ProjectionRunner(store, {**PROJECTIONS, **counters}, **options)
+
+
+def test_projections_caught_up_together_read_each_partition_once_for_all_of_them():
+    store = PartitionedMemoryStore()
+    played(store, games=12, seed=4)
+    reads: list[int] = []
+    read_log = store.read_log
+
+    def counted(partition, after, limit=1000):
+        reads.append(partition)
+        return read_log(partition, after, limit)
+
+    store.read_log = counted
+    runner = counting_runner(store, "a", "b")
+    heads = store.log_heads()
+    assert runner.catch_up_together() == {name: sum(heads.values()) for name in runner.names}
+    assert sorted(reads) == [p for p in range(4) if heads[p]]  # one read per partition, not one per projection
+    for name in runner.names:
+        assert runner.model(name) == runner.replay(name), name
+        assert store.load_checkpoints(name) == heads
+    reads.clear()
+    assert runner.catch_up_together() == {name: 0 for name in runner.names} and reads == []
+
+
+def test_projections_at_different_checkpoints_each_apply_only_what_they_have_not():
+    store = PartitionedMemoryStore()
+    service = played(store, games=10, seed=6)
+    runner = counting_runner(store, "a", "b", batch_size=5, save_every=7)
+    runner.catch_up("a")
+    runner.catch_up("lobby")
+    before = total_events(store)
+    play_games(service, "highcard", 3, seed=7)
+    applied = runner.catch_up_together()
+    assert applied["a"] == applied["lobby"] == total_events(store) - before
+    assert applied["b"] == applied["history"] == applied["scoreboard"] == total_events(store)
+    for name in ("a", "b"):
+        seen = runner.model(name)["seen"]
+        assert len(seen) == total_events(store) and set(seen.values()) == {1}
+    for name in runner.names:
+        assert runner.model(name) == runner.replay(name), name
+
+
+def test_a_crash_in_a_joint_catch_up_keeps_the_last_slice_saved_and_the_rest_is_applied_once():
+    store = PartitionedMemoryStore()
+    played(store, games=8, seed=8)
+
+    class Crashing(Counting):
+        name = "crashing"
+        calls = 0
+
+        def apply(self, model, envelope):
+            Crashing.calls += 1
+            if Crashing.calls == 25:
+                raise RuntimeError("the worker died here")
+            return super().apply(model, envelope)
+
+    runner = ProjectionRunner(store, {"crashing": Crashing(), "counting": Counting()}, save_every=10)
+    saved: list[dict[str, dict[int, int]]] = []
+    save_many = store.save_many
+
+    def recorded(saves):
+        saved.append({save.name: save.checkpoints for save in saves})
+        return save_many(saves)
+
+    store.save_many = recorded
+    total = total_events(store)
+    # the joint catch-up saved two slices of 10 and failed in the third; the one-by-one
+    # catch-ups went on from what was saved
+    assert runner.catch_up_together() == {"crashing": total, "counting": total}
+    assert [sum(s["crashing"].values()) for s in saved] == [10, 20]
+    for name in runner.names:
+        seen = runner.model(name)["seen"]
+        assert len(seen) == total and set(seen.values()) == {1}, name
+
+
+def test_a_projection_that_keeps_failing_holds_back_no_other_and_its_error_is_raised():
+    store = PartitionedMemoryStore()
+    played(store, games=4, seed=9)
+
+    class Broken(Counting):
+        name = "broken"
+
+        def apply(self, model, envelope):
+            raise ValueError("bug in a read model")
+
+    runner = ProjectionRunner(store, {"broken": Broken(), **PROJECTIONS})
+    with pytest.raises(ValueError, match="bug in a read model"):
+        runner.catch_up_together()
+    assert store.load_checkpoints("broken") is None
+    for name in PROJECTIONS:
+        assert store.load_checkpoints(name) == store.log_heads() and runner.model(name) == runner.replay(name)
+
+
+def test_a_projection_another_runner_saved_during_a_joint_catch_up_is_caught_up_on_its_own():
+    store = PartitionedMemoryStore()
+    service = played(store, games=8, seed=11)
+    first = counting_runner(store, "a", "b")
+    other = counting_runner(store, "a", "b")
+    first.catch_up_together()
+    play_games(service, "highcard", 2, seed=12)
+    save_many = store.save_many
+    raced: list[str] = []
+
+    def racing(saves):
+        if not raced:  # another runner saves "a" between this one's read and its save
+            raced.append("a")
+            other.catch_up("a")
+        return save_many(saves)
+
+    store.save_many = racing
+    applied = first.catch_up_together()
+    assert raced and applied["b"] == applied["lobby"] > 0
+    for name in first.names:
+        assert first.model(name) == first.replay(name), name
+        assert store.load_checkpoints(name) == store.log_heads(), name
+    seen = first.model("a")["seen"]
+    assert len(seen) == total_events(store) and set(seen.values()) == {1}
+
+
+def test_no_projection_changes_the_envelope_it_is_handed():
+    """A joint catch-up hands every projection the same envelope object."""
+    import copy
+
+    from projections import envelope
+
+    store = PartitionedMemoryStore()
+    played(store, games=10, seed=13)
+    models = {name: projection.initial() for name, projection in PROJECTIONS.items()}
+    for partition in range(store.partitions):
+        for recorded in store.read_log(partition, 0):
+            given = envelope(recorded.stream, recorded.version, recorded.event, partition, recorded.position)
+            kept = copy.deepcopy(given)
+            for name, projection in PROJECTIONS.items():
+                projection.apply(models[name], given)
+                assert given == kept, (name, recorded)
+
+
+def test_a_catch_up_builds_no_envelope_for_an_event_every_projection_ignores(monkeypatch):
+    """A game's own event that is not the last of its append changes no read model here
+    (``projections.base.restated``): it is counted as applied, but not enveloped."""
+    import service.projections_runner as runner_module
+    from projections.base import restated
+
+    store = PartitionedMemoryStore()
+    played(store, games=6, seed=14)
+    bodies = [r.event for p in range(store.partitions) for r in store.read_log(p, 0)]
+    built = []
+    monkeypatch.setattr(runner_module, "envelope", lambda *args: built.append(args) or envelope(*args))
+    runner = ProjectionRunner(store)
+    assert runner.catch_up_together() == {name: len(bodies) for name in runner.names}
+    assert 0 < len(built) == sum(1 for body in bodies if not restated(body)) < len(bodies)
+    for name in runner.names:
+        assert runner.model(name) == runner.replay(name), name
