@@ -202,7 +202,7 @@ def post_command(game_id):
 
     # a retry with an Idempotency-Key may be answered from its record, with no append to check the token
     return json_answer(games.players.as_checked(bearer_token(required=True), submit,
-                                                fresh=request.headers.get("Idempotency-Key") is not None), 201)
+                                                fresh="HTTP_IDEMPOTENCY_KEY" in request.environ), 201)
 
 
 @games.route("/<game_id:game_id>/undo", methods=["POST"])
