@@ -220,7 +220,8 @@ class SqliteDatastore:
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One ``BEGIN IMMEDIATE`` transaction (the write lock taken up front)."""
-        with self.reading() as db:
+        db = self._borrow()
+        try:
             self._begin(db)
             try:
                 yield db
@@ -228,6 +229,8 @@ class SqliteDatastore:
                 db.execute("ROLLBACK")
                 raise
             db.execute("COMMIT")
+        finally:
+            self._idle.append(db)
 
     @staticmethod
     def _begin(db: sqlite3.Connection) -> None:
