@@ -23,6 +23,7 @@ gunicorn's own limits are refused by gunicorn itself, also as problem+json
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -153,6 +154,7 @@ def _json_problem(value: Any, limit: int) -> str | None:
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(item, dict):
             children = item.values()
         elif isinstance(item, list):
