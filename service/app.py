@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from flask.sessions import NullSession, SessionInterface
 
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
@@ -68,10 +69,25 @@ class GameApp(Flask):
         return found
 
 
+class NoSessions(SessionInterface):
+    """No cookie sessions: the API's callers are known by their bearer tokens, and nothing
+    keeps state in ``flask.session``. Every request gets the same empty null session (which
+    refuses writes), instead of Flask looking for a secret key and a cookie and making one."""
+
+    _none = NullSession()
+
+    def open_session(self, app: Flask, request: Any) -> NullSession:
+        return self._none
+
+    def save_session(self, app: Flask, session: Any, response: Any) -> None:  # never called: it is null
+        return None
+
+
 def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules] | None = None,
                store: EventStore | None = None, service: GameService | None = None) -> Flask:
     config = config or Config.from_env()
     app = GameApp(__name__)
+    app.session_interface = NoSessions()
     app.config.update(
         API_TITLE="Game service",
         API_VERSION=API_VERSION,

@@ -51,7 +51,12 @@ class Clock:
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
 
     def iso(self) -> str:
-        return self.now().isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        return iso(self.now())
+
+
+def iso(moment: datetime) -> str:
+    """A UTC time as the envelopes keep it: ``2026-12-02T01:02:03.456Z``."""
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def fingerprint(kind: str, body: Any, expected: int | None) -> str:
@@ -89,7 +94,7 @@ class Appender:
             if idempotency is not None:  # a retry's answer shows them too
                 idempotency[1]["last"] = game.version + len(events)
         stream = stream_of(game.id)
-        envelopes = stamp(events, game.version, Clock(lambda: now).iso(), after.public_facts())
+        envelopes = stamp(events, game.version, iso(now), after.public_facts())
         try:
             self.store.append(stream, game.version, envelopes, idempotency, game.head,
                               token_generation=token_generation)

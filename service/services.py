@@ -203,7 +203,8 @@ class GameService:
                        token_generation: int | None = None) -> dict[str, Any]:
         """``token_generation``: the one the caller's token was checked at; the append stores
         nothing if a token was rotated or revoked since (``TokensChanged``, ``Players.as_checked``)."""
-        request = fingerprint("command", command.to_json(), expected_version)
+        # the fingerprint is kept, and compared, only with an Idempotency-Key
+        request = fingerprint("command", command.to_json(), expected_version) if idempotency_key else ""
         return self._idempotent(game_id, player, idempotency_key, request, lambda: retry_on_conflict(
             self._command_attempt(game_id, player, command, expected_version, idempotency_key, request,
                                   token_generation)))

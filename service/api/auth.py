@@ -11,7 +11,7 @@ from service.errors import Unauthorized
 
 def bearer_token(required: bool = False) -> str | None:
     """The token of the ``Authorization: Bearer`` header (None without one)."""
-    header = request.headers.get("Authorization")
+    header = request.environ.get("HTTP_AUTHORIZATION")  # what request.headers would parse it from
     if not header:
         if required:
             raise Unauthorized("send your player token as 'Authorization: Bearer <token>'")
@@ -29,7 +29,7 @@ def current_player(required: bool = False) -> dict[str, Any] | None:
 
 def idempotency_key() -> str | None:
     """The request's ``Idempotency-Key`` (None without one); ``input_guard`` refused a bad one."""
-    key = request.headers.get("Idempotency-Key")
+    key = request.environ.get("HTTP_IDEMPOTENCY_KEY")
     if key is None:
         return None
     problem = idempotency_key_problem(key)

@@ -23,6 +23,7 @@ gunicorn's own limits are refused by gunicorn itself, also as problem+json
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -54,9 +55,12 @@ def install(app: Flask) -> None:
     @app.before_request
     def guard():
         # read from the WSGI environ where it is enough: werkzeug's request properties parse
-        # (headers, query, content type) on first use, and most requests need none of it
-        environ = request.environ
-        raw = environ.get("RAW_URI") or environ.get("REQUEST_URI") or request.full_path
+        # (headers, query, content type) on first use, and most requests need none of it;
+        # and from the request itself, not the ``request`` proxy, which looks the context up
+        # again on every read
+        current = request._get_current_object()  # type: ignore[attr-defined]
+        environ = current.environ
+        raw = environ.get("RAW_URI") or environ.get("REQUEST_URI") or current.full_path
         if len(raw) > MAX_URL:
             return problem(414, "uri_too_long", "URI Too Long",
                            f"the request's URL is {len(raw)} characters long; at most {MAX_URL} are accepted")
@@ -64,19 +68,20 @@ def install(app: Flask) -> None:
         if count > MAX_HEADERS or size > MAX_HEADER_BYTES:
             return problem(431, "request_header_fields_too_large", "Request Header Fields Too Large",
                            f"at most {MAX_HEADERS} header fields and {MAX_HEADER_BYTES} bytes of them are accepted")
-        if environ.get("QUERY_STRING") and request.args and request.endpoint is not None:
-            unknown = sorted(set(request.args) - allowed.get(request.endpoint, frozenset()))
+        endpoint = current.endpoint
+        if environ.get("QUERY_STRING") and current.args and endpoint is not None:
+            unknown = sorted(set(current.args) - allowed.get(endpoint, frozenset()))
             if unknown:
-                known = sorted(allowed.get(request.endpoint, ()))
+                known = sorted(allowed.get(endpoint, ()))
                 return problem(422, "unknown_query_parameter", "Invalid input",
                                f"unknown query parameter(s): {', '.join(unknown)[:200]}; this operation takes "
                                f"{', '.join(known) if known else 'none'}",
                                errors={name[:100]: ["Unknown field."] for name in unknown[:20]})
         key = environ.get(IDEMPOTENCY_KEY_ENVIRON)
-        if key is not None and request.endpoint is not None:
-            if request.endpoint not in takes_key:
+        if key is not None and endpoint is not None:
+            if endpoint not in takes_key:
                 return problem(422, "invalid_input", "Invalid input",
-                               f"{request.method} {request.path[:200]} does not take an Idempotency-Key "
+                               f"{current.method} {current.path[:200]} does not take an Idempotency-Key "
                                "(a retry would not be recognised): send it only to the operations that "
                                "declare it", errors={IDEMPOTENCY_KEY: ["Unknown field."]})
             wrong = idempotency_key_problem(key)
@@ -85,25 +90,22 @@ def install(app: Flask) -> None:
         content_type = environ.get("CONTENT_TYPE")
         if not content_type:  # no body to check (a body without a type is not read as JSON)
             return None
-        charset = request.mimetype_params.get("charset") if ";" in content_type else None
+        charset = current.mimetype_params.get("charset") if ";" in content_type else None
         if charset is not None and charset.strip().lower() not in BODY_CHARSETS:
             return problem(415, "unsupported_media_type", "Unsupported Media Type",
                            f"the body is declared as charset={charset[:40]}; this server reads bodies as UTF-8 "
                            "only: send UTF-8 and declare charset=utf-8 (or no charset)")
-        if request.is_json and request.content_length != 0:
-            body = request.get_data(cache=True)
+        if current.is_json and current.content_length != 0:
+            body = current.get_data(cache=True)
             if body:
                 try:
                     value = orjson.loads(body)
                 except orjson.JSONDecodeError as exc:
                     return problem(422, "invalid_json", "Invalid input", f"the body is not valid JSON: {exc}")
-                if _too_deep(value, MAX_JSON_DEPTH):
-                    return problem(422, "invalid_json", "Invalid input",
-                                   f"the JSON body nests deeper than {MAX_JSON_DEPTH} levels")
-                if _any_huge_number(value):
-                    return problem(422, "invalid_json", "Invalid input",
-                                   "the JSON body holds a number too large for a 64-bit integer")
-                request._cached_json = (value, value)  # get_json() answers from here
+                wrong = _json_problem(value, MAX_JSON_DEPTH)
+                if wrong is not None:
+                    return problem(422, "invalid_json", "Invalid input", wrong)
+                current._cached_json = (value, value)  # get_json() answers from here
         return None
 
 
@@ -144,27 +146,23 @@ def _declaring_header(app: Flask, header: str) -> frozenset[str]:
                for p in getattr(view, "_apidoc", {}).get("manual_doc", {}).get("parameters", [])))
 
 
-def _too_deep(value: Any, limit: int) -> bool:
+def _json_problem(value: Any, limit: int) -> str | None:
+    """What is wrong with a parsed JSON body, found in one walk: nesting deeper than
+    ``limit`` (said first), or a number too large for 64 bits (orjson reads an integer
+    beyond 64 bits as a float; NaN cannot come from strict JSON); None if neither."""
+    huge = False
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth > limit:
-                return True
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
-    return False
-
-
-def _any_huge_number(value: Any) -> bool:
-    """orjson reads an integer beyond 64 bits as a float: any number that large is refused."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, float) and not abs(item) < 2.0**63:  # NaN cannot come from strict JSON
-            return True
+        children: Iterable[Any]
         if isinstance(item, dict):
-            stack.extend(item.values())
+            children = item.values()
         elif isinstance(item, list):
-            stack.extend(item)
-    return False
+            children = item
+        else:
+            huge = huge or (isinstance(item, float) and not abs(item) < 2.0**63)
+            continue
+        if depth > limit:
+            return f"the JSON body nests deeper than {limit} levels"
+        stack.extend((child, depth + 1) for child in children)
+    return "the JSON body holds a number too large for a 64-bit integer" if huge else None

@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 #: operations that are never rate-limited (a load balancer's health probe must always get through)
 EXEMPT = frozenset({"meta.health"})
 REGISTER = "players.create_player"
+#: what each scope of a rate counts, for the refusal's detail
+LIMITED = {"ip": "requests from your address", "token": "requests with your token",
+           "register": "player registrations from your address"}
 
 
 @dataclass
@@ -105,32 +108,33 @@ class RateLimits:
     def check(self, endpoint: str | None, ip: str, token: str | None, method: str) -> Refusal | None:
         if endpoint in EXEMPT:
             return None
-        checks = [("ip", ip, self.per_ip, "requests from your address")]
-        if token:
-            checks.append(("token", _token_key(token), self.per_token, "requests with your token"))
+        hits = [(item, "ip", ip) for item in self.per_ip]
+        if token and self.per_token:
+            key = _token_key(token)
+            hits += [(item, "token", key) for item in self.per_token]
         if endpoint == REGISTER and method == "POST":
-            checks.append(("register", ip, self.registrations, "player registrations from your address"))
-        local = self.local
-        for scope, key, items, what in checks:
-            for item in items:
-                if local is not None:
-                    if not local.hit(item, scope, key):
-                        return Refusal(429, "rate_limited", f"too many {what}: at most {item}",
-                                       local.retry_after(item, scope, key))
-                    continue
-                assert self.limiter is not None  # a shared storage, when there is no local counter
-                if self.outage.ongoing:
-                    return None
-                try:
-                    allowed = self.limiter.hit(item, scope, key)
-                except Exception:  # the limits storage is down: let the request through
-                    log.warning("rate limit storage unavailable; not limiting for %g s", self.outage.pause,
-                                exc_info=True)
-                    self.outage.began()
-                    return None
-                if not allowed:
-                    return Refusal(429, "rate_limited", f"too many {what}: at most {item}",
-                                   self._retry_after(item, scope, key))
+            hits += [(item, "register", ip) for item in self.registrations]
+        if self.local is not None:
+            refused = self.local.first_refused(hits)
+            if refused is None:
+                return None
+            item, scope, key = refused
+            return Refusal(429, "rate_limited", f"too many {LIMITED[scope]}: at most {item}",
+                           self.local.retry_after(item, scope, key))
+        assert self.limiter is not None  # a shared storage, when there is no local counter
+        for item, scope, key in hits:
+            if self.outage.ongoing:
+                return None
+            try:
+                allowed = self.limiter.hit(item, scope, key)
+            except Exception:  # the limits storage is down: let the request through
+                log.warning("rate limit storage unavailable; not limiting for %g s", self.outage.pause,
+                            exc_info=True)
+                self.outage.began()
+                return None
+            if not allowed:
+                return Refusal(429, "rate_limited", f"too many {LIMITED[scope]}: at most {item}",
+                               self._retry_after(item, scope, key))
         return None
 
     def _retry_after(self, item, scope: str, key: str) -> int:
@@ -253,8 +257,12 @@ def _token_key(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
+#: the address of a request whose server named none
+UNKNOWN_IP = "unknown"
+
+
 def client_ip() -> str:
-    return request.remote_addr or "unknown"
+    return request.remote_addr or UNKNOWN_IP
 
 
 def bearer(header: str | None) -> str | None:
@@ -283,8 +291,12 @@ def install(app: Flask, config: Config) -> None:
 
     @app.before_request
     def limit_rates():
-        refusal = rates.check(request.endpoint, client_ip(), bearer(request.headers.get("Authorization")),
-                              request.method)
+        # the request itself, not the ``request`` proxy: each read through the proxy looks
+        # the context up again, which cost as much as the counting
+        current = request._get_current_object()  # type: ignore[attr-defined]
+        environ = current.environ
+        refusal = rates.check(current.endpoint, environ.get("REMOTE_ADDR") or UNKNOWN_IP,
+                              bearer(environ.get("HTTP_AUTHORIZATION")), current.method)
         return refusal.response() if refusal else None
 
 

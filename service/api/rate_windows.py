@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 
 def _os_lock():
@@ -44,25 +45,33 @@ class LocalWindows:
         self._next_sweep = clock() + self.SWEEP_EVERY
 
     def hit(self, item, scope: str, key: str) -> bool:
-        expiry = item.get_expiry()
+        return self.first_refused(((item, scope, key),)) is None
+
+    def first_refused(self, hits: Iterable[tuple[Any, str, str]]) -> tuple[Any, str, str] | None:
+        """Count a hit of each ``(limit, scope, key)`` in order, up to the first one over its
+        limit: that one is returned (it and the later ones are not counted), or None. One
+        clock read and one turn of the lock for every limit a request is counted against."""
         now = self.clock()
-        number = int(now // expiry)
-        name = (item.amount, expiry, scope, key)
         with self._lock:
-            window = self._windows.get(name)
-            if window is None:
-                window = self._windows[name] = [number, 0, 0]
-            elif window[0] != number:  # the window moved on: the current one becomes the previous
-                window[2] = window[1] if window[0] == number - 1 else 0
-                window[1] = 0
-                window[0] = number
-            weighted = window[2] * (1 - (now - number * expiry) / expiry) + window[1]
-            allowed = weighted + 1 <= item.amount
-            if allowed:
-                window[1] += 1
             if now >= self._next_sweep:
                 self._sweep(now)
-        return allowed
+            for hit in hits:
+                item = hit[0]
+                expiry = item.get_expiry()
+                number = int(now // expiry)
+                name = (item.amount, expiry, hit[1], hit[2])
+                window = self._windows.get(name)
+                if window is None:
+                    window = self._windows[name] = [number, 0, 0]
+                elif window[0] != number:  # the window moved on: the current one becomes the previous
+                    window[2] = window[1] if window[0] == number - 1 else 0
+                    window[1] = 0
+                    window[0] = number
+                weighted = window[2] * (1 - (now - number * expiry) / expiry) + window[1]
+                if weighted + 1 > item.amount:
+                    return hit
+                window[1] += 1
+        return None
 
     def retry_after(self, item, scope: str, key: str) -> int:
         """Seconds until a hit would be allowed again (at least 1)."""

@@ -168,9 +168,10 @@ def join_game(body, game_id):
 def get_state(game_id):
     """The game as the caller's seat sees it (the spectator view without a token); `at` travels back."""
     at = query(STATE_QUERY).get("at")
-    player, version = service().caller_and_version(game_id, bearer_token())
+    games = service()
+    player, version = games.caller_and_version(game_id, bearer_token())
     tag = _tag(game_id, version, "state", player_id(player), at)
-    return answer(tag, lambda: json_answer(service().state(game_id, player, at, version), 200), PRIVATE)
+    return answer(tag, lambda: json_answer(games.state(game_id, player, at, version), 200), PRIVATE)
 
 
 @games.route("/<game_id:game_id>/legal-commands", methods=["GET"])
@@ -181,9 +182,10 @@ def get_state(game_id):
 @_errors(401, 403, 404, 409)
 def get_legal_commands(game_id):
     """Every command the caller's seat may post now; each is accepted verbatim."""
-    player, version = service().caller_and_version(game_id, bearer_token(required=True))
+    games = service()
+    player, version = games.caller_and_version(game_id, bearer_token(required=True))
     tag = _tag(game_id, version, "legal-commands", player_id(player))
-    return answer(tag, lambda: json_answer(service().legal_commands(game_id, player, version), 200), PRIVATE)
+    return answer(tag, lambda: json_answer(games.legal_commands(game_id, player, version), 200), PRIVATE)
 
 
 @games.route("/<game_id:game_id>/commands", methods=["POST"])
@@ -202,7 +204,7 @@ def post_command(game_id):
 
     # a retry with an Idempotency-Key may be answered from its record, with no append to check the token
     return json_answer(games.players.as_checked(bearer_token(required=True), submit,
-                                                fresh=request.headers.get("Idempotency-Key") is not None), 201)
+                                                fresh="HTTP_IDEMPOTENCY_KEY" in request.environ), 201)
 
 
 @games.route("/<game_id:game_id>/undo", methods=["POST"])

@@ -87,10 +87,14 @@ class RedisStore(RedisStreamRecorder, RedisLogRecorder, RedisProjectionRecorder,
         self.keep_snapshots = keep_snapshots
 
     def version_and_token_generation(self, stream: str) -> tuple[int, int]:
-        with self._redis.pipeline(transaction=False) as pipe:  # one trip on one Redis; per node on a cluster
-            pipe.xlen(self._game(stream)[1])
-            pipe.get(self._token_generation_key())
-            version, generation = pipe.execute()
+        commands = (("XLEN", self._game(stream)[1]), ("GET", self._token_generation_key()))
+        if self._datastore.cluster:  # the keys are in two slots: a pipeline asks each node
+            with self._redis.pipeline(transaction=False) as pipe:
+                for command in commands:
+                    pipe.execute_command(*command)
+                version, generation = pipe.execute()
+        else:
+            version, generation = self._datastore.in_one_trip(commands)
         return int(version), int(generation or 0)
 
     @property

@@ -23,6 +23,12 @@ from service.adapters.store import (
     VersionConflict,
 )
 
+#: the token generation, the stream's version and its last event (each NULL if none)
+APPEND_CHECKS = ("SELECT (SELECT value FROM counters WHERE name = 'token_generation'), "
+                 "(SELECT MAX(version) FROM events WHERE stream = ?1), "
+                 "(SELECT body FROM events WHERE stream = ?1 AND version = "
+                 "(SELECT MAX(version) FROM events WHERE stream = ?1))")
+
 
 class SqliteStreamRecorder(SqliteRecorder, StreamRecorder):
     """``events`` rows by (stream, version), and ``idempotency`` records by (stream, key)."""
@@ -31,24 +37,22 @@ class SqliteStreamRecorder(SqliteRecorder, StreamRecorder):
                idempotency: tuple[str, dict[str, Any]] | None = None, head: str = "",
                token_generation: int | None = None) -> int:
         with self._db.write() as db:
+            # what the checks below compare, read in one statement
+            generation, current, last = db.execute(APPEND_CHECKS, (stream,)).fetchone()
             if token_generation is not None:
-                row = db.execute("SELECT value FROM counters WHERE name = 'token_generation'").fetchone()
-                current = int(row[0]) if row else 0
-                if current != token_generation:
-                    raise TokensChanged(current)
+                generation = int(generation) if generation is not None else 0
+                if generation != token_generation:
+                    raise TokensChanged(generation)
             if idempotency:
                 row = db.execute("SELECT record FROM idempotency WHERE stream = ? AND key = ?",
                                  (stream, idempotency[0])).fetchone()
                 if row:
                     raise DuplicateRequest(idempotency[0], loads(row[0]))
-            current = _version(db, stream)
+            current = current or 0
             if current != expected_version:
                 raise VersionConflict(stream, expected_version, current)
-            if head and current:
-                row = db.execute("SELECT body FROM events WHERE stream = ? AND version = ?",
-                                 (stream, current)).fetchone()
-                if row and digest_of(row[0]) != head:  # another event at that version
-                    raise VersionConflict(stream, expected_version, current)
+            if head and last is not None and digest_of(last) != head:  # another event at that version
+                raise VersionConflict(stream, expected_version, current)
             try:
                 db.executemany(
                     "INSERT INTO events (stream, version, body) VALUES (?, ?, ?)",
