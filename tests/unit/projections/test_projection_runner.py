@@ -29,6 +29,19 @@ class Counting:
         return model
 
 
+class CrashingAt(Counting):
+    """``Counting`` whose ``apply`` raises on its ``at``-th call, as a worker killed there would."""
+
+    def __init__(self, at: int, name: str = "counting"):
+        self.at, self.name, self.calls = at, name, 0
+
+    def apply(self, model, envelope):
+        self.calls += 1
+        if self.calls == self.at:
+            raise RuntimeError("the worker died here")
+        return super().apply(model, envelope)
+
+
 class PartitionedMemoryStore(MemoryStore):
     """A memory store whose log is split into partitions, as Redis's is."""
 
@@ -79,16 +92,7 @@ def test_incremental_catch_ups_after_every_append_equal_a_rebuild():
 def test_a_crash_between_apply_and_save_loses_nothing_and_applies_nothing_twice():
     service = played()
 
-    class Crashing(Counting):
-        calls = 0
-
-        def apply(self, model, envelope):
-            Crashing.calls += 1
-            if Crashing.calls == 25:
-                raise RuntimeError("the worker died here")
-            return super().apply(model, envelope)
-
-    runner = ProjectionRunner(service.store, {"counting": Crashing()}, batch_size=4, save_every=10)
+    runner = ProjectionRunner(service.store, {"counting": CrashingAt(25)}, batch_size=4, save_every=10)
     with pytest.raises(RuntimeError):
         runner.catch_up("counting")
     assert service.store.load_checkpoints("counting") == {0: 20}  # the last save before the crash; events 21-24 were not saved
@@ -258,17 +262,7 @@ def test_a_crash_in_a_joint_catch_up_keeps_the_last_slice_saved_and_the_rest_is_
     store = PartitionedMemoryStore()
     played(store, games=8, seed=8)
 
-    class Crashing(Counting):
-        name = "crashing"
-        calls = 0
-
-        def apply(self, model, envelope):
-            Crashing.calls += 1
-            if Crashing.calls == 25:
-                raise RuntimeError("the worker died here")
-            return super().apply(model, envelope)
-
-    runner = ProjectionRunner(store, {"crashing": Crashing(), "counting": Counting()}, save_every=10)
+    runner = ProjectionRunner(store, {"crashing": CrashingAt(25, "crashing"), "counting": Counting()}, save_every=10)
     saved: list[dict[str, dict[int, int]]] = []
     save_many = store.save_many
 
