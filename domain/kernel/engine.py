@@ -73,13 +73,15 @@ class StepRules(Generic[S]):
     steps: ClassVar[dict[str, Step[Any]]]
     #: the schema history of the game's own events (its namespace); none by default
     upcasters: ClassVar[Upcasters] = NO_HISTORY
-    #: ``verbs`` by command type, with their position, made once with the class (``verb_table``)
-    _verb_of: ClassVar[Mapping[str, tuple[int, Verb]]] = {}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "verbs" in vars(cls):
-            cls._verb_of = verb_table(cls.verbs)
+    def __init__(self) -> None:
+        # What the class body says, held by the object too: compiled, the kernel reads an
+        # object's own attributes from its struct, where a class attribute is looked up
+        # through the type, several times a command.
+        self._step_of: dict[str, Step[Any]] = self.steps
+        #: ``verbs`` by command type, with their position (``verb_table``)
+        self._verb_of: Mapping[str, tuple[int, Verb]] = verb_table(self.verbs)
+        self._barrier_on_handover: bool = self.barrier_on_handover
 
     @property
     def default_seats(self) -> int:
@@ -154,7 +156,7 @@ class StepRules(Generic[S]):
         top = self.top(state)
         if top is None:
             return None
-        return top, self.steps[top.step]
+        return top, self._step_of[top.step]
 
     def is_seat(self, state: S, seat: object) -> bool:
         return not isinstance(seat, bool) and isinstance(seat, int) and 0 <= seat < self.seat_count(state)
@@ -230,14 +232,14 @@ class StepRules(Generic[S]):
         handler(flow, frame, seat, value)
         self.run_until_input(flow)
         events = flow.events
-        if self.barrier_on_handover and events and self.to_move(flow.state) != [seat]:
+        if self._barrier_on_handover and events and self.to_move(flow.state) != [seat]:
             events[-1] = replace(events[-1], barrier=True)
         return _played((events, flow.state))
 
     def run_until_input(self, flow: Flow[S]) -> None:
         """Automatic steps, until some seat must answer or the game is over (locals a step
         deferred are then recorded, unless the game is over: ``Flow.settle``)."""
-        steps = self.steps
+        steps = self._step_of
         seats = self.seat_count(flow.state)
         for _ in range(RUNAWAY_LIMIT):
             state = flow.state

@@ -153,8 +153,11 @@ class GameOptions:
 
     @classmethod
     def from_json(cls: type[Opts], recorded: Mapping[str, Any]) -> Opts:
-        """Options as recorded in an event (checked when the game was created)."""
-        names = {f.name for f in fields(cls)}
+        """Options as recorded in an event (checked when the game was created). (The names
+        are read from ``__dataclass_fields__``, as ``to_json``'s are: ``fields`` rebuilds a tuple
+        on each call, and this is called when every game is set up and folded. An options
+        class declares its options only, no ``ClassVar``, so the two name the same.)"""
+        names = cls.__dataclass_fields__
         return cls(**{name: value for name, value in recorded.items() if name in names})
 
     def validate(self) -> None:
@@ -169,7 +172,7 @@ class GameOptions:
         return tuple(spec.name for spec in cls.specs() if spec.secret)
 
     def to_json(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
 @dataclass(frozen=True)

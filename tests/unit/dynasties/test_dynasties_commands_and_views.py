@@ -133,8 +133,9 @@ def test_r57_after_game_over_everything_is_revealed_to_anyone():
 
 
 def test_copy_equals_the_original_in_every_field_at_every_state_of_random_games():
-    # copy_state names each field (the state is a native class where the engine is compiled):
-    # a field it forgot would come back at its default, which some state of these games is not
+    # copy_state names each field on an instance made without __init__ (the state is a native
+    # class where the engine is compiled): a field it forgot is missing from the copy (reading
+    # it raises), and one it copied wrongly differs, in some state of these games
     seen_off_default: set[str] = set()
     for seed in range(8):
         choose = random.Random(seed)

@@ -4,10 +4,11 @@ rule runs last, and a recorded set reads back even after options come and go."""
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError, dataclass
+from dataclasses import FrozenInstanceError, dataclass, fields
 
 import pytest
 
+from domain.games import default_registry
 from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import redact
 from domain.kernel.rules import GameOptions, OptionSpec, option
@@ -153,3 +154,14 @@ def test_a_secret_option_is_listed_as_secret_and_kept_out_of_the_public_record()
     table.apply(created)
     assert table.game_options() == {"rounds": 3, "deal": {"order": ["c2", "c1"]}}
     assert table.public_options() == {"rounds": 3, "deal": "(secret)"}
+
+
+def test_every_hosted_games_options_read_and_write_exactly_their_fields():
+    # from_json and to_json name the fields from __dataclass_fields__, which would also hold a
+    # ClassVar: an options class declares none, and each round trip gives the same options back
+    for rules in default_registry().values():
+        cls = rules.options_type
+        assert list(cls.__dataclass_fields__) == [f.name for f in fields(cls)], rules.kind
+        checked = cls.check({})
+        assert set(checked.to_json()) == {f.name for f in fields(cls)}
+        assert cls.from_json(checked.to_json()) == checked
