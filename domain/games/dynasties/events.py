@@ -10,15 +10,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, TypedDict
 
-from domain.games.dynasties.options import DynastiesOptions
+from domain.games.dynasties.options import MAX_SEATS, DynastiesOptions
 from domain.kernel.events import Event
 from domain.kernel.upcasting import Upcasters
 
 NOBODY: Final[frozenset[int]] = frozenset()
+#: ``{seat}`` for each seat, made once (a frozenset is made by a call into Python, and one is
+#: given to every card drawn)
+_ONLY: Final[tuple[frozenset[int], ...]] = tuple(frozenset((seat,)) for seat in range(MAX_SEATS))
 
 
 def _to(seat: int) -> frozenset[int]:
-    return frozenset((seat,))
+    return _ONLY[seat]
 
 
 # -- setup and cards ---------------------------------------------------------------------
