@@ -29,7 +29,10 @@ HERE = Path(__file__).resolve()
 ROUTES = ("legal", "state", "post")
 
 
-def worker(seconds: float, seed: int, profiler=None, store_url: str = "memory://") -> dict[str, float]:
+def worker(seconds: float, seed: int, profiler=None, store_url: str = "memory://", cycles: int = 0,
+           state: bool = True) -> dict[str, float]:
+    """``cycles``: play exactly that many cycles (for an instruction count), not ``seconds``;
+    ``state``: a cycle asks for the state too (without it, a cycle is the side-by-side bench's)."""
     import gc
     import os
 
@@ -88,7 +91,7 @@ def worker(seconds: float, seed: int, profiler=None, store_url: str = "memory://
     game, tokens = new_game()
     if profiler is not None:
         profiler.enable()
-    while time.perf_counter() < deadline:
+    while (count["post"] < cycles) if cycles else (time.perf_counter() < deadline):
         loaded = games.load(game, trust_cache=True)
         if loaded.over:
             game, tokens = new_game()
@@ -98,10 +101,11 @@ def worker(seconds: float, seed: int, profiler=None, store_url: str = "memory://
         status, answer = call("GET", f"/games/{game}/legal-commands", token)
         spent["legal"] += clock() - started
         assert status.startswith("200"), answer
-        started = clock()
-        status, _ = call("GET", f"/games/{game}/state", token)
-        spent["state"] += clock() - started
-        assert status.startswith("200")
+        if state:
+            started = clock()
+            status, _ = call("GET", f"/games/{game}/state", token)
+            spent["state"] += clock() - started
+            assert status.startswith("200")
         command = rng.choice(json.loads(answer)["commands"])
         started = clock()
         status, answer = call("POST", f"/games/{game}/commands", token, command)
@@ -125,6 +129,11 @@ def main() -> None:
                              "or sqlite (a new file in a temporary directory)")
     parser.add_argument("--profile", metavar="FILE",
                         help="one round of --root under cProfile, its stats written to FILE (no table)")
+    parser.add_argument("--cycles", type=int, default=0,
+                        help="with --worker: exactly this many cycles, not --seconds (for callgrind: run it at two "
+                             "counts and take the difference over the cycles between them)")
+    parser.add_argument("--no-state", action="store_true",
+                        help="a cycle without the GET of the state: the side-by-side bench's GET + POST")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker or args.profile:
@@ -135,7 +144,7 @@ def main() -> None:
             print(json.dumps(worker(args.seconds, 1, profiler, args.store)))
             profiler.dump_stats(args.profile)
             return
-        print(json.dumps(worker(args.seconds, 1, store_url=args.store)))
+        print(json.dumps(worker(args.seconds, 1, store_url=args.store, cycles=args.cycles, state=not args.no_state)))
         return
     roots = [args.root, *args.baseline]
     results: dict[str, list[dict[str, float]]] = {root: [] for root in roots}

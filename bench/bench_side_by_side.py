@@ -19,7 +19,7 @@ Starts, each on ports of its own:
   (``GAMES_REDIS_WAIT_REPLICAS=1``: every acknowledged write waits for the replica), to
   measure the setting's cost side by side.
 
-Each web server (the ceiling's too) runs under ``--server`` (service.serving: 2 worker processes;
+Each web server (the ceiling's too) runs under ``--server`` (service.serving: 2 worker processes, or ``--workers``;
 gunicorn+gevent by default); with several servers every target runs under each in the same
 rounds, and each is compared with the ceiling under its own server.
 Before each round every target gets fresh Dynasties games, ``--connections`` of them
@@ -187,11 +187,12 @@ class Bench:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
     # -- targets -------------------------------------------------------------------
-    @staticmethod
-    def serving(server: str) -> list[str]:
-        """``serve``'s options for ``--server NAME[:N]`` (N connections, threads, per worker)."""
+    def serving(self, server: str) -> list[str]:
+        """``serve``'s options for ``--server NAME[:N]`` (N connections, threads, per worker)
+        and ``--workers``."""
         name, _, connections = server.partition(":")
-        return ["--server", name, *(["--connections", connections] if connections else [])]
+        workers = ["--workers", str(self.args.workers)] if self.args.workers else []
+        return ["--server", name, *(["--connections", connections] if connections else []), *workers]
 
     def start_project_targets(self, server: str, suffix: str) -> list[Target]:
         """The ceiling and the project's targets under one server (named NAME + suffix)."""
@@ -473,6 +474,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--workers", type=int, default=0,
+                        help="web worker processes of every server, the ceiling's too (default: serve's, 2)")
     parser.add_argument("--rate", type=float, default=300, help="open-loop cycles/s (0: skip)")
     parser.add_argument("--rate-of-ceiling", type=float, default=0,
                         help="also an open-loop run at this share of the ceiling's cycles/s in this run (e.g. "

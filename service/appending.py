@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from domain.kernel import Event
 from domain.kernel.fairness import seed_revealed
 from service.adapters.codec import digest, dumps
 from service.adapters.store import Recorded, StreamRecorder, VersionConflict
@@ -83,6 +84,13 @@ class Appender:
         the store refuses the append if a token was rotated or revoked since. The append also
         stops and starts the turn clocks its events call for (``service.clocks``), and the one
         that ends a game reveals its seed (``domain.kernel.fairness``)."""
+        after, stored, _ = self._append(game, events, idempotency, played, token_generation)
+        return after, stored
+
+    def _append(self, game: Game, events: list[NewEvent], idempotency: tuple[str, dict[str, Any]] | None,
+                played: Any, token_generation: int | None) -> tuple[Game, list[Recorded], list[NewEvent]]:
+        """``append``, and every event stored (``events`` and the platform's own after them),
+        in the order of what was stored."""
         now = self.clock.now()
         after = self.loader.advance(game, events) if played is None else self.loader.played(game, events, played)
         more = clock_events(game, after, events, now) if after.table.has_clock else []
@@ -109,7 +117,7 @@ class Appender:
         self.after_append(stream)
         self.after_move(after)
         self.loader.maybe_snapshot(game.version, after)
-        return after, [Recorded(stream, game.version + i + 1, body) for i, body in enumerate(envelopes)]
+        return after, [Recorded(stream, game.version + i + 1, body) for i, body in enumerate(envelopes)], events
 
     def append_stored_log(self, game_id: str, envelopes: list[dict[str, Any]]) -> None:
         """Store a whole log as it comes (an import): at version 0, so a game already here
@@ -126,8 +134,8 @@ class Appender:
         record = {"fingerprint": request, "first": game.version + 1, "last": game.version + len(events),
                   "seat": seat}
         idempotency = (f"{player['id']}:{idempotency_key}", record) if idempotency_key else None
-        after, stored = self.append(game, events, idempotency, played, token_generation)
-        return self._answer(after, {**record, "last": after.version}, stored)
+        after, stored, appended = self._append(game, events, idempotency, played, token_generation)
+        return self._answer(after, {**record, "last": after.version}, stored, [new.event for new in appended])
 
     def replayed(self, game_id: str, player: Mapping[str, Any] | None, key: str | None,
                  request: str) -> dict[str, Any] | None:
@@ -145,7 +153,12 @@ class Appender:
         return self._answer(self.loader.load(game_id), record, stored)
 
     @staticmethod
-    def _answer(game: Game, record: dict[str, Any], events: list[Recorded]) -> dict[str, Any]:
+    def _answer(game: Game, record: dict[str, Any], events: list[Recorded],
+                decided: list[Event] | None = None) -> dict[str, Any]:
+        """The answer to a move: its stored ``events`` as its seat may see them. ``decided``:
+        the same events as this process decided them, just stored (none read back)."""
         viewer = audience(game, seat=record["seat"])
-        return {"version": record["last"], "events": [public_event(r, viewer, game.rules.upcasters) for r in events],
-                "to_move": game.public_facts()["to_move"]}
+        upcasters = game.rules.upcasters
+        shown = ([public_event(r, viewer, upcasters) for r in events] if decided is None else
+                 [public_event(r, viewer, upcasters, event) for r, event in zip(events, decided, strict=True)])
+        return {"version": record["last"], "events": shown, "to_move": game.public_facts()["to_move"]}

@@ -81,14 +81,19 @@ def is_undo(envelope: Mapping[str, Any]) -> bool:
     return is_platform(envelope) and envelope["type"] == UNDONE
 
 
-def public_event(record: Recorded, viewer: Viewer, game: Upcasters | None = None) -> dict[str, Any]:
-    """A stored event as ``viewer`` may see it, with its version and envelope facts.
+def public_event(record: Recorded, viewer: Viewer, game: Upcasters | None = None,
+                 event: Event | None = None) -> dict[str, Any]:
+    """A stored event as ``viewer`` may see it, with its version and envelope facts
+    (``event``: the event the envelope was made from, when the caller holds it; else it is
+    read from the envelope).
 
     The platform's own secrets (the game's seed, secret options such as a given deal) are
     never sent to anyone, not even to everyone in a game of open information: the seed
     would tell the draws still to come."""
     envelope = record.event
-    out = redact(read_event(envelope, game), None if is_platform(envelope) else viewer)
+    if event is None:
+        event = read_event(envelope, game)
+    out = redact(event, None if is_platform(envelope) else viewer)
     out.update(version=record.version, source=envelope.get("source", GAME_SOURCE), actor=envelope.get("actor"),
                at=envelope.get("at"))
     if "bot" in envelope:

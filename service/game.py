@@ -39,6 +39,10 @@ class Game:
     #: every call, and a cached game is asked again and again (a ``Game`` is never changed
     #: after it is made: the loader makes a new one per version)
     _prompts: dict[int, Prompt | None] = field(default_factory=dict, repr=False, compare=False)
+    #: ``public_facts`` once asked (the rules' outcome and whose move, asked again and again
+    #: of a cached game, and several times of each append's: ``over``, the envelope's
+    #: ``after``, the answer's ``to_move``)
+    _facts: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def prompt(self, seat: int) -> Prompt | None:
         """The question put to ``seat`` now (None once over, or not its decision)."""
@@ -64,17 +68,20 @@ class Game:
 
     @property
     def over(self) -> bool:
-        return self.state is not None and self.outcome() is not None
+        return self.state is not None and self.public_facts()["outcome"] is not None
 
     def seat_of(self, player: Mapping[str, Any] | None) -> int | None:
         return self.table.seat_of(player["id"]) if player else None
 
     def public_facts(self) -> dict[str, Any]:
-        """What anyone may know of where the game stands: status, whose move, outcome."""
-        outcome = self.outcome()
-        return {"status": "finished" if outcome else self.table.status,
-                "to_move": self.rules.to_move(self.state) if self.state is not None and not outcome else [],
-                "outcome": outcome.to_json() if outcome else None}
+        """What anyone may know of where the game stands: status, whose move, outcome (one
+        dict for the life of this game, shared by every caller: read it, never change it)."""
+        if self._facts is None:
+            outcome = self.outcome()
+            self._facts = {"status": "finished" if outcome else self.table.status,
+                           "to_move": self.rules.to_move(self.state) if self.state is not None and not outcome else [],
+                           "outcome": outcome.to_json() if outcome else None}
+        return self._facts
 
     def summary(self) -> dict[str, Any]:
         table = self.table

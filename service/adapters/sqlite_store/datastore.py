@@ -152,6 +152,8 @@ class SqliteDatastore:
         directory = os.path.dirname(os.path.abspath(path))
         os.makedirs(directory, exist_ok=True)
         self._idle: list[sqlite3.Connection] = []  # the pool, the latest returned last
+        #: the writers' pool: connections with SQLite's busy handler off (``_begin`` waits itself)
+        self._writers: list[sqlite3.Connection] = []
         self._checkpointer: object | None = None
         self._closed = False
         # Several processes (gunicorn workers) may open a fresh file at once: the first switches
@@ -172,9 +174,9 @@ class SqliteDatastore:
         except IndexError:
             return self._open()
 
-    def _open(self) -> sqlite3.Connection:
+    def _open(self, busy_timeout: float = LOCK_WAIT) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=LOCK_WAIT, isolation_level=None, check_same_thread=False)
-        db.execute(f"PRAGMA busy_timeout={int(LOCK_WAIT * 1000)}")
+        db.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
         _while_locked(lambda: db.execute("PRAGMA journal_mode=WAL"))
         db.execute(f"PRAGMA synchronous={self.synchronous}")
         db.execute(f"PRAGMA cache_size=-{CACHE_KIB}")  # read models: keep their B-trees in memory
@@ -219,8 +221,12 @@ class SqliteDatastore:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """One ``BEGIN IMMEDIATE`` transaction (the write lock taken up front)."""
-        db = self._borrow()
+        """One ``BEGIN IMMEDIATE`` transaction (the write lock taken up front), on a
+        connection of the writers' pool."""
+        try:
+            db = self._writers.pop()
+        except IndexError:
+            db = self._open(busy_timeout=0)
         try:
             self._begin(db)
             try:
@@ -230,7 +236,7 @@ class SqliteDatastore:
                 raise
             db.execute("COMMIT")
         finally:
-            self._idle.append(db)
+            self._writers.append(db)
 
     @staticmethod
     def _begin(db: sqlite3.Connection) -> None:
@@ -244,28 +250,27 @@ class SqliteDatastore:
         back of the queue of every other request of the worker, one round each time, while
         the other process takes the lock again. Past ``SPIN`` the wait turns cooperative
         (sleeps of at most 4 ms that let the other requests run), for up to ``LOCK_WAIT``
-        seconds. SQLite's own busy handler is off meanwhile: it sleeps inside the C call in
-        steps that grow to 100 ms."""
-        db.execute("PRAGMA busy_timeout=0")
-        try:
-            os_sleep = _os_sleep()
-            spin_until = time.monotonic() + SPIN
-            deadline = time.monotonic() + LOCK_WAIT
-            pause = 0.0002
-            while True:
-                try:
-                    db.execute("BEGIN IMMEDIATE")
-                    return
-                except sqlite3.OperationalError as exc:
-                    if "locked" not in str(exc) or time.monotonic() > deadline:
-                        raise
-                if time.monotonic() < spin_until:
-                    os_sleep(SPIN_STEP)
-                else:
-                    time.sleep(pause)
-                    pause = min(pause * 2, 0.004)
-        finally:
-            db.execute(f"PRAGMA busy_timeout={int(LOCK_WAIT * 1000)}")
+        seconds. SQLite's own busy handler, which sleeps inside the C call in steps that grow
+        to 100 ms, is off on the writers' connections (``write``): once the lock is held,
+        nothing in a WAL transaction waits for another connection, so it would only ever run
+        here (it was switched off and on again around every ``BEGIN``, two statements a
+        write)."""
+        os_sleep = _os_sleep()
+        spin_until = time.monotonic() + SPIN
+        deadline = time.monotonic() + LOCK_WAIT
+        pause = 0.0002
+        while True:
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+            if time.monotonic() < spin_until:
+                os_sleep(SPIN_STEP)
+            else:
+                time.sleep(pause)
+                pause = min(pause * 2, 0.004)
 
     # ``rows`` and ``row`` borrow without ``reading``'s context manager (a generator and its
     # frames per statement): they are the reads of every request
@@ -288,8 +293,9 @@ class SqliteDatastore:
     def close(self) -> None:
         """Close every pooled connection and stop the checkpointer."""
         self._closed = True
-        while self._idle:
-            self._idle.pop().close()
+        for pool in (self._idle, self._writers):
+            while pool:
+                pool.pop().close()
 
 
 class SqliteRecorder:
