@@ -5,23 +5,29 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mypy_extensions import mypyc_attr
 
-
-@mypyc_attr(native_class=False)
-@dataclass(frozen=True)
+@dataclass
 class Command:
     """A command such as ``Command("PlaceNoble", {"card": "coppe-07"})``.
 
     ``args`` holds JSON values only, so a command listed by ``legal_commands`` can be
     posted back verbatim by any client.
+
+    Never changed once made. Where the engine is compiled this is a native class (its two
+    fields are C struct slots), made by a compiled ``__init__``: ``legal_commands`` makes one
+    per choice listed, on every call. Its fields are typed ``Any`` because a command may hold
+    anything a client sent (``Command(7, {})``): the kernel refuses a malformed one with its
+    reason, where a typed native field would refuse it first with a ``TypeError``. (Not a
+    frozen dataclass: a native class's frozen ``__init__`` sets each field through
+    ``object.__setattr__``.)
     """
 
-    type: str
-    args: dict[str, Any] = field(default_factory=dict)
-    # Not a native class where the engine is compiled, though ``legal_commands`` makes one per
-    # choice listed: a native class checks the type of each field it is given, and a command
-    # may hold anything a client sent (``Command(7, {})`` is refused by the kernel, with a reason).
+    type: Any
+    args: Any = field(default_factory=dict)
+
+    def __init__(self, type: Any, args: Any = None):
+        self.type = type
+        self.args = {} if args is None else args
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "args": dict(self.args)}

@@ -13,10 +13,9 @@ calls the handler, and runs automatic steps until some seat must answer.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
-from functools import partial
-from typing import Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from mypy_extensions import mypyc_attr
 
@@ -32,18 +31,6 @@ from domain.kernel.upcasting import NONE as NO_HISTORY
 from domain.kernel.upcasting import Upcasters
 
 S = TypeVar("S")
-
-class Played(NamedTuple, Generic[S]):
-    """What ``play`` did: the events of one command, and the state they led to."""
-
-    events: list[Event]
-    state: S
-
-
-#: ``Played(events, state)`` made by ``tuple.__new__`` itself: a named tuple's own ``__new__``
-#: is a Python function (a call on every command)
-_played: Callable[[tuple[list[Event], Any]], Played[Any]] = partial(tuple.__new__, Played)
-
 
 class _KeepsFrames(Protocol):
     """A state with its seat count and its frame stack as attributes (the defaults below)."""
@@ -202,9 +189,9 @@ class StepRules(Generic[S]):
         return asked.commands(self._verb_of)
 
     def decide(self, state: S, seat: object, command: object, rng: Rng) -> list[Event]:
-        return self.play(self.copy(state), seat, command, rng).events
+        return self.play(self.copy(state), seat, command, rng)[0]
 
-    def play(self, state: S, seat: object, command: object, rng: Rng) -> Played[S]:
+    def play(self, state: S, seat: object, command: object, rng: Rng) -> tuple[list[Event], S]:
         """``decide`` and ``evolve`` at once: the events ``command`` causes, already applied
         to ``state`` **in place** (as ``evolve`` applies one), and the state they lead to.
         A caller that must keep ``state`` as it was plays on a ``copy`` (``decide`` does).
@@ -234,7 +221,7 @@ class StepRules(Generic[S]):
         events = flow.events
         if self._barrier_on_handover and events and self.to_move(flow.state) != [seat]:
             events[-1] = replace(events[-1], barrier=True)
-        return _played((events, flow.state))
+        return events, flow.state
 
     def run_until_input(self, flow: Flow[S]) -> None:
         """Automatic steps, until some seat must answer or the game is over (locals a step

@@ -132,10 +132,10 @@ class Verb:
                 raise RuleViolation(f"{self.type} takes no arguments; unexpected "
                                     f"{', '.join(sorted(short(k) for k in args))}")
             return None
-        extra = sorted(short(key) for key in args if key != arg.name)
-        if extra:
-            raise RuleViolation(f"{self.type} takes only '{arg.name}'; unexpected {', '.join(extra)}")
-        if arg.name not in args:
+        if len(args) != 1 or arg.name not in args:  # (the arguments of almost every command are right)
+            extra = sorted([short(key) for key in args if key != arg.name])
+            if extra:
+                raise RuleViolation(f"{self.type} takes only '{arg.name}'; unexpected {', '.join(extra)}")
             raise RuleViolation(f"{self.type} needs '{arg.name}'")
         raw = args[arg.name]
         if not arg.many:
@@ -157,20 +157,6 @@ def verb_table(verbs: Sequence[Verb]) -> dict[str, tuple[int, Verb]]:
 def verb_type(verb: str | Verb) -> str:
     """A verb's command type: a game may name a verb by its ``Verb`` (declared once) or its type."""
     return verb.type if isinstance(verb, Verb) else verb
-
-
-#: ``object.__new__``, looked up once (``_command`` calls it for every command listed)
-_NEW: Final = object.__new__
-
-
-def _command(kind: str, args: dict[str, Any]) -> Command:
-    """``Command(kind, args)`` without the frozen dataclass's ``__init__``: a prompt lists
-    every command it allows each time legal commands are asked for."""
-    made: Command = _NEW(Command)
-    fields = made.__dict__  # set one by one: no keyword dictionary to build for an ``update``
-    fields["type"] = kind
-    fields["args"] = args
-    return made
 
 
 # -- what a prompt allows per verb -------------------------------------------------------
@@ -438,10 +424,10 @@ class Prompt:
                 continue
             kind = verb.type
             if verb.arg is None:
-                out.append(_command(kind, {}))
+                out.append(Command(kind, {}))
             else:
                 name = verb.arg.name
-                out.extend([_command(kind, {name: value}) for value in allowed.values()])
+                out.extend([Command(kind, {name: value}) for value in allowed.values()])
         return out
 
     def to_json(self) -> dict[str, Any]:

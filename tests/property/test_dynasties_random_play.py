@@ -186,8 +186,8 @@ def play_game(seed: int, seats: int, given_options: dict[str, Any], thorough: bo
         script.append((seat, command))
         apply(events)
         # ``play`` (decide and evolve at once, in place) makes the same events and state
-        played = RULES.play(snapshot, seat, command, Rng(seed, version))
-        assert played.events == events and played.state == state, "play differs from decide + evolve"
+        played_events, played_state = RULES.play(snapshot, seat, command, Rng(seed, version))
+        assert played_events == events and played_state == state, "play differs from decide + evolve"
     else:
         pytest.fail(f"runaway: no Game Over after {MAX_COMMANDS} commands (seed {seed}, {seats} seats)")
 

@@ -53,9 +53,10 @@ def is_king(card: str) -> bool:
     return _VALUE[card] == KING
 
 
-def in_display_order(cards: list[str] | tuple[str, ...] | set[str]) -> list[str]:
+def in_display_order(cards: list[str]) -> list[str]:
     """Cards sorted by lineage (display order), then value: how a hand is shown. (Their
-    places in ``DECK``, sorted as numbers: cheaper than a sort by a key function, and every
-    prompt of a hand sorts it.)"""
-    ranks = sorted([_DISPLAY_RANK[card] for card in cards])
+    places in ``DECK``, sorted in place as numbers: cheaper than a sort by a key function, and
+    every prompt of a hand sorts it. A list, so that compiled code walks it by index.)"""
+    ranks = [_DISPLAY_RANK[card] for card in cards]
+    ranks.sort()
     return [DECK[rank] for rank in ranks]

@@ -3,7 +3,6 @@ validates and never draws randomness (the card drawn is in the event)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Final
 
 from domain.games.dynasties.events import SETUP_STARTED
@@ -291,57 +290,107 @@ def _nobles_retired(s: DynastiesState, e: Event) -> None:
     s.pending = None
 
 
-EVOLVERS: Final[dict[str, Callable[[DynastiesState, Event], None]]] = {
-    "DeckShuffled": _deck_shuffled,
-    "CardDrawn": _card_drawn,
-    "GraveyardReshuffled": _graveyard_reshuffled,
-    "DrawFailed": _draw_failed,
-    "RoundStarted": _round_started,
-    "PhaseStarted": _phase_started,
-    "ProspectsEnquired": _prospects_enquired,
-    "TributeSealed": _tribute_sealed,
-    "TributeCommitted": _tribute_committed,
-    "TributesRevealed": _tributes_revealed,
-    "TributeStalemate": _tribute_stalemate,
-    "FirstPlayerChosen": _first_player_chosen,
-    "StakesPaid": _stakes_paid,
-    "DebtRecorded": _debt_recorded,
-    "TurnStarted": _turn_started,
-    "NoblePlaced": _noble_placed,
-    "PlacementSkipped": _placement_skipped,
-    "KingsDeposed": _kings_deposed,
-    "DynastyChanged": _dynasty_changed,
-    "ConclaveFormed": _conclave_formed,
-    "StakesEmptied": _stakes_emptied,
-    "ConclaveCardsTaken": _conclave_cards_taken,
-    "PurebloodFormed": _pureblood_formed,
-    "PurebloodPaid": _pureblood_paid,
-    "TurnEnded": _turn_ended,
-    "FamiliesTallied": _nothing,
-    "ConclusionTied": _conclusion_tied,
-    "StakesWon": _stakes_won,
-    "StakesCarried": _stakes_carried,
-    "StakesSplit": _stakes_split,
-    "DebtSettled": _debt_settled,
-    "PlayerBroke": _nothing,
-    "GameEnded": _game_ended,
-    "CoronationBuried": _coronation_buried,
-    "CoronationEnshrined": _coronation_enshrined,
-    "FamiliesBuried": _families_buried,
-    "DrawOrderChosen": _draw_order_chosen,
-    "HandLimitChecked": _hand_limit_checked,
-    "NoblesRetired": _nobles_retired,
-}
-
-EVENT_TYPES: tuple[str, ...] = (SETUP_STARTED, *EVOLVERS)
+#: Every event type of Dynasties, ``SetupStarted`` first (the ``case`` labels of ``evolve``;
+#: ``tests/unit/dynasties/test_evolve_types.py`` checks that the two name the same types).
+EVENT_TYPES: Final[tuple[str, ...]] = (
+    SETUP_STARTED, "DeckShuffled", "CardDrawn", "GraveyardReshuffled", "DrawFailed", "RoundStarted",
+    "PhaseStarted", "ProspectsEnquired", "TributeSealed", "TributeCommitted", "TributesRevealed",
+    "TributeStalemate", "FirstPlayerChosen", "StakesPaid", "DebtRecorded", "TurnStarted",
+    "NoblePlaced", "PlacementSkipped", "KingsDeposed", "DynastyChanged", "ConclaveFormed",
+    "StakesEmptied", "ConclaveCardsTaken", "PurebloodFormed", "PurebloodPaid", "TurnEnded",
+    "FamiliesTallied", "ConclusionTied", "StakesWon", "StakesCarried", "StakesSplit", "DebtSettled",
+    "PlayerBroke", "GameEnded", "CoronationBuried", "CoronationEnshrined", "FamiliesBuried",
+    "DrawOrderChosen", "HandLimitChecked", "NoblesRetired",
+)
 
 
 def evolve(state: DynastiesState | None, event: Event) -> DynastiesState:
+    """Apply one event: the function of its type. A ``match`` on the type rather than a table
+    of functions: compiled, each ``case`` is a string comparison and a direct C call, where
+    a function read from a table is called through Python's calling convention (about a
+    fifth of the cost of folding an event). The most frequent types come first."""
     if event.type == SETUP_STARTED:
         return _setup_started(state, event)
     assert state is not None, f"a Dynasties stream starts with {SETUP_STARTED}"
-    apply = EVOLVERS.get(event.type)
-    if apply is None:
-        raise ValueError(f"Dynasties has no event type {event.type!r}")
-    apply(state, event)
+    match event.type:
+        case "CardDrawn":
+            _card_drawn(state, event)
+        case "NoblePlaced":
+            _noble_placed(state, event)
+        case "PhaseStarted":
+            _phase_started(state, event)
+        case "TurnStarted":
+            _turn_started(state, event)
+        case "TurnEnded":
+            _turn_ended(state, event)
+        case "TributeCommitted":
+            _tribute_committed(state, event)
+        case "StakesPaid":
+            _stakes_paid(state, event)
+        case "ProspectsEnquired":
+            _prospects_enquired(state, event)
+        case "HandLimitChecked":
+            _hand_limit_checked(state, event)
+        case "RoundStarted":
+            _round_started(state, event)
+        case "TributesRevealed":
+            _tributes_revealed(state, event)
+        case "StakesWon":
+            _stakes_won(state, event)
+        case "FirstPlayerChosen":
+            _first_player_chosen(state, event)
+        case "DeckShuffled":
+            _deck_shuffled(state, event)
+        case "GraveyardReshuffled":
+            _graveyard_reshuffled(state, event)
+        case "DrawFailed":
+            _draw_failed(state, event)
+        case "TributeSealed":
+            _tribute_sealed(state, event)
+        case "TributeStalemate":
+            _tribute_stalemate(state, event)
+        case "DebtRecorded":
+            _debt_recorded(state, event)
+        case "PlacementSkipped":
+            _placement_skipped(state, event)
+        case "KingsDeposed":
+            _kings_deposed(state, event)
+        case "DynastyChanged":
+            _dynasty_changed(state, event)
+        case "ConclaveFormed":
+            _conclave_formed(state, event)
+        case "StakesEmptied":
+            _stakes_emptied(state, event)
+        case "ConclaveCardsTaken":
+            _conclave_cards_taken(state, event)
+        case "PurebloodFormed":
+            _pureblood_formed(state, event)
+        case "PurebloodPaid":
+            _pureblood_paid(state, event)
+        case "FamiliesTallied":
+            _nothing(state, event)
+        case "ConclusionTied":
+            _conclusion_tied(state, event)
+        case "StakesCarried":
+            _stakes_carried(state, event)
+        case "StakesSplit":
+            _stakes_split(state, event)
+        case "DebtSettled":
+            _debt_settled(state, event)
+        case "PlayerBroke":
+            _nothing(state, event)
+        case "GameEnded":
+            _game_ended(state, event)
+        case "CoronationBuried":
+            _coronation_buried(state, event)
+        case "CoronationEnshrined":
+            _coronation_enshrined(state, event)
+        case "FamiliesBuried":
+            _families_buried(state, event)
+        case "DrawOrderChosen":
+            _draw_order_chosen(state, event)
+        case "NoblesRetired":
+            _nobles_retired(state, event)
+        case _:
+            raise ValueError(f"Dynasties has no event type {event.type!r}")
     return state

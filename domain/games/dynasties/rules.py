@@ -73,12 +73,15 @@ def clockwise(start: int, seats: int) -> list[int]:
 def highest_untied(values: Iterable[tuple[int, int]]) -> int | None:
     """The seat holding the highest value that exactly one seat has, or None (R19, R25)."""
     pairs = list(values)
-    counts = _counts(value for _, value in pairs)
+    counts = _counts([value for _, value in pairs])
     untied = [value for value, count in counts.items() if count == 1]
     if not untied:
         return None
     best = max(untied)
-    return next(seat for seat, value in pairs if value == best)
+    for seat, value in pairs:
+        if value == best:
+            return seat
+    raise AssertionError("the best untied value is some seat's")
 
 
 # -- setup (§1.2) ------------------------------------------------------------------------
@@ -358,19 +361,19 @@ def crown(p: Play, card: str) -> None:
 
 def conclave_values(s: DynastiesState, seat: int) -> list[int]:
     """R37: values held at least three times in the Family and not yet rewarded this round."""
-    counts = _counts(value_of(card) for card in s.families[seat])
+    counts = _counts([value_of(card) for card in s.families[seat]])
     return sorted(value for value, count in counts.items()
                   if count >= COMBINATION_SIZE and f"conclave:{value}" not in s.rewarded[seat])
 
 
 def pureblood_lineages(s: DynastiesState, seat: int) -> list[str]:
     """R41: lineages held at least three times in the Family and not yet rewarded this round."""
-    counts = _counts(lineage_of(card) for card in s.families[seat])
+    counts = _counts([lineage_of(card) for card in s.families[seat]])
     return [lineage for lineage in LINEAGES
             if counts.get(lineage, 0) >= COMBINATION_SIZE and f"pureblood:{lineage}" not in s.rewarded[seat]]
 
 
-def _counts(items: Iterable[K]) -> dict[K, int]:
+def _counts(items: list[K]) -> dict[K, int]:
     """How often each item occurs (a ``Counter`` without its Python-level ``update``: this runs
     after every placement)."""
     counts: dict[K, int] = {}
@@ -462,13 +465,17 @@ def end_turn(p: Play) -> None:
 def tally(s: DynastiesState) -> list[ev.TalliedFamily]:
     """R44: value, + coronation_bonus for a Coronation, + dynasty_bonus for a Noble of the
     Current Dynasty (at tally time). An empty Family totals 0."""
+    coronation_bonus, dynasty_bonus = s.options.coronation_bonus, s.options.dynasty_bonus
+    dynasty = s.current_dynasty
     rows: list[ev.TalliedFamily] = []
     for seat, family in enumerate(s.families):
         cards: list[ev.TalliedCard] = [{"card": card, "value": value_of(card),
-                  "coronation_bonus": s.options.coronation_bonus if is_coronation(card) else 0,
-                  "dynasty_bonus": s.options.dynasty_bonus if lineage_of(card) == s.current_dynasty else 0}
+                  "coronation_bonus": coronation_bonus if is_coronation(card) else 0,
+                  "dynasty_bonus": dynasty_bonus if lineage_of(card) == dynasty else 0}
                  for card in family]
-        total = sum(row["value"] + row["coronation_bonus"] + row["dynasty_bonus"] for row in cards)
+        total = 0
+        for row in cards:
+            total += row["value"] + row["coronation_bonus"] + row["dynasty_bonus"]
         rows.append({"seat": seat, "cards": cards, "total": total})
     return rows
 

@@ -150,5 +150,5 @@ def test_copy_equals_the_original_in_every_field_at_every_state_of_random_games(
                 if getattr(state, f.name) != fresh[f.name]:
                     seen_off_default.add(f.name)
             seat = choose.choice(RULES.to_move(state))
-            state = RULES.play(state, seat, choose.choice(RULES.legal_commands(state, seat)), Rng(seed, 1)).state
+            _, state = RULES.play(state, seat, choose.choice(RULES.legal_commands(state, seat)), Rng(seed, 1))
     assert len(seen_off_default) >= 20, sorted(seen_off_default)
