@@ -29,6 +29,11 @@ class Command:
         self.type = type
         self.args = {} if args is None else args
 
+    def __reduce__(self) -> tuple[type[Command], tuple[Any, Any]]:
+        # pickled as a call of the class with its fields, by either engine: a native class
+        # with a compiled ``__init__`` is not made by ``__new__`` alone, as pickle makes others
+        return Command, (self.type, self.args)
+
     def to_json(self) -> dict[str, Any]:
         return {"type": self.type, "args": dict(self.args)}
 

@@ -341,9 +341,13 @@ class Prompt:
     @property
     def choices(self) -> dict[str, Allowed]:
         """Every verb offered and what it allows, in the order they were added."""
-        for verb in list(self._entries):
-            self._resolved(verb)
-        return cast(dict[str, Allowed], self._entries)
+        entries = self._entries
+        for entry in entries.values():
+            if type(entry) is _Later:  # some choice is still a function: work them all out
+                for verb in list(entries):
+                    self._resolved(verb)
+                break
+        return cast(dict[str, Allowed], entries)
 
     def _with(self, verb: str | Verb, allowed: Allowed) -> Prompt:
         self._entries[verb_type(verb)] = allowed
@@ -353,7 +357,9 @@ class Prompt:
         return self._with(verb, NOTHING)
 
     def one_of(self, verb: str | Verb, options: Options, why: Why = None) -> Prompt:
-        if callable(options):
+        # (a list or tuple first: compiled, ``callable`` is looked up among the builtins on
+        # every call, and most options are lists)
+        if not isinstance(options, list) and not isinstance(options, tuple) and callable(options):
             self._entries[verb.type if isinstance(verb, Verb) else verb] = _Later(options, why)
             return self
         options = tuple(options)
@@ -410,12 +416,16 @@ class Prompt:
         if not choices:
             return out
         ordered: Iterable[Verb]
-        if isinstance(verbs, dict) or isinstance(verbs, Mapping):  # a dict without the ABC's check
+        if isinstance(verbs, dict):  # (a dict without the ABC's check, and read as one)
+            table: dict[str, tuple[int, Verb]] = verbs
             if len(choices) == 1:  # most prompts offer one verb: nothing to put in order
-                ordered = [verbs[kind][1] for kind in choices if kind in verbs]
+                ordered = [table[kind][1] for kind in choices if kind in table]
             else:
-                offered = sorted([verbs[kind] for kind in choices if kind in verbs])
+                offered = sorted([table[kind] for kind in choices if kind in table])
                 ordered = [verb for _, verb in offered]
+        elif isinstance(verbs, Mapping):
+            offered = sorted([verbs[kind] for kind in choices if kind in verbs])
+            ordered = [verb for _, verb in offered]
         else:
             ordered = verbs
         for verb in ordered:

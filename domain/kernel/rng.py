@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from mypy_extensions import mypyc_attr
@@ -44,9 +44,9 @@ class Rng:
         ``tests/unit/kernel/test_rng.py``
         checks that both give the same order and leave the generator in the same state."""
         out = list(items)
-        generator = self._random
+        bits_of = self._random.getrandbits  # (looked up once, not once a card)
         for last in range(len(out) - 1, 0, -1):
-            other = _below(generator, last + 1)
+            other = _below(bits_of, last + 1)
             out[last], out[other] = out[other], out[last]
         return out
 
@@ -57,11 +57,11 @@ class Rng:
         return self._random.randint(low, high)
 
 
-def _below(generator: random.Random, bound: int) -> int:
+def _below(getrandbits: Callable[[int], int], bound: int) -> int:
     """A number in ``0 .. bound - 1``, drawn as ``random.Random._randbelow`` draws it: ``getrandbits``
     of the bound's bit length, again until it falls below the bound."""
     bits = bound.bit_length()
-    drawn = generator.getrandbits(bits)
+    drawn = getrandbits(bits)
     while drawn >= bound:
-        drawn = generator.getrandbits(bits)
+        drawn = getrandbits(bits)
     return drawn

@@ -34,7 +34,8 @@ class DynastiesRules(StepRules[DynastiesState]):
     kind = "dynasties"
     title = "Dynasties"
     #: Bump when ``DynastiesState`` changes shape: the service keys pickled snapshots on it.
-    rules_version = "4"  # 4: sealed Tributes (commit-reveal); 3: the pending decision is a PendingDecision
+    rules_version = "5"  # 5: a Placement is a class, not a named tuple; 4: sealed Tributes (commit-reveal);
+    # 3: the pending decision is a PendingDecision
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
     options = OPTIONS

@@ -15,7 +15,7 @@ from domain.games.dynasties.state import (
     RETIREMENT,
     DynastiesState,
     PendingDecision,
-    placement,
+    Placement,
 )
 from domain.kernel.events import Event
 
@@ -145,7 +145,7 @@ def _noble_placed(s: DynastiesState, e: Event) -> None:
     seat, card = e.data["seat"], e.data["card"]
     s.hands[seat].remove(card)
     s.families[seat].append(card)
-    s.turn_placements.append(placement(seat, card, e.data["activated"]))
+    s.turn_placements.append(Placement(seat, card, e.data["activated"]))
     s.turn_cursor += 1
     s.placer_enquired = False
 

@@ -31,16 +31,25 @@ class PendingDecision(NamedTuple):
     card_count: int
 
 
-class Placement(NamedTuple):
+@dataclass
+class Placement:
+    """A Noble placed this Turn (R24): by whom, which, and whether it activated. Never changed
+    once made. Where the engine is compiled a native class with its own compiled ``__init__``
+    (one is made for every Noble placed; a named tuple is made through Python calls)."""
+
     seat: int
     card: str
     activated: bool
 
+    def __init__(self, seat: int, card: str, activated: bool):
+        self.seat = seat
+        self.card = card
+        self.activated = activated
 
-def placement(seat: int, card: str, activated: bool) -> Placement:
-    """``Placement(seat, card, activated)``, made by ``tuple.__new__`` itself: a named tuple's
-    own ``__new__`` is a Python function, and one is made for every Noble placed."""
-    return tuple.__new__(Placement, (seat, card, activated))
+    def __reduce__(self) -> tuple[type[Placement], tuple[int, str, bool]]:
+        # pickled as a call of the class with its fields, by either engine: a native class
+        # with a compiled ``__init__`` is not made by ``__new__`` alone, as pickle makes others
+        return Placement, (self.seat, self.card, self.activated)
 
 
 @dataclass(eq=True)

@@ -3,6 +3,8 @@ gives, and the shape checks of ``Verb.parse`` that come before any prompt."""
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from domain.kernel.commands import Command
@@ -201,3 +203,12 @@ def test_a_free_choice_accepts_what_its_test_accepts_and_lists_no_command():
     assert prompt.to_json()["choices"]["Seal"] == {"allows": "free", "kind": "digest", "type": "string",
                                                    "description": "exactly 64 lowercase hex digits",
                                                    "pattern": "[0-9a-f]{64}"}
+
+
+def test_a_command_survives_pickle_and_hashes_as_it_compares():
+    # a native class where the engine is compiled: pickled as a call of the class with its fields
+    command = Command("PlaceNoble", {"card": "coppe-07"})
+    again = pickle.loads(pickle.dumps(command))
+    assert again == command and hash(again) == hash(command) and again.to_json() == command.to_json()
+    assert {command: 1}[Command("PlaceNoble", {"card": "coppe-07"})] == 1
+    assert Command("Stop").args == {} and Command(7, {}).type == 7
