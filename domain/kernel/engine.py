@@ -139,7 +139,9 @@ class StepRules(Generic[S]):
         return frames[-1] if frames else None
 
     def current(self, state: S) -> tuple[Frame, Step[S]] | None:
-        """The top frame (``top``) and the step it plays, or None."""
+        """The top frame (``top``) and the step it plays, or None. Asked several times a
+        command: a game that derives its frames may answer it at once (Dynasties: a table
+        of each phase's frame and step)."""
         top = self.top(state)
         if top is None:
             return None
@@ -226,16 +228,15 @@ class StepRules(Generic[S]):
     def run_until_input(self, flow: Flow[S]) -> None:
         """Automatic steps, until some seat must answer or the game is over (locals a step
         deferred are then recorded, unless the game is over: ``Flow.settle``)."""
-        steps = self._step_of
         seats = self.seat_count(flow.state)
         for _ in range(RUNAWAY_LIMIT):
             state = flow.state
             if self.is_over(state):
                 break
-            frame = self.top(state)
-            if frame is None:
+            found = self.current(state)
+            if found is None:
                 break
-            step = steps[frame.step]
+            frame, step = found
             if step.awaits(state, frame, seats):
                 break
             step.advance(flow, frame)

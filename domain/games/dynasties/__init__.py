@@ -20,13 +20,13 @@ from domain.games.dynasties.events import UPCASTERS
 from domain.games.dynasties.evolve import EVENT_TYPES
 from domain.games.dynasties.evolve import evolve as _evolve
 from domain.games.dynasties.options import MAX_SEATS, MIN_SEATS, OPTIONS, DynastiesOptions
-from domain.games.dynasties.state import OVER, DynastiesState, copy_state
+from domain.games.dynasties.state import OVER, SETUP, DynastiesState, copy_state
 from domain.games.dynasties.view import view as _view
 from domain.kernel.engine import StepRules
 from domain.kernel.events import Event, Viewer
 from domain.kernel.rng import Rng
 from domain.kernel.rules import Outcome
-from domain.kernel.steps import Frame
+from domain.kernel.steps import Frame, Step
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -60,8 +60,22 @@ class DynastiesRules(StepRules[DynastiesState]):
     def frames(self, state: DynastiesState) -> list[Frame]:
         return _rules.frames(state)
 
-    def top(self, state: DynastiesState) -> Frame | None:
-        return _rules.top_frame(state)
+    def __init__(self) -> None:
+        super().__init__()
+        #: each phase's frame and the step it plays (of this rules object's step table, which a
+        #: test's subclass may replace): what ``current`` answers while no decision is pending
+        self._phase_current: dict[str, tuple[Frame, Step[DynastiesState]]] = {
+            name: (frame, self._step_of[name]) for name, frame in _rules.PHASE_FRAMES.items()}
+
+    def current(self, state: DynastiesState) -> tuple[Frame, Step[DynastiesState]] | None:
+        """The top of ``frames`` (the pending decision, else the phase) and its step, without
+        the list: asked several times a command."""
+        if state.phase == SETUP:
+            return None
+        pending = state.pending
+        if pending is None:
+            return self._phase_current[state.phase]
+        return _rules.pending_frame(pending), self._step_of[pending.kind]
 
     def seat_count(self, state: DynastiesState) -> int:
         return state.seats  # (the default's, compiled: it is asked several times a command)

@@ -13,7 +13,6 @@ derived from the state (the phase, and the pending decision), which only events 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
 from functools import partial
 from typing import Final, TypeVar
 
@@ -43,6 +42,7 @@ from domain.games.dynasties.state import (
     SETUP,
     TRIBUTE,
     DynastiesState,
+    PendingDecision,
 )
 from domain.kernel.errors import RuleViolation
 from domain.kernel.prompt import Arg, Kind, Prompt, Verb, short
@@ -70,18 +70,18 @@ def clockwise(start: int, seats: int) -> list[int]:
     return [(start + step) % seats for step in range(seats)]
 
 
-def highest_untied(values: Iterable[tuple[int, int]]) -> int | None:
-    """The seat holding the highest value that exactly one seat has, or None (R19, R25)."""
-    pairs = list(values)
+def highest_untied(pairs: list[tuple[int, int]]) -> int | None:
+    """The seat holding the highest value that exactly one seat has, or None (R19, R25).
+    ``pairs``: (seat, value)."""
     counts = _counts([value for _, value in pairs])
-    untied = [value for value, count in counts.items() if count == 1]
-    if not untied:
-        return None
-    best = max(untied)
+    best: int | None = None
+    for value, count in counts.items():
+        if count == 1 and (best is None or value > best):
+            best = value
     for seat, value in pairs:
         if value == best:
             return seat
-    raise AssertionError("the best untied value is some seat's")
+    return None
 
 
 # -- setup (§1.2) ------------------------------------------------------------------------
@@ -888,19 +888,14 @@ def frames(s: DynastiesState) -> list[Frame]:
         return []
     pending = s.pending
     if pending is None:
-        return [_PHASE_FRAMES[s.phase]]
-    return [_PHASE_FRAMES[s.phase], make_frame(pending.kind, pending.seat, count=pending.card_count)]
+        return [PHASE_FRAMES[s.phase]]
+    return [PHASE_FRAMES[s.phase], pending_frame(pending)]
 
 
-def top_frame(s: DynastiesState) -> Frame | None:
-    """The top of ``frames`` (the pending decision, else the phase), without the list."""
-    if s.phase == SETUP:
-        return None
-    pending = s.pending
-    if pending is None:
-        return _PHASE_FRAMES[s.phase]
+def pending_frame(pending: PendingDecision) -> Frame:
+    """The frame of a decision a seat owes in the middle of a phase."""
     return make_frame(pending.kind, pending.seat, count=pending.card_count)
 
 
 #: The frame of each phase (frames never change: the phase's one needs making only once).
-_PHASE_FRAMES: Final = {name: Frame(name) for name in STEPS}
+PHASE_FRAMES: Final = {name: Frame(name) for name in STEPS}
