@@ -248,7 +248,7 @@ class StepRules(Generic[S]):
     # -- helpers -----------------------------------------------------------------------------
     def _verb(self, command: object) -> Verb:
         """The game's verb of ``command``'s type, or a refusal naming them."""
-        kind = getattr(command, "type", None)
+        kind = command.type if isinstance(command, Command) else getattr(command, "type", None)
         found = self._verb_of.get(kind) if isinstance(kind, str) else None
         if found is not None:
             return found[1]

@@ -121,6 +121,9 @@ class Flow(Generic[S]):
         self.state = state
         self.events: list[Event] = []
         self.rng = rng
+        #: ``RUNAWAY_LIMIT`` when the flow began (a module global, which a test may lower, is a
+        #: dictionary lookup on each read: read once, not once an event)
+        self._limit = RUNAWAY_LIMIT
         self._evolve = evolve
         #: the kernel's own fold (a ``Fold``: ``StepRules.begin`` gives the rules' one), called as
         #: a compiled method rather than through ``__call__`` (Python's calling convention, on
@@ -131,8 +134,8 @@ class Flow(Generic[S]):
         self._later: tuple[int, dict[str, Any]] | None = None
 
     def emit(self, event: Event) -> None:
-        if len(self.events) >= RUNAWAY_LIMIT:
-            raise RunawayGame(f"more than {RUNAWAY_LIMIT} events from one command")
+        if len(self.events) >= self._limit:
+            raise RunawayGame(f"more than {self._limit} events from one command")
         folder = self._folder
         self.state = self._evolve(self.state, event) if folder is None else folder.fold(self.state, event)
         self.events.append(event)

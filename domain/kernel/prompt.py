@@ -123,7 +123,7 @@ class Verb:
 
     def parse(self, command: object) -> Any:
         """The command's argument, checked for shape and kind (not yet for the prompt)."""
-        args = getattr(command, "args", None)
+        args = command.args if isinstance(command, Command) else getattr(command, "args", None)
         if not isinstance(args, dict):
             raise RuleViolation(f"{self.type} takes its arguments as an object")
         arg = self.arg
