@@ -362,8 +362,8 @@ def crown(p: Play, card: str) -> None:
 def conclave_values(s: DynastiesState, seat: int) -> list[int]:
     """R37: values held at least three times in the Family and not yet rewarded this round."""
     counts = _counts([value_of(card) for card in s.families[seat]])
-    return sorted(value for value, count in counts.items()
-                  if count >= COMBINATION_SIZE and f"conclave:{value}" not in s.rewarded[seat])
+    return sorted([value for value, count in counts.items()
+                   if count >= COMBINATION_SIZE and f"conclave:{value}" not in s.rewarded[seat]])
 
 
 def pureblood_lineages(s: DynastiesState, seat: int) -> list[str]:
