@@ -67,7 +67,10 @@ def stored_shape(new: NewEvent) -> dict[str, Any]:
 def stamp(events: list[NewEvent], version: int, at: str, after: dict[str, Any]) -> list[dict[str, Any]]:
     """The envelopes of one command's ``events``, appended at ``version``: stored shape,
     time, batch, and the public facts ``after`` them on the last one."""
-    envelopes = [{**stored_shape(new), "at": at, "batch": version + 1} for new in events]
+    envelopes = [stored_shape(new) for new in events]  # each a new dict: stamped in place
+    for envelope in envelopes:
+        envelope["at"] = at
+        envelope["batch"] = version + 1
     envelopes[-1]["after"] = after
     return envelopes
 
