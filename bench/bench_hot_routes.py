@@ -62,7 +62,12 @@ def worker(seconds: float, seed: int, profiler=None, store_url: str = "memory://
     app = create_app(Config.from_env(store_url=store_url, limits_storage="memory://",
                                      redis_prefix=f"hot{os.getpid()}x{time.time_ns()}",
                                      inline_projector="process",
-                                     limit_per_ip="1000000/second", limit_registrations_per_ip=""))
+                                     # limits that count but never refuse; per token as many windows as
+                                     # the default's two: one seat moving many times in a row made over
+                                     # its 300 requests a second in process, and the round failed (429)
+                                     limit_per_ip="1000000/second",
+                                     limit_per_token="1000000/second;100000000/minute",
+                                     limit_registrations_per_ip=""))
     wsgi = app.wsgi_app
     gc.freeze()  # as the server's workers do once the app is loaded
     status_of: list[str] = []
