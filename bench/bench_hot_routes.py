@@ -29,6 +29,20 @@ HERE = Path(__file__).resolve()
 ROUTES = ("legal", "state", "post")
 
 
+def seed_the_server(seed: int) -> None:
+    """The server's own randomness from ``seed``: game seeds and salts, tokens, ids
+    (``secrets``, ``uuid.uuid4``). Two checkouts then play the same games, and their
+    instruction counts differ by their code alone (unseeded, two runs of one checkout
+    differ by about 1%: the games differ). For measuring only: the values are predictable."""
+    import secrets
+    import uuid
+
+    rng = random.Random(seed)
+    secrets.token_hex = lambda nbytes=32: rng.getrandbits(8 * nbytes).to_bytes(nbytes, "big").hex()
+    secrets.token_urlsafe = lambda nbytes=32: rng.getrandbits(8 * nbytes).to_bytes(nbytes, "big").hex()[:43]
+    uuid.uuid4 = lambda: uuid.UUID(int=rng.getrandbits(128), version=4)
+
+
 def worker(seconds: float, seed: int, profiler=None, store_url: str = "memory://", cycles: int = 0,
            state: bool = True) -> dict[str, float]:
     """``cycles``: play exactly that many cycles (for an instruction count), not ``seconds``;
@@ -48,7 +62,12 @@ def worker(seconds: float, seed: int, profiler=None, store_url: str = "memory://
     app = create_app(Config.from_env(store_url=store_url, limits_storage="memory://",
                                      redis_prefix=f"hot{os.getpid()}x{time.time_ns()}",
                                      inline_projector="process",
-                                     limit_per_ip="1000000/second", limit_registrations_per_ip=""))
+                                     # limits that count but never refuse; per token as many windows as
+                                     # the default's two: one seat moving many times in a row made over
+                                     # its 300 requests a second in process, and the round failed (429)
+                                     limit_per_ip="1000000/second",
+                                     limit_per_token="1000000/second;100000000/minute",
+                                     limit_registrations_per_ip=""))
     wsgi = app.wsgi_app
     gc.freeze()  # as the server's workers do once the app is loaded
     status_of: list[str] = []
@@ -134,6 +153,9 @@ def main() -> None:
                              "counts and take the difference over the cycles between them)")
     parser.add_argument("--no-state", action="store_true",
                         help="a cycle without the GET of the state: the side-by-side bench's GET + POST")
+    parser.add_argument("--seeded", action="store_true",
+                        help="with --worker: the server's randomness seeded (seed_the_server), so that two "
+                             "checkouts play the same games (for instruction counts)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker or args.profile:
@@ -144,6 +166,8 @@ def main() -> None:
             print(json.dumps(worker(args.seconds, 1, profiler, args.store)))
             profiler.dump_stats(args.profile)
             return
+        if args.seeded:
+            seed_the_server(12345)
         print(json.dumps(worker(args.seconds, 1, store_url=args.store, cycles=args.cycles, state=not args.no_state)))
         return
     roots = [args.root, *args.baseline]

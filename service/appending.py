@@ -97,7 +97,8 @@ class Appender:
         if after.over and not game.over and after.table.salt and after.table.revealed is None:
             more.append(NewEvent(seed_revealed(after.table.seed, after.table.salt)))
         if more:  # the platform's own events of this append: clocks, the seed's reveal
-            after = self.loader.advance(after, more, fresh=True)  # ``after`` is this append's own
+            # ``after`` is this append's own, and so is its table unless ``played`` left it shared
+            after = self.loader.advance(after, more, fresh=after.table is not game.table)
             events = [*events, *more]
             if idempotency is not None:  # a retry's answer shows them too
                 idempotency[1]["last"] = game.version + len(events)

@@ -15,8 +15,7 @@ the envelope and drops what its seat may not see (``redacted_envelope``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from domain.kernel import Event, redact
 from domain.kernel.events import EVERYONE
@@ -41,9 +40,9 @@ def game_of(stream: str) -> str:
     return stream.removeprefix(STREAM_PREFIX)
 
 
-@dataclass(frozen=True)
-class NewEvent:
-    """An event about to be appended: by whom (a seat, or None for the server) and from where."""
+class NewEvent(NamedTuple):
+    """An event about to be appended: by whom (a seat, or None for the server) and from where.
+    (A named tuple, as ``Recorded``: one per event of every command.)"""
 
     event: Event
     actor: int | None = None
@@ -68,7 +67,10 @@ def stored_shape(new: NewEvent) -> dict[str, Any]:
 def stamp(events: list[NewEvent], version: int, at: str, after: dict[str, Any]) -> list[dict[str, Any]]:
     """The envelopes of one command's ``events``, appended at ``version``: stored shape,
     time, batch, and the public facts ``after`` them on the last one."""
-    envelopes = [{**stored_shape(new), "at": at, "batch": version + 1} for new in events]
+    envelopes = [stored_shape(new) for new in events]  # each a new dict: stamped in place
+    for envelope in envelopes:
+        envelope["at"] = at
+        envelope["batch"] = version + 1
     envelopes[-1]["after"] = after
     return envelopes
 

@@ -188,9 +188,15 @@ class GameLoader:
 
     def played(self, game: Game, events: list[NewEvent], state: object) -> Game:
         """The game once a seat's move is stored: ``state`` is what the rules' ``play`` left
-        after ``events`` (the game's own events of one command), so nothing is folded again."""
-        table = game.table.copy()
-        table.finished = game.rules.outcome(state) is not None
+        after ``events`` (the game's own events of one command), so nothing is folded again.
+        The table is ``game``'s own unless the move ends the game or the game has a turn clock:
+        a game's own events change nothing else of it, and only those two bring the platform
+        events that the append applies to the new game's table (``Appender._append``)."""
+        finished = game.rules.outcome(state) is not None
+        table = game.table
+        if finished != table.finished or table.has_clock:
+            table = table.copy()
+            table.finished = finished
         return Game(game.id, game.version + len(events), table, game.rules, state, game.undone, game.imported)
 
     # -- snapshots: a cache of folded games, never the source of truth ----------------------

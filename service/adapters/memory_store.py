@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from service.adapters.codec import digest, dumps, loads
@@ -249,4 +249,4 @@ def _copy(value: dict[str, Any]) -> dict[str, Any]:
 
 def _detached(record: Recorded) -> Recorded:
     """A copy the caller may mutate without changing the history (the real stores decode anew)."""
-    return replace(record, event=_copy(record.event))
+    return record._replace(event=_copy(record.event))

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app, request
+from flask import current_app
 
+from service.api.lean import current_request
 from service.errors import Unauthorized
 
 
 def bearer_token(required: bool = False) -> str | None:
     """The token of the ``Authorization: Bearer`` header (None without one)."""
-    header = request.environ.get("HTTP_AUTHORIZATION")  # what request.headers would parse it from
+    header = current_request().environ.get("HTTP_AUTHORIZATION")  # what request.headers would parse it from
     if not header:
         if required:
             raise Unauthorized("send your player token as 'Authorization: Bearer <token>'")
@@ -29,7 +30,7 @@ def current_player(required: bool = False) -> dict[str, Any] | None:
 
 def idempotency_key() -> str | None:
     """The request's ``Idempotency-Key`` (None without one); ``input_guard`` refused a bad one."""
-    key = request.environ.get("HTTP_IDEMPOTENCY_KEY")
+    key = current_request().environ.get("HTTP_IDEMPOTENCY_KEY")
     if key is None:
         return None
     problem = idempotency_key_problem(key)

@@ -25,10 +25,12 @@ from functools import wraps
 from typing import Any
 
 import orjson
-from flask import Response, current_app, request
+from flask import Response, current_app
 from flask_smorest import Blueprint
 from marshmallow import EXCLUDE, Schema, fields
 from werkzeug.http import quote_etag
+
+from service.api.lean import current_request, extensions
 
 #: the headers of a conditional answer (``@blp.response(200, ..., headers=HEADERS)``)
 HEADERS = {
@@ -80,9 +82,10 @@ def answer(tag: str | None, build, headers: Mapping[str, str] = PUBLIC):
     if tag is None:
         return build()
     out = {"ETag": quote_etag(tag), **headers}
-    if not request.environ.get("HTTP_IF_NONE_MATCH"):  # nothing held: no header to parse
+    current = current_request()
+    if not current.environ.get("HTTP_IF_NONE_MATCH"):  # nothing held: no header to parse
         return build(), out
-    matches = request.if_none_match
+    matches = current.if_none_match
     if matches.star_tag:
         build()
         return Response(status=304, headers=out)
@@ -97,11 +100,11 @@ def player_id(player: Mapping[str, Any] | None) -> str | None:
 
 def _release() -> list[Any]:
     """What every answer's shape depends on: the API version and the hosted games' rules."""
-    extensions = current_app.extensions
-    found = extensions.get("etag_release")
+    kept = extensions()
+    found = kept.get("etag_release")
     if found is None:
-        registry = extensions["games"].registry
+        registry = kept["games"].registry
         found = [current_app.config["API_VERSION"],
                  sorted([kind, str(getattr(rules, "rules_version", "1"))] for kind, rules in registry.items())]
-        extensions["etag_release"] = found
+        kept["etag_release"] = found
     return found

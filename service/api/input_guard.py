@@ -95,7 +95,7 @@ def install(app: Flask) -> None:
             return problem(415, "unsupported_media_type", "Unsupported Media Type",
                            f"the body is declared as charset={charset[:40]}; this server reads bodies as UTF-8 "
                            "only: send UTF-8 and declare charset=utf-8 (or no charset)")
-        if current.is_json and current.content_length != 0:
+        if _is_json(content_type):  # an empty body (no length, or 0) reads as b"": nothing to check
             body = current.get_data(cache=True)
             if body:
                 try:
@@ -113,12 +113,13 @@ def _header_fields(environ: dict[str, Any]) -> tuple[int, int]:
     """How many header fields the request has and their bytes (names and values), counted
     as ``request.headers`` lists them, without building their names."""
     count = size = 0
-    for key, value in environ.items():
-        if key.startswith("HTTP_"):
-            if key not in _NOT_FIELDS:
-                count += 1
-                size += len(key) - 5 + len(value)
-        elif key in _BODY_FIELDS and value:
+    for key in environ:  # most keys are the server's own: a first letter rules them out cheaply
+        if key[:1] == "H" and key.startswith("HTTP_") and key not in _NOT_FIELDS:
+            count += 1
+            size += len(key) - 5 + len(environ[key])
+    for key in _BODY_FIELDS:
+        value = environ.get(key)
+        if value:
             count += 1
             size += len(key) + len(value)
     return count, size
@@ -146,23 +147,32 @@ def _declaring_header(app: Flask, header: str) -> frozenset[str]:
                for p in getattr(view, "_apidoc", {}).get("manual_doc", {}).get("parameters", [])))
 
 
+def _is_json(content_type: str) -> bool:
+    """werkzeug's ``Request.is_json``, from the ``Content-Type`` as it is: its media type
+    (before any ``;``, stripped and lowercased, as ``parse_options_header`` takes it) is
+    ``application/json`` or ``application/*+json``."""
+    mimetype = content_type.partition(";")[0].strip(" \t").lower()
+    return mimetype == "application/json" or (mimetype.startswith("application/") and mimetype.endswith("+json"))
+
+
 def _json_problem(value: Any, limit: int) -> str | None:
     """What is wrong with a parsed JSON body, found in one walk: nesting deeper than
     ``limit`` (said first), or a number too large for 64 bits (orjson reads an integer
-    beyond 64 bits as a float; NaN cannot come from strict JSON); None if neither."""
+    beyond 64 bits as a float; NaN cannot come from strict JSON); None if neither. orjson
+    gives plain dicts, lists, str, int, float, bool and None: only containers are stacked."""
     huge = False
-    stack = [(value, 1)]
+    stack: list[tuple[Any, int]] = [(value, 1)] if type(value) in (dict, list) else []
+    if type(value) is float and not abs(value) < 2.0**63:
+        huge = True
     while stack:
         item, depth = stack.pop()
-        children: Iterable[Any]
-        if isinstance(item, dict):
-            children = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            huge = huge or (isinstance(item, float) and not abs(item) < 2.0**63)
-            continue
         if depth > limit:
             return f"the JSON body nests deeper than {limit} levels"
-        stack.extend((child, depth + 1) for child in children)
+        children: Iterable[Any] = item.values() if type(item) is dict else item
+        for child in children:
+            kind = type(child)
+            if kind is dict or kind is list:
+                stack.append((child, depth + 1))
+            elif kind is float and not abs(child) < 2.0**63:
+                huge = True
     return "the JSON body holds a number too large for a 64-bit integer" if huge else None

@@ -57,9 +57,10 @@ class LocalWindows:
                 self._sweep(now)
             for hit in hits:
                 item = hit[0]
+                amount = item.amount
                 expiry = item.get_expiry()
                 number = int(now // expiry)
-                name = (item.amount, expiry, hit[1], hit[2])
+                name = (amount, expiry, hit[1], hit[2])
                 window = self._windows.get(name)
                 if window is None:
                     window = self._windows[name] = [number, 0, 0]
@@ -67,8 +68,9 @@ class LocalWindows:
                     window[2] = window[1] if window[0] == number - 1 else 0
                     window[1] = 0
                     window[0] = number
-                weighted = window[2] * (1 - (now - number * expiry) / expiry) + window[1]
-                if weighted + 1 > item.amount:
+                # the weighted count is at most previous + current: far from the limit, no need to weigh
+                if window[2] + window[1] + 1 > amount and \
+                        window[2] * (1 - (now - number * expiry) / expiry) + window[1] + 1 > amount:
                     return hit
                 window[1] += 1
         return None

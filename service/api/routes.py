@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Response, current_app, request
+from flask import Response, request
 from flask_smorest import Blueprint
 from werkzeug.routing import BaseConverter
 
@@ -11,7 +11,7 @@ from service.api.auth import bearer_token, current_player, idempotency_key
 from service.api.commands import parse_command
 from service.api.conditional import HEADERS, PRIVATE, answer, conditional, etag, player_id
 from service.api.errors import problem_responses
-from service.api.lean import json_answer, lean, query
+from service.api.lean import current_request, extensions, json_answer, lean, query
 
 players = Blueprint("players", __name__, url_prefix="/players", description="Players and their tokens")
 game_types = Blueprint("game_types", __name__, url_prefix="/game-types", description="The games this server hosts")
@@ -38,7 +38,7 @@ class GameIdConverter(BaseConverter):
 
 
 def service():
-    return current_app.extensions["games"]
+    return extensions()["games"]
 
 
 def _errors(*codes):
@@ -196,15 +196,16 @@ def get_legal_commands(game_id):
 def post_command(game_id):
     """Play a move. 422: the rules refuse it (the reason is in `detail`); 409: the game moved on."""
     games = service()
+    current = current_request()
 
     def submit(player, generation):
-        command, expected = parse_command(request.get_json(silent=True), current_app.extensions["command_schemas"])
+        command, expected = parse_command(current.get_json(silent=True), extensions()["command_schemas"])
         return games.submit_command(game_id, player, command, expected, idempotency_key(),
                                     token_generation=generation)
 
     # a retry with an Idempotency-Key may be answered from its record, with no append to check the token
     return json_answer(games.players.as_checked(bearer_token(required=True), submit,
-                                                fresh="HTTP_IDEMPOTENCY_KEY" in request.environ), 201)
+                                                fresh="HTTP_IDEMPOTENCY_KEY" in current.environ), 201)
 
 
 @games.route("/<game_id:game_id>/undo", methods=["POST"])

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import redis
+from hiredis import pack_command  # redis[hiredis]: the packer redis-py's own serializer ends in
 from redis.commands.core import Script
 
 from service.adapters.redis_client import connect, is_cluster
@@ -173,14 +174,17 @@ class RedisDatastore:
         """The raw replies of ``commands`` (one Redis, not a cluster), sent together on one
         pooled connection: what a pipeline does, without building one (its object, its
         command stack and its per-command callbacks were half the cost of the version read
-        that every conditional GET makes). A connection error is retried as redis-py
-        retries any command (``Retry``); after any error the connection is dropped, since
-        replies may be left unread on it."""
+        that every conditional GET makes), packed by hiredis's ``pack_command`` (redis-py's
+        serializer calls it too, after checking every argument: the arguments here are str,
+        bytes, int or float, which it packs as redis-py does). A connection error is retried
+        as redis-py retries any command (``Retry``); after any error the connection is
+        dropped, since replies may be left unread on it."""
+        packed = [b"".join(map(pack_command, commands))]
         pool = self.client.connection_pool
         connection = pool.get_connection()
 
         def send_and_read() -> list[Any]:
-            connection.send_packed_command(connection.pack_commands(commands))
+            connection.send_packed_command(packed)
             return [connection.read_response() for _ in commands]
 
         try:

@@ -258,3 +258,27 @@ def test_the_platforms_secrets_reach_nobody_even_in_a_game_of_open_information()
     assert shown["events"][0]["type"] == "GameCreated" and shown["events"][0].get("redacted") is True
     assert seed not in str(shown)
     assert any("secret" in e for e in shown["events"][1:])  # the game's own secrets are open to all
+
+
+@pytest.mark.parametrize("options", [{}, {"clock_bank_seconds": 60}], ids=["no clock", "clock"])
+def test_a_move_leaves_the_game_it_was_decided_on_as_it_was(options):
+    """A cached game is never changed by the append of a move decided on it (the new game
+    may share what the move does not change, as its table when no clock runs), up to the
+    move that ends the game, which reveals the seed on the new game only."""
+    service = GameService(MemoryStore(), REGISTRY)
+    players = [service.players.create(f"p{i}") for i in range(2)]
+    game_id = service.create_game(players[0], "highcard", options, 2).id
+    for player in players:
+        service.join_game(game_id, player)
+    while not service.load(game_id).over:
+        before = service.load(game_id)
+        table = before.table
+        kept = (before.version, table.finished, table.revealed, dict(table.players),
+                table.clocks.to_json(table.seats) if table.has_clock else None)
+        play_first_legal(service, game_id, players)
+        after = service.load(game_id)
+        assert after.version > before.version
+        assert (before.version, table.finished, table.revealed, dict(table.players),
+                table.clocks.to_json(table.seats) if table.has_clock else None) == kept
+        assert before.table is table and not before.over
+    assert after.table.finished and after.table.revealed is not None
