@@ -17,7 +17,8 @@ def play_against_bots(server: Any, kind: str, seats: int, bots: list[dict[str, A
     ``waiting(game)`` is called while a bot is to move. Returns the game's summary, its
     events and the person's seat."""
     rng = random.Random(seed)
-    _, client = server.new_player("person")
+    _, session = server.new_player("person")
+    client = _Patient(session)
     created = client.post(f"{server.url}/games", json={"type": kind, "seats": seats, "options": options or {},
                                                         "bots": bots})
     assert created.status_code == 201, created.text
@@ -58,3 +59,27 @@ def play_against_bots(server: Any, kind: str, seats: int, bots: list[dict[str, A
         events += page["events"]
         after = page["next_after"]
     return {"summary": summary, "events": events, "human": joined.json()["seat"]}
+
+
+class _Patient:
+    """A client that honours ``429 Too Many Requests``: it waits the Retry-After the server
+    names and asks again, as a well-behaved front end does. With a fast engine the person's
+    loop (two reads and a command a move, while bots answer at once) can pass the per-token
+    rate; the limits themselves are tested in tests/reliability/test_limits.py."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    def get(self, url: str, **kwargs: Any) -> Any:
+        return self._patiently("get", url, **kwargs)
+
+    def post(self, url: str, **kwargs: Any) -> Any:
+        return self._patiently("post", url, **kwargs)
+
+    def _patiently(self, method: str, url: str, **kwargs: Any) -> Any:
+        for _ in range(30):
+            answer = getattr(self.session, method)(url, **kwargs)
+            if answer.status_code != 429:
+                return answer
+            time.sleep(float(answer.headers["Retry-After"]))
+        raise AssertionError(f"still rate limited after 30 waits: {answer.text}")
