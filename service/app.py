@@ -27,6 +27,7 @@ from service.api import (
 )
 from service.api.contract import ContractApi, register_views
 from service.api.errors import register_error_handlers
+from service.api.lean import PlayRoutes
 from service.bootstrap import build_service
 from service.config import Config
 from service.services import GameService
@@ -59,6 +60,17 @@ class GameApp(Flask):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._sync: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    #: the play routes, served outside Flask's request cycle (``service.api.lean``); None: Flask serves them
+    play_routes: PlayRoutes | None = None
+
+    def wsgi_app(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        play = self.play_routes
+        if play is not None:
+            found = play.route(environ)
+            if found is not None:
+                return play.serve(found, environ, start_response)
+        return super().wsgi_app(environ, start_response)
 
     def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
         found = self._sync.get(func)
@@ -123,6 +135,7 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
     limits.document(api.spec._paths)
     links.add_links(api.spec._paths)
     app.extensions["api"] = api
+    app.play_routes = PlayRoutes.of(app)  # last: it takes the hooks and handlers installed above
     return app
 
 

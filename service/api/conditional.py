@@ -25,12 +25,12 @@ from functools import wraps
 from typing import Any
 
 import orjson
-from flask import Response, current_app
+from flask import Response
 from flask_smorest import Blueprint
 from marshmallow import EXCLUDE, Schema, fields
 from werkzeug.http import quote_etag
 
-from service.api.lean import current_request, extensions
+from service.api.lean import current_flask, current_request, extensions
 
 #: the headers of a conditional answer (``@blp.response(200, ..., headers=HEADERS)``)
 HEADERS = {
@@ -104,7 +104,7 @@ def _release() -> list[Any]:
     found = kept.get("etag_release")
     if found is None:
         registry = kept["games"].registry
-        found = [current_app.config["API_VERSION"],
+        found = [current_flask().config["API_VERSION"],
                  sorted([kind, str(getattr(rules, "rules_version", "1"))] for kind, rules in registry.items())]
         kept["etag_release"] = found
     return found

@@ -9,9 +9,10 @@ problem answers with ``problem_responses``.
 
 from __future__ import annotations
 
+import json
 import logging
 
-from flask import Flask, Response, json
+from flask import Flask, Response
 from flask_smorest import Blueprint
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
@@ -29,7 +30,9 @@ PROBLEM = "application/problem+json"
 def problem(status: int, code: str, title: str, detail: str, **extra) -> Response:
     body = {"type": problem_type(code), "title": title, "status": status,
             "detail": detail, "code": code, **{k: v for k, v in extra.items() if v is not None}}
-    return Response(json.dumps(body), status=status, mimetype=PROBLEM)
+    # as Flask's JSON provider writes it (sorted keys, ASCII), with or without an app context:
+    # the play routes answer outside Flask's request cycle (``service.api.lean``)
+    return Response(json.dumps(body, sort_keys=True, default=str), status=status, mimetype=PROBLEM)
 
 
 def problem_responses(blueprint: Blueprint, *statuses: int):

@@ -27,10 +27,11 @@ from collections.abc import Iterable
 from typing import Any
 
 import orjson
-from flask import Flask, request
+from flask import Flask
 
 from service.api.auth import idempotency_key_problem
 from service.api.errors import problem
+from service.api.lean import current_request
 
 MAX_URL = 4000
 MAX_HEADERS = 100
@@ -56,9 +57,9 @@ def install(app: Flask) -> None:
     def guard():
         # read from the WSGI environ where it is enough: werkzeug's request properties parse
         # (headers, query, content type) on first use, and most requests need none of it;
-        # and from the request itself, not the ``request`` proxy, which looks the context up
-        # again on every read
-        current = request._get_current_object()  # type: ignore[attr-defined]
+        # and from the request itself (``current_request``), not the ``request`` proxy, which
+        # looks the context up again on every read
+        current = current_request()
         environ = current.environ
         raw = environ.get("RAW_URI") or environ.get("REQUEST_URI") or current.full_path
         if len(raw) > MAX_URL:

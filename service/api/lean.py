@@ -17,16 +17,34 @@ What a hot route reads of the request and the app it reads from the objects them
 proxies: a proxy forwards an attribute only once the lookup on its own class failed, and
 Python builds that failure's ``AttributeError``, message and all, before dropping it (about
 0.96 µs a read against 0.13; a GET and a POST made about ten such reads).
+
+**The play routes skip Flask's request cycle** (``PlayRoutes``): a request of Flask costs
+about 345 k instructions before and after its view (a request context pushed and popped,
+the URL map bound and matched, session, signals, the response's headers rebuilt), as much
+as the ceiling app's whole view and more than most of ours. ``GameApp.wsgi_app`` hands
+``GET /games/<id>/legal-commands``, ``GET /games/<id>/state`` and ``POST /games/<id>/commands``
+to ``PlayRoutes`` instead, which runs what Flask would run for them and nothing else: the
+app's before-request hooks in order (the input guard, the rate limits), the same view
+function, and on an exception the handler Flask would pick (``handler_for``, the same
+lookup over the handlers ``errors`` and ``faults`` register). Every other request, a HEAD
+or an OPTIONS of those paths included, goes through Flask. While it serves one,
+``current_request`` and ``extensions`` answer from the request it made (a context
+variable: greenlet-local under gevent, as Flask's own context is). An app with
+after-request functions (CORS, when configured) or hooks of a blueprint serves every
+request through Flask: the fast path would skip them.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from typing import Any
 
-from flask import Request, Response, current_app, request
+from flask import Flask, Request, Response, current_app, request
 from marshmallow import Schema
+from werkzeug.exceptions import HTTPException
 
 from service.adapters.codec import dumps
 
@@ -49,15 +67,120 @@ def json_answer(result: Any, status: int) -> Response:
 def query(schema: Schema) -> dict[str, Any]:
     """The request's query loaded with ``schema`` (a ValidationError is a 422 naming the
     parameter, as for the routes whose arguments flask-smorest parses)."""
-    return schema.load(request.args.to_dict(flat=True)) if request.args else schema.load({})
+    args = current_request().args
+    return schema.load(args.to_dict(flat=True)) if args else schema.load({})
+
+
+class PlayRequest(Request):
+    """A request that ``PlayRoutes`` serves: Flask's request class (its ``endpoint``, JSON and
+    limits), made without a request context, knowing its app."""
+
+    app: Flask
+
+
+#: the request ``PlayRoutes`` is serving in this greenlet or thread (None: Flask is)
+_serving: ContextVar[PlayRequest | None] = ContextVar("play_request", default=None)
 
 
 def current_request() -> Request:
     """The request being handled (not Flask's ``request`` proxy: see the module's docstring)."""
-    return request._get_current_object()  # type: ignore[attr-defined]
+    found = _serving.get()
+    return found if found is not None else request._get_current_object()  # type: ignore[attr-defined]
+
+
+def current_flask() -> Flask:
+    """The app handling the request (not Flask's ``current_app`` proxy)."""
+    found = _serving.get()
+    return found.app if found is not None else current_app._get_current_object()  # type: ignore[attr-defined]
 
 
 def extensions() -> dict[str, Any]:
     """The app's extensions: the game service, the command schemas, ... (read from the app
     itself, not through ``current_app``: see the module's docstring)."""
-    return current_app._get_current_object().extensions  # type: ignore[attr-defined]
+    return current_flask().extensions
+
+
+def handler_for(app: Flask, exc: Exception, blueprints: Iterable[str]) -> Callable[[Exception], Any] | None:
+    """The error handler Flask picks for ``exc`` (``Flask._find_error_handler``, from the public
+    ``error_handler_spec``): by status code, then by class, the blueprints' before the app's,
+    the nearest class in the exception's MRO first."""
+    code = exc.code if isinstance(exc, HTTPException) else None
+    for status in (code, None) if code is not None else (None,):
+        for scope in (*blueprints, None):
+            handlers = app.error_handler_spec.get(scope, {}).get(status)
+            if not handlers:
+                continue
+            for cls in type(exc).__mro__:
+                handler = handlers.get(cls)
+                if handler is not None:
+                    return handler
+    return None
+
+
+class PlayRoutes:
+    """The three routes of play served without Flask's request cycle (see the module's
+    docstring); ``route`` says whether a request is one of them."""
+
+    PATH = re.compile(r"/games/([0-9a-f]{16})/(legal-commands|state|commands)\Z")
+    ENDPOINTS = {("GET", "legal-commands"): "games.get_legal_commands", ("GET", "state"): "games.get_state",
+                 ("POST", "commands"): "games.post_command"}
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+        self.hooks = list(app.before_request_funcs.get(None, ()))
+        self.max_body = app.config["MAX_CONTENT_LENGTH"]
+        self.routes = {}
+        for key, endpoint in self.ENDPOINTS.items():
+            rule = next(app.url_map.iter_rules(endpoint))
+            self.routes[key] = (rule, app.view_functions[endpoint])
+
+    @classmethod
+    def of(cls, app: Flask) -> PlayRoutes | None:
+        """The play routes of ``app``, or None when Flask must serve them (see the docstring)."""
+        if any(app.after_request_funcs.values()) or any(app.teardown_request_funcs.values()) \
+                or any(name is not None for name, funcs in app.before_request_funcs.items() if funcs) \
+                or any(app.url_value_preprocessors.values()):
+            return None
+        return cls(app)
+
+    def route(self, environ: dict[str, Any]) -> tuple[Any, Callable[..., Any], str] | None:
+        method = environ.get("REQUEST_METHOD")
+        if method != "GET" and method != "POST":
+            return None
+        matched = self.PATH.match(environ.get("PATH_INFO", ""))
+        if matched is None:
+            return None
+        found = self.routes.get((method, matched.group(2)))
+        return None if found is None else (*found, matched.group(1))
+
+    def serve(self, found: tuple[Any, Callable[..., Any], str], environ: dict[str, Any],
+              start_response: Callable[..., Any]) -> Iterable[bytes]:
+        rule, view, game_id = found
+        current = PlayRequest(environ)
+        current.app = self.app
+        current.url_rule = rule
+        current.view_args = {"game_id": game_id}
+        current.max_content_length = self.max_body
+        serving = _serving.set(current)
+        try:
+            try:
+                answer: Any = None
+                for hook in self.hooks:
+                    answer = hook()
+                    if answer is not None:
+                        break
+                else:
+                    answer = view(game_id=game_id)
+            except Exception as exc:
+                handler = handler_for(self.app, exc, current.blueprints)
+                if handler is None:
+                    raise
+                answer = handler(exc)
+            if type(answer) is tuple:  # (answer, headers), as Flask's make_response takes it
+                answer, headers = answer
+                answer.headers.update(headers)
+            if not isinstance(answer, Response):
+                raise TypeError(f"a play route answered {type(answer).__name__}, not a finished Response")
+            return answer(environ, start_response)
+        finally:
+            _serving.reset(serving)

@@ -35,6 +35,7 @@ from flask import Flask, Response, request
 from limits import parse_many, storage, strategies
 
 from service.api.errors import problem
+from service.api.lean import current_request
 from service.api.rate_windows import LocalWindows
 from service.config import Config
 
@@ -293,7 +294,7 @@ def install(app: Flask, config: Config) -> None:
     def limit_rates():
         # the request itself, not the ``request`` proxy: each read through the proxy looks
         # the context up again, which cost as much as the counting
-        current = request._get_current_object()  # type: ignore[attr-defined]
+        current = current_request()
         environ = current.environ
         refusal = rates.check(current.endpoint, environ.get("REMOTE_ADDR") or UNKNOWN_IP,
                               bearer(environ.get("HTTP_AUTHORIZATION")), current.method)
