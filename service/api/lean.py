@@ -181,6 +181,11 @@ class PlayRoutes:
                 answer.headers.update(headers)
             if not isinstance(answer, Response):
                 raise TypeError(f"a play route answered {type(answer).__name__}, not a finished Response")
-            return answer(environ, start_response)
+            if answer.status_code == 304 or type(answer.response) is not list or "Content-Length" not in answer.headers:
+                return answer(environ, start_response)
+            # a body already set, its length said: what werkzeug's ``Response.__call__`` would
+            # send (it copies the headers to adjust them, and has nothing to adjust here)
+            start_response(answer.status, answer.headers.to_wsgi_list())
+            return answer.response
         finally:
             _serving.reset(serving)
