@@ -44,7 +44,7 @@ from typing import Any
 
 from flask import Flask, Request, Response, current_app, request
 from marshmallow import Schema
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, InternalServerError
 
 from service.adapters.codec import dumps
 
@@ -172,10 +172,7 @@ class PlayRoutes:
                 else:
                     answer = view(game_id=game_id)
             except Exception as exc:
-                handler = handler_for(self.app, exc, current.blueprints)
-                if handler is None:
-                    raise
-                answer = handler(exc)
+                answer = self._error_answer(exc, current)
             if type(answer) is tuple:  # (answer, headers), as Flask's make_response takes it
                 answer, headers = answer
                 answer.headers.update(headers)
@@ -189,3 +186,18 @@ class PlayRoutes:
             return answer.response
         finally:
             _serving.reset(serving)
+
+    def _error_answer(self, exc: Exception, current: PlayRequest) -> Any:
+        """The answer of the handler Flask would pick for ``exc``; if that handler fails too,
+        the one for an ``InternalServerError`` wrapping it (as Flask's ``handle_exception``)."""
+        handler = handler_for(self.app, exc, current.blueprints)
+        if handler is None:
+            raise exc
+        try:
+            return handler(exc)
+        except Exception as failed:
+            server_error = InternalServerError(original_exception=failed)
+            fallback = handler_for(self.app, server_error, current.blueprints)
+            if fallback is None:
+                raise
+            return fallback(server_error)

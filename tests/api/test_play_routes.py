@@ -149,3 +149,29 @@ def test_with_cors_flask_serves_the_play_routes_and_adds_its_headers(tmp_path, s
     assert answer.status_code == 200
     assert answer.headers["Access-Control-Allow-Origin"] == "https://play.example.org"
     assert served_by_play_routes == []
+
+
+@pytest.mark.api
+def test_an_error_handler_that_fails_gives_flasks_500(app, served_by_play_routes):
+    """A handler that raises (a bug) ends as Flask ends it: the 500 problem of the
+    ``InternalServerError`` that wraps the failure, never a bare server error."""
+    from domain.kernel import RuleViolation
+
+    def failing(exc):
+        raise RuntimeError("a handler's own bug")
+
+    app.error_handler_spec[None][None][RuleViolation] = failing
+    games = app.extensions["games"]
+    game_id, players = start_game(games, "dynasties", 2)
+    loaded = games.load(game_id)
+    seat = loaded.rules.to_move(loaded.state)[0]
+    command = loaded.rules.legal_commands(loaded.state, seat)[0]
+    # a legal command's shape with a value no rule allows: the rules refuse it (RuleViolation)
+    args = {name: "no-such-card" if type(value) is str else value for name, value in command.args.items()}
+    assert args != dict(command.args)
+    request = {"headers": {"Authorization": f"Bearer {players[seat]['token']}"},
+               "json": {"type": command.type, "args": args}}
+    played = _answer(app, True, "POST", f"/games/{game_id}/commands", **request)
+    assert served_by_play_routes == [f"POST /games/{game_id}/commands"]
+    assert played == _answer(app, False, "POST", f"/games/{game_id}/commands", **request)
+    assert played[0] == 500 and json.loads(played[2])["code"] == "internal_server_error", played
