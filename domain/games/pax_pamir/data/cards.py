@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir.data.board import Coalition, Region, Suit
 from domain.games.pax_pamir.data.cards_table import (
@@ -231,7 +230,6 @@ _EFFECT_DESCRIPTIONS: dict[EventEffect, str] = {
 # --- Card types --------------------------------------------------------------------------------
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class CourtCard:
     """A court card (R-CMP-6). ``rank`` is its stars (R-STR); ``patriot`` its coalition bar (R-PLY-4, R-LOY);
@@ -249,7 +247,6 @@ class CourtCard:
     special_ability: Ability | None
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class SpecialAbility:
     """A special ability (R-SA): the court cards that carry it, when it applies, and a summary."""
@@ -260,7 +257,6 @@ class SpecialAbility:
     description: str
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class EventSide:
     """One side of an event card: what buying it (``on_purchase``) or discarding it from column 0
@@ -273,7 +269,6 @@ class EventSide:
     description: str
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class EventCard:
     """An event card (R-EVT). ``on_purchase`` and ``on_discard`` are effect keys; ``purchase`` and
@@ -288,7 +283,6 @@ class EventCard:
     discard: EventSide
 
 
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True, slots=True)
 class DominanceCheckCard:
     """A Dominance Check card (R-DOM): resolved when bought or discarded, never held."""
