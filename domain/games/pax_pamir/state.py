@@ -21,7 +21,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-
 from domain.games.pax_pamir.data.board import (
     MARKET_COLUMNS,
     MARKET_ROWS,

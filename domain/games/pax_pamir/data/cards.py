@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-
 from domain.games.pax_pamir.data.board import Coalition, Region, Suit
 from domain.games.pax_pamir.data.cards_table import (
     COURT_CARD_ROWS,
