@@ -109,11 +109,17 @@ class Client(threading.Thread):
 
 
 def stored_events(url: str, game_id: str) -> list[dict]:
-    """Every event of a game as a spectator reads it, page by page."""
+    """Every event of a game as a spectator reads it, page by page; none for a game the
+    store does not know (its creation lost, as a failover with the replica setting off may
+    lose it: every acknowledged move of it then counts as lost)."""
     events: list[dict] = []
     after = 0
     while True:
-        page = requests.get(f"{url}/games/{game_id}/events?after={after}&limit=1000", timeout=10).json()
+        answer = requests.get(f"{url}/games/{game_id}/events?after={after}&limit=1000", timeout=10)
+        if answer.status_code == 404 and after == 0:
+            return []
+        assert answer.status_code == 200, (answer.status_code, answer.text)
+        page = answer.json()
         events += page["events"]
         if page["next_after"] is None:
             return events
