@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from domain.games.pax_pamir import places
-from domain.games.pax_pamir.data.board import Border, Coalition, Region
+from domain.games.pax_pamir.data.board import BORDER_BY_ID, COALITION_BY_ID, REGION_BY_ID
 from domain.games.pax_pamir.events import SETUP_STARTED
 from domain.games.pax_pamir.options import PaxOptions
 from domain.games.pax_pamir.state import SUPPLY, PaxState, Player, Wakhan
@@ -34,7 +34,7 @@ def _card_dealt(s: PaxState, e: Event) -> None:
 
 
 def _loyalty_chosen(s: PaxState, e: Event) -> None:
-    s.players[e.data["seat"]].loyalty = Coalition(e.data["coalition"])
+    s.players[e.data["seat"]].loyalty = COALITION_BY_ID[e.data["coalition"]]
 
 
 _loyalty_changed = _loyalty_chosen
@@ -135,11 +135,11 @@ def _pieces(s: PaxState, kind: str, owner: Any, place: str, delta: int) -> None:
     if place == SUPPLY:
         return
     if kind == "army":
-        s.armies[Region(place)][Coalition(owner)] += delta
+        s.armies[REGION_BY_ID[place]][COALITION_BY_ID[owner]] += delta
     elif kind == "road":
-        s.roads[Border(place)][Coalition(owner)] += delta
+        s.roads[BORDER_BY_ID[place]][COALITION_BY_ID[owner]] += delta
     elif kind == "tribe":
-        s.tribes[Region(place)][owner] += delta
+        s.tribes[REGION_BY_ID[place]][owner] += delta
     elif kind == "spy":
         spies = s.spies.setdefault(int(place), Counter())
         spies[owner] += delta
@@ -165,11 +165,11 @@ def _piece_moved(s: PaxState, e: Event) -> None:
 def _count(s: PaxState, kind: str, owner: Any, place: str) -> int:
     """Pieces of ``kind`` and ``owner`` (as in ``_pieces``) at ``place``."""
     if kind == "army":
-        return s.armies[Region(place)][Coalition(owner)]
+        return s.armies[REGION_BY_ID[place]][COALITION_BY_ID[owner]]
     if kind == "road":
-        return s.roads[Border(place)][Coalition(owner)]
+        return s.roads[BORDER_BY_ID[place]][COALITION_BY_ID[owner]]
     if kind == "tribe":
-        return s.tribes[Region(place)][owner]
+        return s.tribes[REGION_BY_ID[place]][owner]
     if kind == "spy":
         return s.spies.get(int(place), Counter())[owner]
     return int(int(place) in s.players[owner].gifts)
@@ -219,7 +219,7 @@ def _wakhan_card_drawn(s: PaxState, e: Event) -> None:
 
 
 def _wakhan_loyalty_set(s: PaxState, e: Event) -> None:
-    s.players[e.data["seat"]].loyalty = Coalition(e.data["coalition"])
+    s.players[e.data["seat"]].loyalty = COALITION_BY_ID[e.data["coalition"]]
 
 
 def _nothing(s: PaxState, e: Event) -> None:

@@ -62,9 +62,18 @@ def _regions_in_id(border: Border) -> tuple[Region, Region]:
     return first, second
 
 
-#: The two regions a border joins, in the alphabetical order of its id.
-#: the regions in ``Region`` order, as a tuple (iterating a tuple is much cheaper than the enum)
+#: the regions, coalitions and suits in declaration order, as tuples (iterating an enum runs
+#: the enum's own generator, interpreted, for every member: several times a tuple's cost)
 REGIONS: tuple[Region, ...] = tuple(Region)
+COALITIONS: tuple[Coalition, ...] = tuple(Coalition)
+SUITS: tuple[Suit, ...] = tuple(Suit)
+#: each region, border and coalition by its id: what ``Region(id)`` gives, without the enum's
+#: call, which runs interpreted (for ids the engine wrote itself: events, step locals)
+REGION_BY_ID: dict[str, Region] = {region.value: region for region in Region}
+BORDER_BY_ID: dict[str, Border] = {border.value: border for border in Border}
+COALITION_BY_ID: dict[str, Coalition] = {coalition.value: coalition for coalition in Coalition}
+
+#: The two regions a border joins, in the alphabetical order of its id.
 REGIONS_OF: dict[Border, tuple[Region, Region]] = {border: _regions_in_id(border) for border in Border}
 
 #: The borders of each region, in ``Border`` declaration order (R-MAP: herat 4, ..., punjab 2).

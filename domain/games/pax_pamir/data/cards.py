@@ -58,6 +58,12 @@ class CardAction(StrEnum):
     BATTLE = "battle"
 
 
+#: the card-based actions in declaration order (a tuple: see ``board.REGIONS``)
+CARD_ACTION_ORDER: tuple[CardAction, ...] = tuple(CardAction)
+#: each card-based action by its id (as ``board.REGION_BY_ID``)
+CARD_ACTION_BY_ID: dict[str, CardAction] = {action.value: action for action in CardAction}
+
+
 class Ability(StrEnum):
     """Special ability keys (R-SA); ``cards_with_ability`` gives the cards that carry each."""
 

@@ -16,6 +16,8 @@ from mypy_extensions import mypyc_attr
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.cards import (
+    CARD_ACTION_BY_ID,
+    CARD_ACTION_ORDER,
     COURT_CARDS,
     CardAction,
 )
@@ -95,7 +97,7 @@ def candidates(s: PaxState, seat: int) -> dict[CardAction, list[int]]:
             continue
         for action in _ACTIONS[n]:
             found.setdefault(action, []).append(n)
-    return {action: found[action] for action in CardAction if action in found}
+    return {action: found[action] for action in CARD_ACTION_ORDER if action in found}
 
 
 def usable_of(s: PaxState, seat: int, action: CardAction, cards: list[int]) -> list[int]:
@@ -135,7 +137,7 @@ class CardBasedAction(Procedure):
         if owed is not None:
             holder, amount = owed
             t.call(names.BRIBE, seat, recipient=holder, amount=amount,
-                   reserve=minimum_cost(t.state, seat, CardAction(frame.action)), card=frame.card, purpose=HOSTAGE)
+                   reserve=minimum_cost(t.state, seat, CARD_ACTION_BY_ID[frame.action]), card=frame.card, purpose=HOSTAGE)
 
     def use_card(self, t: Play, frame: Frame) -> None:
         if frame.locals.get("abandoned"):
@@ -148,7 +150,7 @@ class CardBasedAction(Procedure):
 
     def act(self, t: Play, frame: Frame) -> None:
         seat = seat_of(frame)
-        action = CardAction(frame.action)
+        action = CARD_ACTION_BY_ID[frame.action]
         rank = COURT_CARDS[frame.card].rank
         if action == CardAction.TAX:
             t.call(names.TAX, seat, left=rank)

@@ -13,8 +13,9 @@ from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import (
     BORDERS_OF,
+    COALITIONS,
+    REGION_BY_ID,
     REGIONS,
-    Coalition,
     Region,
 )
 from domain.games.pax_pamir.data.cards import (
@@ -56,9 +57,9 @@ def region_enemies(s: PaxState, seat: int, region: Region) -> list[str]:
     """R-BAT-1: armies of other coalitions, their roads on the region's borders (section 21
     item 15), and tribes of seats of another loyalty not under their own Citadel."""
     loyalty = block_owner(s, seat)
-    found = [places.enemy("army", region.value, c.value) for c in Coalition if c != loyalty and s.armies[region][c] > 0]
+    found = [places.enemy("army", region.value, c.value) for c in COALITIONS if c != loyalty and s.armies[region][c] > 0]
     for border in BORDERS_OF[region]:
-        found += [places.enemy("road", border.value, c.value) for c in Coalition if c != loyalty and s.roads[border][c] > 0]
+        found += [places.enemy("road", border.value, c.value) for c in COALITIONS if c != loyalty and s.roads[border][c] > 0]
     for other, player in enumerate(s.players):
         if (other != seat and player.loyalty != loyalty and s.tribes[region][other] > 0
                 and not _citadel_protects(s, other, region)):
@@ -141,7 +142,7 @@ class Battle(ActionStep):
             return []
         if isinstance(site, int):
             return card_enemies(s, seat_of(frame), site)
-        return region_enemies(s, seat_of(frame), Region(site))
+        return region_enemies(s, seat_of(frame), REGION_BY_ID[site])
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         seat = seat_of(frame)
@@ -168,7 +169,7 @@ class Battle(ActionStep):
             return False
         if isinstance(site, int):
             return bool(card_enemies(s, seat, site))
-        return _has_region_enemy(s, seat, Region(site))
+        return _has_region_enemy(s, seat, REGION_BY_ID[site])
 
     def finish(self, t: Play, frame: Frame) -> None:
         """R-BAT-3: Safe House choices, owed by the spies' owners in seat order from the
@@ -183,7 +184,7 @@ class Battle(ActionStep):
 
     @handles(BATTLE_REGION)
     def region(self, t: Play, frame: Frame, seat: int, region: str) -> None:
-        t.update(site=region, left=min(frame.rank, strength(t.state, seat, Region(region))))
+        t.update(site=region, left=min(frame.rank, strength(t.state, seat, REGION_BY_ID[region])))
 
     @handles(BATTLE_CARD)
     def card(self, t: Play, frame: Frame, seat: int, number: int) -> None:

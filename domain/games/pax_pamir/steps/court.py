@@ -8,7 +8,7 @@ from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
-from domain.games.pax_pamir.data.board import Region, Suit
+from domain.games.pax_pamir.data.board import REGION_BY_ID, Region, Suit
 from domain.games.pax_pamir.data.cards import COURT_CARDS, ImpactIcon
 from domain.games.pax_pamir.state import SUPPLY, PaxState, is_wakhan
 from domain.games.pax_pamir.steps import names
@@ -125,7 +125,7 @@ class Overthrow(Procedure):
     stages = ("discard_political",)
 
     def discard_political(self, t: Play, frame: Frame) -> None:
-        region = Region(frame.region)
+        region = REGION_BY_ID[frame.region]
         owner = frame.owner_seat
         if t.state.tribes[region][owner]:
             return

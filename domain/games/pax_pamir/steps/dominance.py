@@ -6,7 +6,7 @@ from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import queries as q
-from domain.games.pax_pamir.data.board import Coalition, Region, Suit
+from domain.games.pax_pamir.data.board import COALITIONS, REGIONS, Coalition, Suit
 from domain.games.pax_pamir.data.cards import EventEffect
 from domain.games.pax_pamir.state import SUPPLY, PaxState, is_wakhan
 from domain.games.pax_pamir.steps import names
@@ -26,10 +26,10 @@ WINNING_LEAD = 4
 
 def dominant_coalition(s: PaxState) -> tuple[Coalition | None, dict[str, int]]:
     """R-DOM-1, R-DOM-2: the coalition with at least the lead over each other, if any."""
-    blocks = {c.value: q.blocks_in_play(s, c) for c in Coalition}
+    blocks = {c.value: q.blocks_in_play(s, c) for c in COALITIONS}
     lead = FATIGUED_LEAD if EventEffect.CONFLICT_FATIGUE in s.effects else DOMINANCE_LEAD
-    for coalition in Coalition:
-        if all(blocks[coalition] - blocks[other] >= lead for other in Coalition if other != coalition):
+    for coalition in COALITIONS:
+        if all(blocks[coalition] - blocks[other] >= lead for other in COALITIONS if other != coalition):
             return coalition, blocks
     return None, blocks
 
@@ -93,7 +93,7 @@ class DominanceCheck(Procedure):
             if scored[seat]:
                 t.emit(ev.victory_points_scored(seat, scored[seat]))
         if dominant is not None:  # R-DOM-7
-            for region in Region:
+            for region in REGIONS:
                 for coalition, count in sorted(s.armies[region].items()):
                     for _ in range(count):
                         t.emit(ev.piece_moved("army", coalition.value, region.value, SUPPLY))

@@ -10,7 +10,7 @@ from mypy_extensions import mypyc_attr
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
-from domain.games.pax_pamir.data.board import CROSSINGS, REGIONS, Region
+from domain.games.pax_pamir.data.board import CROSSINGS, REGION_BY_ID, REGIONS, Region
 from domain.games.pax_pamir.data.cards import (
     COURT_CARDS,
     Ability,
@@ -126,7 +126,7 @@ class Move(ActionStep):
                 if cards:
                     return Prompt(seat, f"Move: the spy on card {place} goes to...").one_of(MOVE_SPY_TO, cards)
             else:
-                regions = region_destinations(s, seat, Region(place))
+                regions = region_destinations(s, seat, REGION_BY_ID[place])
                 if regions:
                     return Prompt(seat, f"Move: the {kind} in {place.title()} goes to...").one_of(MOVE_TO, regions)
         pieces = movable_pieces(s, seat)
@@ -141,7 +141,7 @@ class Move(ActionStep):
         piece = frame.piece
         if piece is not None:
             kind, place = places.parse_piece(piece)
-            if spy_destinations(s, seat, int(place)) if kind == "spy" else region_destinations(s, seat, Region(place)):
+            if spy_destinations(s, seat, int(place)) if kind == "spy" else region_destinations(s, seat, REGION_BY_ID[place]):
                 return True
         return frame.left > 0 and can_move(s, seat)
 
