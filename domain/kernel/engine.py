@@ -14,7 +14,6 @@ calls the handler, and runs automatic steps until some seat must answer.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
 
 from mypy_extensions import mypyc_attr
@@ -222,7 +221,7 @@ class StepRules(Generic[S]):
         self.run_until_input(flow)
         events = flow.events
         if self._barrier_on_handover and events and self.to_move(flow.state) != [seat]:
-            events[-1] = replace(events[-1], barrier=True)
+            events[-1] = events[-1].with_barrier()
         return events, flow.state
 
     def run_until_input(self, flow: Flow[S]) -> None:

@@ -41,6 +41,12 @@ class Event:
         self.secret_to = secret_to
         self.barrier = barrier
 
+    def with_barrier(self) -> Event:
+        """This event marked as a barrier: what ``dataclasses.replace(event, barrier=True)``
+        gives, as a compiled call (``replace`` runs interpreted; the kernel marks a command's
+        last event so whenever the seat to move changes)."""
+        return Event(self.type, self.data, self.secret, self.secret_to, True)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type, "data": self.data}
         if self.secret is not None:

@@ -17,7 +17,7 @@ from mypy_extensions import mypyc_attr
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
-from domain.games.pax_pamir.data.board import MARKET_COLUMNS, MARKET_ROWS, REGION_BY_ID, Coalition, Region
+from domain.games.pax_pamir.data.board import MARKET_COLUMNS, MARKET_ROWS, REGION_BY_ID, Coalition
 from domain.games.pax_pamir.data.cards import COURT_CARDS, PUBLIC_WITHDRAWAL
 from domain.games.pax_pamir.state import SUPPLY, PaxState
 from domain.games.pax_pamir.steps import names
