@@ -62,11 +62,10 @@ def _regions_in_id(border: Border) -> tuple[Region, Region]:
     return first, second
 
 
-#: the regions, coalitions and suits in declaration order, as tuples (iterating an enum runs
+#: the regions and coalitions in declaration order, as tuples (iterating an enum runs
 #: the enum's own generator, interpreted, for every member: several times a tuple's cost)
 REGIONS: tuple[Region, ...] = tuple(Region)
 COALITIONS: tuple[Coalition, ...] = tuple(Coalition)
-SUITS: tuple[Suit, ...] = tuple(Suit)
 #: each region, border and coalition by its id: what ``Region(id)`` gives, without the enum's
 #: call, which runs interpreted (for ids the engine wrote itself: events, step locals)
 REGION_BY_ID: dict[str, Region] = {region.value: region for region in Region}
