@@ -62,10 +62,10 @@ def bribe_declined(payer: int, recipient: int, offer: int) -> Event:
 
 
 def bribe_abandoned(payer: int, recipient: int, card: int, purpose: str) -> Event:
-    """R-BRB-4 and the ruling "Given up at a bribe" (docs/rules/pax_pamir.md): ``payer``
-    gave up the play of ``card`` (``purpose`` "play") or the use of its actions ("hostage") rather than pay ``recipient``; that
-    attempt is not offered again this turn. The card is already public (the play or action
-    started in the open)."""
+    """R-BRB-4, section 23 item 16: ``payer`` gave up the play of ``card`` (``purpose``
+    "play") or the use of its actions ("hostage") rather than pay ``recipient``. It costs
+    nothing and may be started again, but it counts with the declines toward the three a
+    turn. The card is already public (the play or action started in the open)."""
     return Event("BribeAbandoned", {"payer": payer, "recipient": recipient, "card": card, "purpose": purpose})
 
 

@@ -47,7 +47,6 @@ def _turn_started(s: PaxState, e: Event) -> None:
     s.marked = set()
     s.placed.clear()
     s.declined_bribes = 0
-    s.given_up = frozenset()
 
 
 def _action_spent(s: PaxState, e: Event) -> None:
@@ -58,8 +57,7 @@ def _bribe_declined(s: PaxState, e: Event) -> None:
     s.declined_bribes += 1
 
 
-def _bribe_abandoned(s: PaxState, e: Event) -> None:
-    s.given_up = s.given_up | {(e.data["purpose"], e.data["card"])}
+_bribe_abandoned = _bribe_declined  # a give-up counts with the declines (section 23 item 16)
 
 
 def _card_used(s: PaxState, e: Event) -> None:

@@ -96,10 +96,9 @@ class PaxState:
     used_cards: set[int] = field(default_factory=set)
     marked: set[tuple[int, int]] = field(default_factory=set)
     placed: Counter[str] = field(default_factory=Counter)
+    #: bribe offers declined and bribes given up this turn: three at most before a bribe can
+    #: only be paid in full (R-BRB-4, section 23 item 16)
     declined_bribes: int = 0
-    #: plays and card uses given up at a bribe this turn, as (purpose, card) (a ruling:
-    #: docs/rules/pax_pamir.md, "Given up at a bribe")
-    given_up: frozenset[tuple[str, int]] = frozenset()
     #: the frame stack (kernel steps); only frame events change it
     frames: list[Frame] = field(default_factory=list)
     #: rupees that entered (+) or left (-) the players' and market's hands from the bank
@@ -153,7 +152,6 @@ def copy_state(s: PaxState) -> PaxState:
     new.marked = set(s.marked)
     new.placed = _counter(s.placed)
     new.declined_bribes = s.declined_bribes
-    new.given_up = s.given_up
     new.frames = s.frames[:]
     new.bank_flow = s.bank_flow
     new.checks_resolved = s.checks_resolved

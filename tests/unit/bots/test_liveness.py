@@ -1,7 +1,7 @@
 """No bot kind can keep a game from ending: seeded games of each kind against itself at 2 to
 5 seats end within a move bound. (Pax Pamir once let a payer give up a bribe and start the
-same play again for nothing, for ever; the ruling "Given up at a bribe" in
-docs/rules/pax_pamir.md closed it.) The default run plays a game per kind and seat count
+same play again for nothing, for ever; rules.md section 23 item 16 closes it: a give-up
+counts with the declines toward three a turn, and after three a bribe is paid in full.) The default run plays a game per kind and seat count
 (mcts in Pax Pamir at 2 seats only); the ``drill`` run plays many of each."""
 
 from __future__ import annotations

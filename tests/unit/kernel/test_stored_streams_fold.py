@@ -10,9 +10,9 @@ recorded commands again must give the very game events that were stored and lead
 same states, frames included (the frame bookkeeping between them may be shorter since Pax
 Pamir's rules version 2: ``_game_events``). The one ruling made
 since (R-LIM, Pax Pamir rules.md section 23 item 14) adds one legal command where it
-applies, and nothing else; the ruling "Given up at a bribe" (docs/rules/pax_pamir.md) adds a
-``BribeAbandoned`` event to a give-up and takes the same play or card action out of that
-turn's choices (a stream that tried it again stops replaying there).
+applies, and nothing else; a give-up at a bribe now records a ``BribeAbandoned`` event, which
+counts toward the three declines a turn (section 23 item 16: the stored streams never reach
+three, so they replay to the end).
 """
 
 from __future__ import annotations
@@ -87,16 +87,6 @@ def _same(a: object) -> object:
     return json.loads(json.dumps(a, sort_keys=True))
 
 
-def _given_up_before(state, command: Command) -> bool:
-    """Pax Pamir's ruling "Given up at a bribe" (docs/rules/pax_pamir.md), made since: a
-    give-up adds a ``BribeAbandoned`` event (and nothing else), and a play or card action
-    given up is not offered again that turn, so a stream that did so stops replaying there."""
-    given_up = getattr(state, "given_up", frozenset())
-    card = command.args.get("card") if isinstance(command.args, dict) else None
-    return (("play", card) in given_up and command.type == "Play") or (
-        ("hostage", card) in given_up and command.type != "Play")
-
-
 def test_there_are_stored_streams_of_both_games():
     kinds = {path.name.split("-")[0] for path in STREAMS}
     assert kinds == {"dynasties", "pax_pamir"} and len(STREAMS) >= 6
@@ -138,8 +128,6 @@ def test_the_recorded_commands_decide_the_very_events_that_were_stored(path):
     count = len(events)
     for number, line in enumerate(moves):
         command = Command(line["command"]["type"], line["command"]["args"])
-        if _given_up_before(state, command):
-            break  # recorded under the rule before "Given up at a bribe": the rest cannot be replayed
         decided = rules.decide(state, line["seat"], command, Rng(seed, count))
         stored = [_read(rules, s) for s in line["events"]]
         assert _game_events(decided) == _game_events(stored), f"command {number}: {command}"
@@ -158,8 +146,8 @@ def _game_events(events: list[Event]) -> list[dict]:
     """Every event but the frame bookkeeping, which may be shorter than it was: since Pax
     Pamir's rules version 2 a procedure records the stage it reached only when a sub-step
     needs it, and a sub-step with nothing to do is not entered (docs/adding-a-game.md,
-    "Speed"). Nor the ``BribeAbandoned`` that the ruling "Given up at a bribe" adds to a
-    give-up. The states the two streams lead to must still be the same, frames included
+    "Speed"). Nor the ``BribeAbandoned`` a give-up now records
+    (section 23 item 16). The states the two streams lead to must still be the same, frames included
     while the game runs."""
     return [e.to_json() for e in events if e.type not in FRAME_EVENTS and e.type != "BribeAbandoned"]
 

@@ -206,34 +206,93 @@ def test_r_brb_4_the_cap_holds_for_the_whole_turn_across_bribes():
     g = g.when(0, cmd("AbandonBribe")).when(0, cmd("Play", card=MOHAN_LAL))  # another Kabul card
     if ("ChooseSide", "right") in choices(g, 0):
         g = g.when(0, cmd("ChooseSide", side="right"))
-    assert choices(g, 0) == {("PayBribe", None), ("AbandonBribe", None)}
+    assert choices(g, 0) == {("PayBribe", None)}  # a bribe started after the cap binds (section 23 item 16)
 
 
-# -- given up at a bribe (a ruling: docs/rules/pax_pamir.md, "Given up at a bribe") ---------------
+# -- giving up at a bribe, and starting again (section 23 item 16) ------------------------------
 
-def test_given_up_at_a_bribe_a_play_is_not_offered_again_that_turn():
+def give_up_three_times(g):
+    """Seat 0 starts the play of Shah Shujah and gives up at its bribe, three times."""
+    for _ in range(3):
+        g = play(g).when(0, cmd("AbandonBribe"))
+    return g
+
+
+def test_section_23_item_16_a_play_given_up_at_its_bribe_may_be_started_again_and_costs_nothing():
     g = play(kabul_ruled_by_seat_1(hands={0: [SHAH_SHUJAH, MOHAN_LAL]})).when(0, cmd("AbandonBribe"))
-    g.then(expect("BribeAbandoned", payer=0, recipient=1, card=SHAH_SHUJAH, purpose="play"))
-    assert ("Play", MOHAN_LAL) in choices(g, 0) and ("Play", SHAH_SHUJAH) not in choices(g, 0)
-    g.when(0, cmd("Play", card=SHAH_SHUJAH)).then_rejects(f"{SHAH_SHUJAH} is not a choice here")
-    assert_prompt_is_the_law(g, 0)
-    assert g.state.actions_left == 2 and SHAH_SHUJAH in g.state.players[0].hand  # still nothing spent
-    next_turn = given(RULES, *g.history, ev.turn_started(0, 2))
-    assert ("Play", SHAH_SHUJAH) in choices(next_turn, 0)
+    g.then(expect("BribeAbandoned", payer=0, recipient=1, card=SHAH_SHUJAH, purpose="play")).then_not(
+        "RupeesMoved", "ActionSpent")
+    assert g.state.actions_left == 2 and SHAH_SHUJAH in g.state.players[0].hand
+    assert ("Play", SHAH_SHUJAH) in choices(g, 0)
+    again = play(g)
+    assert choices(again, 0) >= {("PayBribe", None), ("OfferBribe", 0), ("AbandonBribe", None)}
+    again.when(0, cmd("PayBribe")).then(expect("CardMoved", card=SHAH_SHUJAH, dst="court:0"))
 
 
-def test_given_up_at_a_bribe_a_hostage_cards_actions_are_not_offered_again_that_turn():
-    g = hostage_table(courts={0: [MOHAN_LAL, SHAH_SHUJAH]})
-    assert ("Move", MOHAN_LAL) in choices(g, 0)
-    g = g.when(0, cmd("Move", card=MOHAN_LAL))
-    assert ("AbandonBribe", None) in choices(g, 0)
+def test_section_23_item_16_a_hostage_card_given_up_at_its_bribe_may_be_used_again():
+    g = hostage_table(courts={0: [MOHAN_LAL, SHAH_SHUJAH]}).when(0, cmd("Move", card=MOHAN_LAL))
     g = g.when(0, cmd("AbandonBribe"))
     g.then(expect("BribeAbandoned", payer=0, recipient=1, card=MOHAN_LAL, purpose="hostage")).then_not(
         "CardUsed", "ActionSpent")
-    assert not {c for c in choices(g, 0) if c[1] == MOHAN_LAL}
-    g.when(0, cmd("Move", card=MOHAN_LAL)).then_rejects("you cannot move with that card now")
-    next_turn = given(RULES, *g.history, ev.turn_started(0, 2))
-    assert ("Move", MOHAN_LAL) in choices(next_turn, 0)
+    assert ("Move", MOHAN_LAL) in choices(g, 0)
+    g.when(0, cmd("Move", card=MOHAN_LAL)).when(0, cmd("PayBribe")).then(
+        expect("RupeesMoved", amount=2, src="seat:0", dst="seat:1"), expect("CardUsed", card=MOHAN_LAL))
+
+
+def test_section_23_item_16_a_give_up_counts_with_the_declines_toward_three_a_turn():
+    g = play(kabul_ruled_by_seat_1()).when(0, cmd("OfferBribe", amount=0)).when(1, cmd("DeclineBribeOffer"))
+    g = g.when(0, cmd("AbandonBribe"))
+    assert g.state.declined_bribes == 2
+    g = play(g).when(0, cmd("AbandonBribe"))
+    assert g.state.declined_bribes == 3
+    assert given(RULES, *g.history, ev.turn_started(1, 2)).state.declined_bribes == 0  # R-TRN-7
+
+
+def test_section_23_item_16_after_three_a_bribe_can_only_be_paid_in_full():
+    g = play(give_up_three_times(kabul_ruled_by_seat_1()))
+    assert choices(g, 0) == {("PayBribe", None)}
+    assert asked(g, 0).text.endswith("Three bribes have been declined or given up this turn: pay it in full.")
+    g.when(0, cmd("AbandonBribe")).then_rejects("no bribe is asked of you now")
+    g.when(0, cmd("OfferBribe", amount=0)).then_rejects("you cannot offer a bribe now")
+    assert_prompt_is_the_law(g, 0)
+
+
+def test_section_23_item_16_after_three_a_bribe_started_before_may_still_be_given_up():
+    g = play(kabul_ruled_by_seat_1())
+    for _ in range(3):
+        g = g.when(0, cmd("OfferBribe", amount=0)).when(1, cmd("DeclineBribeOffer"))
+    assert choices(g, 0) == {("PayBribe", None), ("AbandonBribe", None)}
+
+
+def test_section_23_item_16_after_three_a_play_whose_bribe_cannot_be_paid_in_full_is_not_offered():
+    g = give_up_three_times(kabul_ruled_by_seat_1(rupees=[1, 3], hands={0: [SHAH_SHUJAH, HIDDEN]}))
+    assert ("Play", SHAH_SHUJAH) not in choices(g, 0)
+    assert ("Play", HIDDEN) in choices(g, 0)  # Henry Rawlinson's region, Punjab, nobody rules
+    g.when(0, cmd("Play", card=SHAH_SHUJAH)).then_rejects(f"{SHAH_SHUJAH} is not a choice here")
+    assert_prompt_is_the_law(g, 0)
+
+
+def test_section_23_item_16_courtly_manners_may_still_refuse_after_three():
+    g = play(give_up_three_times(kabul_ruled_by_seat_1(rupees=[1, 3], effects={EventEffect.COURTLY_MANNERS: 0})))
+    assert choices(g, 0) == {("RefuseBribe", None)}
+
+
+def test_section_23_item_16_a_play_that_owes_no_bribe_at_that_moment_is_always_offered():
+    g = give_up_three_times(kabul_ruled_by_seat_1(rupees=[1, 3]))
+    assert ("Play", SHAH_SHUJAH) not in choices(g, 0)
+    lost = given(RULES, *g.history, *[ev.piece_moved("tribe", 1, "kabul", "supply") for _ in range(KABUL_TRIBES)])
+    assert ("Play", SHAH_SHUJAH) in choices(lost, 0)  # the ruler lost Kabul: nothing is owed now
+    play(lost).then(expect("CardMoved", card=SHAH_SHUJAH, dst="court:0")).then_not("RupeesMoved")
+
+
+def test_section_23_item_16_after_three_a_hostage_card_is_offered_only_if_its_bribe_can_be_paid():
+    g = hostage_table(courts={0: [MOHAN_LAL, SHAH_SHUJAH]}, rupees=[2, 0])
+    for _ in range(3):
+        g = g.when(0, cmd("Move", card=MOHAN_LAL)).when(0, cmd("AbandonBribe"))
+    assert ("Move", MOHAN_LAL) in choices(g, 0)  # the bribe of 2 can be paid in full
+    assert choices(g.when(0, cmd("Move", card=MOHAN_LAL)), 0) == {("PayBribe", None)}
+    poorer = given(RULES, *g.history, ev.rupees_moved(1, "seat:0", "bank", "test"))
+    assert not {c for c in choices(poorer, 0) if c[1] == MOHAN_LAL}
 
 
 def test_r_trn_7_declined_bribes_are_counted_afresh_each_turn():

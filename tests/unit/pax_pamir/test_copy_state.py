@@ -13,7 +13,7 @@ from domain.games.pax_pamir.state import PaxState, Player, Wakhan, copy_state
 from domain.kernel import Rng
 
 #: fields that are shared with the original: values never changed in place
-SHARED = {"seats", "options", "favored", "active", "actions_left", "declined_bribes", "given_up", "bank_flow",
+SHARED = {"seats", "options", "favored", "active", "actions_left", "declined_bribes", "bank_flow",
           "checks_resolved", "outcome"}
 
 

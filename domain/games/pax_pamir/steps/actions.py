@@ -25,7 +25,8 @@ from domain.games.pax_pamir.state import PaxState
 from domain.games.pax_pamir.steps import names
 from domain.games.pax_pamir.steps.battle import can_battle
 from domain.games.pax_pamir.steps.betray import BETRAY_COST, betrayable_cards
-from domain.games.pax_pamir.steps.bribes import HOSTAGE, hostage_bribe
+from domain.games.pax_pamir.steps.bribes import HOSTAGE, full_payment_only, hostage_bribe, may_start
+from domain.games.pax_pamir.steps.bribes import ask as ask_bribe
 from domain.games.pax_pamir.steps.build import BLOCK_COST, build_limit, build_places
 from domain.games.pax_pamir.steps.common import (
     STOP_ACTION,
@@ -74,29 +75,32 @@ def can_take(s: PaxState, seat: int, action: CardAction, rupees: int) -> bool:
 
 def usable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:
     """Court cards of ``seat`` that may take ``action`` now: printed on the card (R-ACT-1),
-    not used this turn (R-TRN-4) nor given up at its hostage bribe (docs/rules/pax_pamir.md,
-    "Given up at a bribe"), favored or with an action left (R-TRN-2, R-TRN-3), able to
-    have an effect (R-ACT-4). A hostage bribe does not narrow this: it may be negotiated down
-    to nothing (R-BRB-3), and R-ACT-2's limit (no bribe may leave less than the action's
-    minimum cost) is held by the bribe step itself (its ``reserve``)."""
+    not used this turn (R-TRN-4), favored or with an action left (R-TRN-2, R-TRN-3), able to
+    have an effect (R-ACT-4). A hostage bribe does not narrow this while it may be negotiated
+    down to nothing (R-BRB-3; R-ACT-2's limit, no bribe may leave less than the action's
+    minimum cost, is held by the bribe step itself, its ``reserve``); after the turn's third
+    decline or give-up it can only be paid in full, and a card whose bribe cannot be is not
+    offered (section 23 item 16)."""
     return usable_of(s, seat, action, candidates(s, seat).get(action, []))
 
 
 def candidates(s: PaxState, seat: int) -> dict[CardAction, list[int]]:
     """Per action (in ``CardAction`` order), the court cards that print it, are not used this
-    turn and are favored or have an action left: the first three tests of ``usable_cards``,
-    and not given up at its hostage bribe: the tests of ``usable_cards`` that depend on
-    the card, made for every action in one pass over the court."""
+    turn and are favored or have an action left, and whose hostage bribe (if any) may be
+    started (``may_start``): the tests of ``usable_cards`` that depend on the card, made for
+    every action in one pass over the court."""
     player = s.players[seat]
     if player.loyalty is None:
         return {}
     found: dict[CardAction, list[int]] = {}
-    used, left = s.used_cards, s.actions_left
+    used, left, capped = s.used_cards, s.actions_left, full_payment_only(s)
     for n in player.court:
-        if n in used or (HOSTAGE, n) in s.given_up or not (left > 0 or is_favored(s, seat, n)):
+        if n in used or not (left > 0 or is_favored(s, seat, n)):
             continue
+        owed = hostage_bribe(s, seat, n) if capped else None
         for action in _ACTIONS[n]:
-            found.setdefault(action, []).append(n)
+            if owed is None or may_start(s, seat, owed, minimum_cost(s, seat, action)):
+                found.setdefault(action, []).append(n)
     return {action: found[action] for action in CARD_ACTION_ORDER if action in found}
 
 
@@ -136,8 +140,8 @@ class CardBasedAction(Procedure):
         owed = hostage_bribe(t.state, seat, frame.card)
         if owed is not None:
             holder, amount = owed
-            t.call(names.BRIBE, seat, recipient=holder, amount=amount,
-                   reserve=minimum_cost(t.state, seat, CARD_ACTION_BY_ID[frame.action]), card=frame.card, purpose=HOSTAGE)
+            ask_bribe(t, seat, holder, amount, minimum_cost(t.state, seat, CARD_ACTION_BY_ID[frame.action]),
+                      frame.card, HOSTAGE)
 
     def use_card(self, t: Play, frame: Frame) -> None:
         if frame.locals.get("abandoned"):

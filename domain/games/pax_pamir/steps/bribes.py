@@ -1,16 +1,18 @@
 """Bribes and negotiation (R-BRB, rules.md section 11; section 23 item 11).
 
 A bribe is owed to a ruler for a play (R-PLY-2) or to a hostage holder for a card-based
-action (R-ACT-2). The caller starts it with::
+action (R-ACT-2). The caller starts it with ``ask(t, payer, recipient, amount, reserve,
+card, purpose)`` and reads ``abandoned`` in its own locals when the bribe step returns:
+set, the play or action does not happen and no action is spent (``BribeAbandoned``);
+unset, the bribe was settled (paid, agreed lower, or refused under Courtly Manners) and the
+caller goes on.
 
-    t.call(names.BRIBE, payer, recipient=..., amount=A, reserve=r, card=n, purpose="play" | "hostage")
-
-and reads ``abandoned`` in its own locals when the bribe step returns: set, the play or
-action does not happen and no action is spent, and the same play (or any action of the
-same hostage card) is not offered again this turn (``BribeAbandoned``; a ruling,
-docs/rules/pax_pamir.md "Given up at a bribe": else giving up and starting again could go
-round for ever); unset, the bribe was settled (paid, agreed
-lower, or refused under Courtly Manners) and the caller goes on.
+Giving up costs nothing, and the same play or card action may be started again later in
+the turn (section 23 item 16). A give-up counts with the declines toward the three a turn
+(``DECLINED_BRIBES_LIMIT``); after three, a bribe can only be paid in full: a play or action
+that owes one is offered only when it can be paid (``may_start``), and a bribe started then
+cannot be given up (``binding``). Every turn is therefore finite. A play or action that owes
+no bribe is never held back.
 
 The decisions belong to the seats the rulebook gives them to (section 22):
 
@@ -23,8 +25,8 @@ The decisions belong to the seats the rulebook gives them to (section 22):
 * after a counter, the payer accepts it, raises its offer (``x < x' < y``), or abandons;
   after a decline the payer is back at the start.
 
-Declines are counted per turn (``BribeDeclined``); after ``DECLINED_BRIBES_LIMIT`` of them
-the payer may no longer offer less, only pay in full or abandon. Bribe rupees go to the
+Declines are counted per turn (``BribeDeclined``), give-ups with them; after
+``DECLINED_BRIBES_LIMIT`` the payer may no longer offer less. Bribe rupees go to the
 recipient (R-BRB-5). Every hand-over between the two seats is an undo barrier (section 23
 item 9; the kernel marks it, ``barrier_on_handover``).
 """
@@ -80,6 +82,32 @@ def may_refuse(s: PaxState, payer: int) -> bool:
     return s.effects.get(EventEffect.COURTLY_MANNERS, -1) == payer
 
 
+def full_payment_only(s: PaxState) -> bool:
+    """Section 23 item 16: three declines and give-ups this turn, so a bribe can only be paid in full."""
+    return s.declined_bribes >= q.DECLINED_BRIBES_LIMIT
+
+
+def may_start(s: PaxState, payer: int, owed: tuple[int, int] | None, reserve: int) -> bool:
+    """Section 23 item 16: a play or card action owing ``owed`` (recipient, amount) may be
+    started: it owes nothing, or the payer may still negotiate or give up, or it can be paid
+    in full leaving ``reserve`` (or refused under Courtly Manners)."""
+    if owed is None or owed[1] <= 0 or not full_payment_only(s) or may_refuse(s, payer):
+        return True
+    return s.players[payer].rupees - reserve >= owed[1]
+
+
+def ask(t: Play, payer: int, recipient: int, amount: int, reserve: int, card: int, purpose: str) -> None:
+    """Call the bribe step for ``payer``: ``amount`` owed to ``recipient`` to play ``card`` or
+    use it (``purpose``), with ``reserve`` rupees kept for the action's minimum cost (R-ACT-2).
+    Started after the third decline or give-up of the turn, it is ``binding``: it cannot be
+    given up (section 23 item 16); the local is left out otherwise, as it always was."""
+    if full_payment_only(t.state):
+        t.call(names.BRIBE, payer, recipient=recipient, amount=amount, reserve=reserve, card=card, purpose=purpose,
+               binding=True)
+    else:
+        t.call(names.BRIBE, payer, recipient=recipient, amount=amount, reserve=reserve, card=card, purpose=purpose)
+
+
 def hostage_bribe(s: PaxState, seat: int, number: int) -> tuple[int, int] | None:
     """R-ACT-2, R-HST: (holder, amount) when ``number`` is held hostage: the holder's spies on
     it; none with Civil Service Reforms or while Disregard for Customs is active."""
@@ -107,8 +135,8 @@ ACCEPT_BRIBE_COUNTER = Verb("AcceptBribeCounter", "Pay the amount the recipient 
                             refusal="no answer to your offer is waiting")
 REFUSE_BRIBE = Verb("RefuseBribe", "Courtly Manners: pay nothing and go ahead (R-PLY-2, R-ACT-2).",
                     refusal="you may not refuse a bribe now")
-ABANDON_BRIBE = Verb("AbandonBribe", "Give up the play or action rather than pay; no action is spent (R-BRB-4), "
-                     "and it is not offered again this turn.",
+ABANDON_BRIBE = Verb("AbandonBribe", "Give up the play or action rather than pay; no action is spent (R-BRB-4). "
+                     "It may be started again, but counts with the declines toward three a turn (section 23 item 16).",
                      refusal="no bribe is asked of you now")
 ACCEPT_BRIBE_OFFER = Verb("AcceptBribeOffer", "Accept the rupees offered as the bribe (R-BRB-3).",
                           refusal="no bribe offer is waiting for your answer")
@@ -121,7 +149,8 @@ DECLINE_BRIBE_OFFER = Verb("DeclineBribeOffer", "Decline the offer (R-BRB-4; at 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Bribe(Step[PaxState]):
     """R-BRB: the payer's side of a bribe. Locals: ``recipient``, ``amount`` (A), ``reserve``,
-    ``card``, ``purpose``; while negotiating, ``offer`` (the payer's last offer) and
+    ``card``, ``purpose``, ``binding`` (started after the turn's third decline or give-up:
+    pay in full, section 23 item 16); while negotiating, ``offer`` (the payer's last offer) and
     ``counter`` (the recipient's answer to it)."""
 
     name = names.BRIBE
@@ -132,12 +161,15 @@ class Bribe(Step[PaxState]):
         payer = frame.owner_seat
         budget = spendable(s, frame)
         counter = frame.locals.get("counter")
+        binding = frame.locals.get("binding") and (budget >= frame.amount or may_refuse(s, payer))
         if counter is None:
+            then = ("Three bribes have been declined or given up this turn: pay it in full." if binding
+                    else "Pay it, offer less, or give up.")
             prompt = Prompt(payer, f"{why_owed(frame)} and asks a bribe of {rupees(frame.amount)} "
-                            f"{what_for(frame.purpose, frame.card)}. Pay it, offer less, or give up.")
+                            f"{what_for(frame.purpose, frame.card)}. {then}")
             if budget >= frame.amount:
                 prompt.nothing(PAY_BRIBE)
-            if s.declined_bribes < q.DECLINED_BRIBES_LIMIT:
+            if not full_payment_only(s):
                 prompt.between(OFFER_BRIBE, 0, min(frame.amount, budget))
         else:
             offer = frame.offer
@@ -149,7 +181,9 @@ class Bribe(Step[PaxState]):
             prompt.between(OFFER_BRIBE, offer + 1, min(counter - 1, budget))
         if may_refuse(s, payer):
             prompt.nothing(REFUSE_BRIBE)
-        return prompt.nothing(ABANDON_BRIBE)
+        if not binding:  # a binding bribe that cannot be paid at all (Wakhan's Radicalize) may still be given up
+            prompt.nothing(ABANDON_BRIBE)
+        return prompt
 
     def advance(self, t: Play, frame: Frame) -> None:
         t.end()  # nothing is owed

@@ -131,7 +131,7 @@ class TurnMenu(Step[PaxState]):
         prompt = Prompt(seat, f"Your turn: {left} action{'s' if left != 1 else ''} left.")
         if left > 0:  # each choice is worked out only when read (a command is checked against its own)
             prompt.one_of(PURCHASE, partial(purchasable, s, seat))
-            prompt.one_of(PLAY, sorted(n for n in s.players[seat].hand if (bribes.PLAY, n) not in s.given_up))
+            prompt.one_of(PLAY, partial(playable, s, seat))
         for action, cards in actions.candidates(s, seat).items():
             prompt.one_of(ACTION_VERBS[action], partial(actions.usable_of, s, seat, action, cards))
         return prompt.nothing(END_TURN)
@@ -175,6 +175,15 @@ class TurnMenu(Step[PaxState]):
 
 # -- Play (R-PLY) ------------------------------------------------------------------------------
 
+def playable(s: PaxState, seat: int) -> list[int]:
+    """R-PLY-1: the cards in hand, but for one whose ruler's bribe can only be paid in full
+    now and cannot be (section 23 item 16)."""
+    hand = sorted(s.players[seat].hand)
+    if not bribes.full_payment_only(s):
+        return hand
+    return [n for n in hand if bribes.may_start(s, seat, bribe_owed(s, seat, n), 0)]
+
+
 def bribe_owed(s: PaxState, seat: int, number: int) -> tuple[int, int] | None:
     """R-PLY-2: (ruler, amount) when another seat rules the card's region: one rupee per
     tribe of the ruler there; none with Charismatic Courtiers or Disregard for Customs."""
@@ -203,7 +212,7 @@ class PlayCard(Procedure):
         owed = bribe_owed(t.state, frame.owner_seat, frame.card)
         if owed is not None:
             ruler, amount = owed
-            t.call(names.BRIBE, frame.seat, recipient=ruler, amount=amount, reserve=0, card=frame.card, purpose="play")
+            bribes.ask(t, frame.owner_seat, ruler, amount, 0, frame.card, bribes.PLAY)
 
     def enter_court(self, t: Play, frame: Frame) -> None:
         if frame.locals.get("abandoned"):  # R-PLY-2: no bribe, no play, no action spent
