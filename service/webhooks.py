@@ -8,7 +8,9 @@ allow-list admits: public ones, and private or loopback ranges only when configu
 (``GAMES_WEBHOOK_ALLOW``), so the server cannot be turned against its own network. The
 check runs at subscription and again before every delivery (a name may move), and each
 delivery's connection is refused unless the address it reached is allowed (a name that
-moves between the check and the connection, DNS rebinding).
+moves between the check and the connection, DNS rebinding). An IPv6 address that carries an
+IPv4 one (mapped, compatible, NAT64, 6to4, Teredo: ``carried_ipv4``) is judged by the IPv4
+address inside, which is where a packet to it ends up.
 
 **What is delivered.** Each event of a covered game, as the subscriber's seat may see it
 (``audience``: a player's own seat, a spectator for an operator or a player without a
@@ -92,14 +94,64 @@ class WebhookSettings:
 
 
 # -- the allow-list -------------------------------------------------------------------------
-def _allowed_address(address: str, networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network]) -> bool:
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+#: IPv6 ranges whose addresses carry an IPv4 one: (range, where the IPv4 sits (bit offsets from
+#: the left), whether it is inverted (Teredo)). A packet to one of them reaches, or may reach
+#: through a translator or a tunnel, the IPv4 address inside, so that address is judged.
+_CARRIERS: tuple[tuple[ipaddress.IPv6Network, tuple[int, ...], bool], ...] = (
+    (ipaddress.IPv6Network("::ffff:0:0/96"), (96,), False),  # IPv4-mapped
+    (ipaddress.IPv6Network("::/96"), (96,), False),  # IPv4-compatible (deprecated), ::1 and :: too
+    (ipaddress.IPv6Network("::ffff:0:0:0/96"), (96,), False),  # IPv4-translated (SIIT)
+    (ipaddress.IPv6Network("64:ff9b::/96"), (96,), False),  # NAT64, the well-known prefix
+    # NAT64, local use: the IPv4 sits where RFC 6052 puts it for the prefix length the
+    # translator uses (/48, /56, /64 or /96), which the server cannot know: each is judged
+    (ipaddress.IPv6Network("64:ff9b:1::/48"), (48, 56, 64, 96), False),
+    (ipaddress.IPv6Network("2002::/16"), (16,), False),  # 6to4
+    (ipaddress.IPv6Network("2001::/32"), (96,), True),  # Teredo: the client, inverted
+)
+
+
+def carried_ipv4(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries (mapped, compatible, translated, NAT64,
+    6to4, Teredo), which a connection to it may reach; none for any other address."""
+    if ip.version == 4:
+        return []
+    bits = int(ip)
+    for net, offsets, inverted in _CARRIERS:
+        if ip in net:
+            return [ipaddress.IPv4Address(_rfc6052_bits(bits, offset) ^ (0xFFFFFFFF if inverted else 0))
+                    for offset in offsets]
+    return []
+
+
+def _rfc6052_bits(bits: int, offset: int) -> int:
+    """The 32 bits from ``offset`` (from the left of 128), skipping bits 64-71 (RFC 6052's
+    "u" octet, always zero) when the span crosses them."""
+    if offset in (48, 56):  # 32 bits around the u octet: (64 - offset) before it, the rest after
+        before = 64 - offset
+        high = (bits >> 64) & ((1 << before) - 1)
+        low = (bits >> (128 - 72 - (32 - before))) & ((1 << (32 - before)) - 1)
+        return (high << (32 - before)) | low
+    if offset == 64:
+        return (bits >> (128 - 72 - 32)) & 0xFFFFFFFF
+    return (bits >> (128 - offset - 32)) & 0xFFFFFFFF
+
+
+def _allowed_address(address: str, networks: list[Network]) -> bool:
+    """Is ``address`` in the allow-list's networks, or public? An IPv6 address that carries
+    an IPv4 one is judged by the IPv4 address inside (``[::127.0.0.1]``, 6to4
+    ``[2002:7f00:1::1]`` and NAT64 ``[64:ff9b::a9fe:a9fe]`` are loopback and link-local)."""
     ip = ipaddress.ip_address(address.split("%")[0])
     if any(ip in net for net in networks if net.version == ip.version):
         return True
+    inside = carried_ipv4(ip)
+    if inside:
+        return all(_allowed_address(str(v4), networks) for v4 in inside)
     return ip.is_global and not ip.is_multicast
 
 
-def _allow_list(allow: tuple[str, ...]) -> tuple[set[str], list[ipaddress.IPv4Network | ipaddress.IPv6Network]]:
+def _allow_list(allow: tuple[str, ...]) -> tuple[set[str], list[Network]]:
     """The allow-list's host names (lower case) and its networks (addresses and ranges)."""
     names = {a.lower() for a in allow if "/" not in a and not _is_ip(a)}
     return names, [ipaddress.ip_network(a, strict=False) for a in allow if "/" in a or _is_ip(a)]

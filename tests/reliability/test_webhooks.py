@@ -171,7 +171,12 @@ def test_dead_letters_are_kept_and_a_replay_delivers_them_with_their_ids(make_se
 @pytest.mark.parametrize("url", ["http://127.0.0.1:9/hook", "http://localhost/hook", "http://10.1.2.3/",
                                  "http://192.168.0.10/x", "http://169.254.169.254/latest/meta-data",
                                  "http://[::1]/x", "http://0.0.0.0/", "ftp://8.8.8.8/", "http://user:pw@8.8.8.8/",
-                                 "not a url"])
+                                 "not a url",
+                                 # IPv6 forms carrying a loopback, link-local or private IPv4 address
+                                 "http://[::127.0.0.1]/x", "http://[::ffff:127.0.0.1]/x",
+                                 "http://[64:ff9b::a9fe:a9fe]/latest/meta-data", "http://[64:ff9b::a00:1]/",
+                                 "http://[64:ff9b:1::a00:1]/", "http://[2002:7f00:1::1]/",
+                                 "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/"])
 def test_a_url_outside_the_allow_list_is_refused_at_subscription(make_server, url):
     server = make_server()
     _, client = server.new_player("mallory")
@@ -230,3 +235,33 @@ def test_a_name_that_moves_to_a_private_address_after_the_check_is_refused_on_th
     with webhooks.checked_session(LOCAL) as session:
         session.post(url, data=b"{}", timeout=5)
     assert receiver.requests == 1
+
+
+def test_a_name_that_moves_to_an_ipv6_form_of_a_private_address_is_refused_at_delivery(make_server, monkeypatch):
+    """The name answers a public address at subscription, and NAT64's form of the cloud
+    metadata address (169.254.169.254) at delivery: the delivery is refused, with the reason
+    in the subscription's log, and nothing is sent."""
+    import socket
+
+    real = socket.getaddrinfo
+    answers = iter(["93.184.216.34"])
+
+    def moving(host, port, *args, **kwargs):
+        if host != "hooks.example":
+            return real(host, port, *args, **kwargs)
+        address = next(answers, "64:ff9b::a9fe:a9fe")
+        family = socket.AF_INET6 if ":" in address else socket.AF_INET
+        return [(family, socket.SOCK_STREAM, 6, "", (address, port, 0, 0)[:4 if ":" in address else 2])]
+
+    monkeypatch.setattr(socket, "getaddrinfo", moving)
+    server = make_server(webhook_max_attempts=1)
+    ann, client = server.new_player("ann")
+    bob, _ = server.new_player("bob")
+    hook = client.post(f"{server.url}/webhooks", json={"url": "http://hooks.example/x", "scope": "my_games"})
+    assert hook.status_code == 201, hook.text
+    _seated_game(server, [ann, bob])
+    _wait_idle(server)
+    log = client.get(f"{server.url}/webhooks/{hook.json()['id']}/deliveries").json()["deliveries"]
+    failed = [d for d in log if d["outcome"] == "failed"]
+    assert failed and all("64:ff9b::a9fe:a9fe" in d["error"] and d["status"] is None for d in failed)
+    assert not [d for d in log if d["outcome"] == "delivered"]
