@@ -50,13 +50,11 @@ def affordable_cards(s: PaxState, seat: int, action: CardAction) -> list[int]:
 
 
 def card_for(s: PaxState, seat: int, action: CardAction) -> int | None:
-    """The card she takes ``action`` with: a favored one (a bonus action) first, then the
-    highest rank (Tax, Move and Battle scale with it), then the leftmost."""
+    """The card she takes ``action`` with: the first of them by her card priority (the favored
+    suit, a patriot of the dominant coalition, a prize of it, another patriot, leveraged, the
+    highest rank, the highest number), as BGA chooses it."""
     cards = affordable_cards(s, seat, action)
-    if not cards:
-        return None
-    court = s.players[seat].court
-    return min(cards, key=lambda n: (not q.counts_as_favored(s, seat, n), -COURT_CARDS[n].rank, court.index(n)))
+    return top_priority(s, seat, cards) if cards else None
 
 
 # -- Move ----------------------------------------------------------------------------------------

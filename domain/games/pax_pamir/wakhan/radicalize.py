@@ -4,12 +4,19 @@ market card and plays it at once. Which card:
 1. a specific instruction of the AI card (``radicalize_top_political`` ...): the best card
    it names, ties to the cheapest card and then the highest number;
 2. else (plain ``radicalize``), with a Dominance Check in the market: the check if it gives
-   her the most points, else the cheapest patriot of the dominant coalition, else the
-   cheapest card with the most army and road icons; with no dominant coalition, the card
-   with the most spy and tribe icons;
+   her the most points, else among every court card she can buy: the cheapest patriot of the
+   dominant coalition, else the cards with the most army and road icons (none having any:
+   all of them), the cheapest, then the highest number; with no dominant coalition, the same
+   with spy and tribe icons. The arrows are never used then: with no court card to buy, the
+   action is skipped;
 3. else the arrows: the row and column the AI cards point at; an invalid card there (an empty
    slot, not affordable, marked this turn, a check, Public Withdrawal) sends her left along
    the row, then along the other row from the same column.
+
+The Savvy Purchasing variant changes only the arrows' pick (a cheaper card of the same suit
+and at least its rank) and, with a check in the market and no dominant coalition, the pick
+when no card carries a spy or tribe icon (the card that nets her the most rupees). Positions
+in her reasons are counted from 1: row 1 is the top row, column 1 the leftmost.
 
 Ambition (her turn, before every action she tries): a Dominance Check in the market that
 would give her the most points of that check, or the win, is bought first.
@@ -60,9 +67,20 @@ def buyable(s: PaxState, seat: int) -> dict[int, int]:
     return found
 
 
+#: rupees a leverage icon brings when the card is played (R-IMP)
+LEVERAGE_RUPEES = 2
+
+
 def net_rupees(s: PaxState, seat: int, number: int, cost: int) -> int:
+    """What buying and playing ``number`` nets her: the rupees on it, less its cost, plus 2
+    for a leverage icon (as BGA counts it)."""
     row, column = next((r, c) for r, c, n in q.market_slots(s) if n == number)
-    return s.market_rupees[row][column] - cost
+    return s.market_rupees[row][column] - cost + LEVERAGE_RUPEES * icons(number, ImpactIcon.LEVERAGE)
+
+
+def most_net_rupees(s: PaxState, seat: int, cards: dict[int, int]) -> int | None:
+    """The card of ``cards`` that nets her the most rupees, then the cheapest, then the highest number."""
+    return max(cards, key=lambda n: (net_rupees(s, seat, n, cards[n]), -cards[n], n), default=None)
 
 
 def icons(number: int, *kinds: ImpactIcon) -> int:
@@ -76,11 +94,11 @@ def best(s: PaxState, seat: int, cards: dict[int, int], score: Callable[[int], i
     return max(cards, key=lambda number: (score(number), -cards[number], number))
 
 
-def savvy(s: PaxState, seat: int, chosen: Pick) -> Pick:
-    """Savvy Purchasing (the variant as BGA plays it): a court card she has chosen gives way to a
-    cheaper one of the same suit and at least its rank: the cheapest, then the leftmost,
-    then the one in the row her arrow points at."""
-    if not s.options.wakhan_savvy_purchasing or not is_court_card(chosen.card):
+def savvy(s: PaxState, seat: int, chosen: Pick | None) -> Pick | None:
+    """Savvy Purchasing (the variant as BGA plays it), for the arrows' pick only: a court card
+    they chose gives way to a cheaper one of the same suit and at least its rank: the
+    cheapest, then the leftmost, then the one in the row her arrow points at."""
+    if chosen is None or not s.options.wakhan_savvy_purchasing or not is_court_card(chosen.card):
         return chosen
     cards = buyable(s, seat)
     card = COURT_CARDS[chosen.card]
@@ -160,7 +178,8 @@ INSTRUCTIONS: dict[str, Instruction] = {
                                     "the highest-ranked intelligence card"),
     "radicalize_best_net_rupees_if_under_2_rupees": (
         lambda s, seat: s.players[seat].rupees < POOR, lambda s, seat, n: True, _none,
-        "under 2 rupees: the card that nets her the most rupees"),
+        "under 2 rupees: the card that nets her the most rupees (its rupees, less its cost, plus 2 "
+        "for a leverage icon), if it nets her any"),
     "radicalize_card_gaining_rule": (_always, gains_rule, _none, "a card whose play makes her ruler of a region"),
     "radicalize_any_intelligence": (_always, _of_suit(Suit.INTELLIGENCE), _none, "an intelligence card"),
     "radicalize_most_blocks": (_always, lambda s, seat, n: _blocks(n) > 0, _blocks,
@@ -189,7 +208,9 @@ def by_instruction(s: PaxState, seat: int, key: str) -> Pick | None:
         return None
     cards = {n: cost for n, cost in buyable(s, seat).items() if is_court_card(n) and fits(s, seat, n)}
     if key == "radicalize_best_net_rupees_if_under_2_rupees":
-        number = max(cards, key=lambda n: (net_rupees(s, seat, n, cards[n]), -cards[n], n), default=None)
+        number = most_net_rupees(s, seat, cards)
+        if number is not None and net_rupees(s, seat, number, cards[number]) <= 0:
+            return None  # only a card that nets her something (BGA)
     else:
         number = best(s, seat, cards, score)
     return Pick(number, f"{key}: {rule}") if number is not None else None
@@ -221,28 +242,30 @@ def ambition(s: PaxState, seat: int) -> Pick | None:
 def by_default(s: PaxState, seat: int) -> Pick | None:
     """Plain Radicalize: the Dominance-Check-in-market rule, else the arrows."""
     cards = buyable(s, seat)
-    if any(is_dominance_check(n) for _, _, n in q.market_slots(s)):
-        for number in cards:
-            if is_dominance_check(number) and check_gives_her_the_most(s, seat, win_too=False):
-                return Pick(number, "radicalize: a Dominance Check in the market gives her the most points")
-        court = {n: cost for n, cost in cards.items() if is_court_card(n)}
-        leader = dominant(s)
-        if leader is not None:
-            patriots = {n: cost for n, cost in court.items() if COURT_CARDS[n].patriot == leader}
-            patriot = best(s, seat, patriots, _none)
-            if patriot is not None:
-                return Pick(patriot, f"radicalize: a check in the market: the cheapest {leader} patriot "
-                                    "(the dominant coalition)")
-            blocks = best(s, seat, {n: c for n, c in court.items() if _blocks(n)}, _blocks)
-            if blocks is not None:
-                return Pick(blocks, "radicalize: a check in the market: the cheapest card with the most army "
-                                    "and road icons")
-        else:
-            cylinders = best(s, seat, {n: c for n, c in court.items() if _cylinders(n)}, _cylinders)
-            if cylinders is not None:
-                return Pick(cylinders, "radicalize: a check in the market, no dominant coalition: the card with "
-                                    "the most spy and tribe icons")
-    return by_arrows(s, seat, cards)
+    if not any(is_dominance_check(n) for _, _, n in q.market_slots(s)):
+        return savvy(s, seat, by_arrows(s, seat, cards))
+    for number in cards:
+        if is_dominance_check(number) and check_gives_her_the_most(s, seat, win_too=False):
+            return Pick(number, "radicalize: a Dominance Check in the market gives her the most points")
+    court = {n: cost for n, cost in cards.items() if is_court_card(n)}
+    if not court:
+        return None  # with a check in the market the arrows are not used (BGA)
+    leader = dominant(s)
+    if leader is not None:
+        patriot = best(s, seat, {n: c for n, c in court.items() if COURT_CARDS[n].patriot == leader}, _none)
+        if patriot is not None:
+            return Pick(patriot, f"radicalize: a check in the market: the cheapest {leader} patriot "
+                                 "(the dominant coalition)")
+        blocks = max(court, key=lambda n: (_blocks(n), -court[n], n))
+        return Pick(blocks, "radicalize: a check in the market: the card with the most army and road icons "
+                            f"({_blocks(blocks)}), then the cheapest, then the highest number")
+    cylinders = max(court, key=lambda n: (_cylinders(n), -court[n], n))
+    if _cylinders(cylinders) == 0 and s.options.wakhan_savvy_purchasing:
+        richest = max(court, key=lambda n: (net_rupees(s, seat, n, court[n]), -court[n], n))
+        return Pick(richest, "radicalize: a check in the market, no dominant coalition, no card with a spy or "
+                             "tribe icon; Savvy Purchasing: the card that nets her the most rupees")
+    return Pick(cylinders, "radicalize: a check in the market, no dominant coalition: the card with the most "
+                           f"spy and tribe icons ({_cylinders(cylinders)}), then the cheapest, then the highest number")
 
 
 def by_arrows(s: PaxState, seat: int, cards: dict[int, int]) -> Pick | None:
@@ -251,12 +274,11 @@ def by_arrows(s: PaxState, seat: int, cards: dict[int, int]) -> Pick | None:
     for r, c in [(row, c) for c in range(column, -1, -1)] + [(other, c) for c in range(column, -1, -1)]:
         number = s.market[r][c]
         if number is not None and number in cards and not is_dominance_check(number):
-            moved = "" if (r, c) == (row, column) else f" (row {row} column {column} was invalid)"
-            return Pick(number, f"radicalize: the arrows point at row {row} column {column}: "
-                                f"row {r} column {c}{moved}")
+            moved = "" if (r, c) == (row, column) else f" (row {row + 1} column {column + 1} was invalid)"
+            return Pick(number, f"radicalize: the arrows point at row {row + 1} column {column + 1}: "
+                                f"row {r + 1} column {c + 1}{moved}")
     return None
 
 
 def pick(s: PaxState, seat: int, key: str) -> Pick | None:
-    chosen = by_instruction(s, seat, key) if key in INSTRUCTIONS else by_default(s, seat)
-    return savvy(s, seat, chosen) if chosen is not None else None
+    return by_instruction(s, seat, key) if key in INSTRUCTIONS else by_default(s, seat)

@@ -4,6 +4,8 @@ Battle as her AI cards call for them, each answered by her rules step by step.""
 from __future__ import annotations
 
 from domain.games.pax_pamir.data.board import Coalition
+from domain.games.pax_pamir.data.cards import CardAction
+from domain.games.pax_pamir.wakhan.actions import card_for
 from tests.unit.pax_pamir.flow import resolve
 from tests.unit.pax_pamir.wakhan.helpers import decisions, wakhan_table
 
@@ -90,3 +92,18 @@ def test_battle_is_in_the_first_region_of_her_order_with_her_army_and_another_pl
     assert commands(g, after, "battle") == [{"type": "BattleRegion", "args": {"region": "kandahar"}},
                                             {"type": "RemoveEnemy", "args": {"piece": "tribe:kandahar:0"}},
                                             {"type": "RemoveEnemy", "args": {"piece": "army:kandahar:british"}}]
+
+
+# -- W8: the card she acts with, by her whole card priority ------------------------------------
+
+def test_w8_the_card_she_taxes_with_is_the_first_by_her_card_priority():
+    # 61 (economic 2) outranks 25 (political 1), but 25 is a patriot: her priority puts a
+    # patriot before rank; military is favored, so neither is of the favored suit
+    spec = dict(courts={1: [61, 25]}, market={(0, 0): 9}, market_rupees={(0, 0): 2}, favored="military")
+    assert card_for(wakhan_table(card=3, ai_deck=(9,), **spec).state, 1, CardAction.TAX) == 25
+    # the favored suit comes first of all
+    economic = {**spec, "favored": "economic"}
+    assert card_for(wakhan_table(card=3, ai_deck=(9,), **economic).state, 1, CardAction.TAX) == 61
+    # a patriot of the dominant coalition before another patriot: 80 is British, 25 Afghan
+    british = {**spec, "courts": {1: [25, 80]}, "armies": {"kabul": {"british": 4}}}
+    assert card_for(wakhan_table(card=3, ai_deck=(9,), **british).state, 1, CardAction.TAX) == 80
