@@ -25,7 +25,7 @@ FIRST_SEED = int(os.environ.get("PAX_SEED", "0"))
 OPTION_SETS: tuple[dict[str, Any], ...] = (
     {"wakhan": True},
     {"wakhan": True, "wakhan_steadfast_loyalty": True, "wakhan_spy_movement": True},
-    {"wakhan": True, "wakhan_savvy_purchasing": True, "open_hands": True},
+    {"wakhan": True, "wakhan_savvy_purchasing": True, "open_hands": True, "wakhan_paced": True},
 )
 
 

@@ -39,6 +39,7 @@ from domain.games.pax_pamir.steps import (
 )
 from domain.games.pax_pamir.view import view as _view
 from domain.games.pax_pamir.wakhan import STEPS as WAKHAN_STEPS
+from domain.games.pax_pamir.wakhan import VERBS as WAKHAN_VERBS
 from domain.games.pax_pamir.wakhan import take_her_decision
 from domain.kernel.engine import StepRules
 from domain.kernel.events import Event, Viewer
@@ -60,7 +61,7 @@ class PaxPamirRules(StepRules[PaxState]):
     title = "Pax Pamir (2nd edition)"
     #: what the server plays for a seat whose turn clock ran out, when the seat may (a pass);
     #: otherwise the seat forfeits (docs/rules/pax_pamir.md, "Turn clocks")
-    timeout_defaults = ("EndTurn", "StopAction")
+    timeout_defaults = ("EndTurn", "StopAction", "NextWakhanAction")
     #: 2: procedures record their stage only when a sub-step needs it, and the limit discards and the
     #: start of a turn are entered only when they have something to ask (fewer frame events; same game)
     rules_version = "2"
@@ -75,7 +76,7 @@ class PaxPamirRules(StepRules[PaxState]):
     options = PaxOptions.specs()
     event_types = EVENT_TYPES
     upcasters = UPCASTERS
-    verbs = tuple(verb for module in MODULES for verb in getattr(module, "VERBS", ()))
+    verbs = (*(verb for module in MODULES for verb in getattr(module, "VERBS", ())), *WAKHAN_VERBS)
     steps = step_table(*(step for module in MODULES for step in getattr(module, "STEPS", ())), *WAKHAN_STEPS)
     #: Section 23 item 9: undo stops where the seat owing the next decision changes.
     barrier_on_handover = True

@@ -30,7 +30,7 @@ from domain.kernel.rules import GameOptions, option
 DEAL = "deal"
 #: Section 20: Wakhan plays with 1 or 2 humans; the published variants of her rules.
 WAKHAN_HUMAN_SEATS = (1, 2)
-WAKHAN_VARIANTS = ("wakhan_steadfast_loyalty", "wakhan_savvy_purchasing", "wakhan_spy_movement")
+WAKHAN_VARIANTS = ("wakhan_steadfast_loyalty", "wakhan_savvy_purchasing", "wakhan_spy_movement", "wakhan_paced")
 
 
 def wakhan_loyalty_order(table: int) -> list[int]:
@@ -120,11 +120,16 @@ class PaxOptions(GameOptions):
         False, "Wakhan variant Steadfast Pragmatic Loyalty: of the coalitions no human holds, she takes the one "
         "with the most blocks in play (ties: her AI card's order).")
     wakhan_savvy_purchasing: bool = option(
-        False, "Wakhan variant Savvy Purchasing: a court card she would Radicalize gives way to a cheaper one of the "
-        "same suit and at least its rank (the cheapest, then the leftmost).")
+        False, "Wakhan variant Savvy Purchasing: a court card her arrows pick gives way to a cheaper one of the "
+        "same suit and at least its rank (the cheapest, then the leftmost); with a check in the market, no "
+        "dominant coalition and no card with a spy or tribe icon, she takes the card that nets her the most rupees.")
     wakhan_spy_movement: bool = option(
         False, "Wakhan variant Spy Movement: a Move with no army to move moves an idle spy of hers (one not tied "
         "up by enemy spies) to the top-priority card it can reach where she does not have the most spies.")
+    wakhan_paced: bool = option(
+        False, "Pace Wakhan's turn: after each of her actions the game waits until the human who plays after "
+        "her lets her go on (NextWakhanAction), so a client can show her moves one at a time. Off, her whole "
+        "turn comes in one command.")
     deal: dict[str, Any] | None = option(
         None,
         "A given deal instead of a shuffled one (tournaments, replays of a physical game, tests): an object "

@@ -26,6 +26,7 @@ from domain.kernel.engine import StepRules
 from domain.kernel.steps import Flow
 
 STEPS = (*turn.STEPS, loyalty.WakhanLoyalty())
+VERBS = turn.VERBS
 
 
 def take_her_decision(rules: StepRules[PaxState], flow: Flow[PaxState]) -> bool:

@@ -12,6 +12,13 @@
 5. cleanup, as for every player (her discard order answers its questions).
 
 Every choice is recorded in a ``WakhanDecided`` event with the AI card and the rule applied.
+
+With the option ``wakhan_paced`` her turn waits after each action she takes (her core
+actions, Ambition's purchase, her bonus actions), once its own questions are settled, until
+the human who plays after her sends ``NextWakhanAction`` (step ``wakhan_pause``): each of her
+actions then ends a command, so a client shows her moves one at a time. The pause decides
+nothing: the game is the same with it or without it. A turn clock running out at the pause
+lets her go on (a timeout default, never a forfeit).
 """
 
 from __future__ import annotations
@@ -32,7 +39,8 @@ from domain.games.pax_pamir.wakhan import actions, radicalize
 from domain.games.pax_pamir.wakhan.ai_cards import AI_CARDS
 from domain.games.pax_pamir.wakhan.card import drawn, her, why
 from domain.games.pax_pamir.wakhan.loyalty import set_pragmatic_loyalty
-from domain.kernel.steps import Frame, Step
+from domain.kernel.prompt import Prompt, Verb
+from domain.kernel.steps import Frame, Step, handles
 
 #: BGA stops trying after this many skipped actions in a row.
 SKIPS_TO_STOP = 3
@@ -41,6 +49,16 @@ SKIPS_TO_STOP = 3
 CARD_ACTIONS = {"tax": CardAction.TAX, "build": CardAction.BUILD, "move": CardAction.MOVE,
                 "betray": CardAction.BETRAY, "battle": CardAction.BATTLE,
                 "battle_spies_on_priority_card": CardAction.BATTLE}
+
+
+def paced(s: PaxState) -> dict[str, bool]:
+    """The local that makes her turn pause once the action being started is over (``wakhan_paced``)."""
+    return {"pace": True} if s.options.wakhan_paced else {}
+
+
+def watcher(s: PaxState) -> int:
+    """Who lets her go on at a pause: the human who plays after her."""
+    return (her(s).seat + 1) % s.seats
 
 
 def decided(t: Play, seat: int, verb: str, args: dict[str, Any], rule: str) -> None:
@@ -70,7 +88,7 @@ def attempt(t: Play, seat: int, key: str) -> bool:
             if number is not None else None
         if number is None or plan is None:
             return False
-        t.update(plan=plan)
+        t.update(plan=plan, **paced(s))
         decided(t, seat, action.value.capitalize(), {"card": number, **plan},
                 f"{key}: {COURT_CARDS[number].name} (card {number})")
         card_actions.start(t, seat, number, action)
@@ -85,6 +103,7 @@ def attempt(t: Play, seat: int, key: str) -> bool:
 def radicalize_card(t: Play, seat: int, chosen: radicalize.Pick) -> None:
     """One action: buy the card and, a court card, play it at once (its purchase spends the action)."""
     decided(t, seat, "Radicalize", {"card": chosen.card}, chosen.rule)
+    t.update(**paced(t.state))
     if is_court_card(chosen.card):
         t.update(radicalized=chosen.card)
     purchase(t, seat, chosen.card)
@@ -108,7 +127,8 @@ def bonus_action(s: PaxState, seat: int) -> tuple[int, CardAction, dict[str, Any
 @mypyc_attr(allow_interpreted_subclasses=True)
 class WakhanTurn(Step[PaxState]):
     """Her whole turn; locals: ``phase``, ``tried`` (actions tried), ``skips`` (in a row),
-    ``plan`` (what the action under way is for) and ``radicalized`` (the card being played)."""
+    ``plan`` (what the action under way is for), ``radicalized`` (the card being played) and
+    ``pace`` (pause once the action under way is over: ``wakhan_paced``)."""
 
     name = names.WAKHAN_TURN
 
@@ -140,6 +160,8 @@ class WakhanTurn(Step[PaxState]):
                         "discards the card instead")
                 t.emit(ev.card_moved(played, places.hand(seat), "discard"))
             return
+        if pause(t, frame):
+            return
         if s.actions_left <= 0 or frame.skips >= SKIPS_TO_STOP:
             t.update(phase="bonus", plan=None)
             return
@@ -154,16 +176,50 @@ class WakhanTurn(Step[PaxState]):
             t.update(skips=frame.skips + 1)
 
     def bonus(self, t: Play, seat: int) -> None:
+        if pause(t, t.frame):
+            return
         found = bonus_action(t.state, seat)
         if found is None:
             t.update(phase="cleanup", plan=None)
             return
         number, action, plan = found
-        t.update(plan=plan)
+        t.update(plan=plan, **paced(t.state))
         decided(t, seat, action.value.capitalize(), {"card": number, **plan},
                 f"bonus action: the leftmost unused favored card, {COURT_CARDS[number].name} (card {number}), "
                 f"its leftmost action she can take")
         card_actions.start(t, seat, number, action)
 
 
-STEPS = (WakhanTurn(),)
+def pause(t: Play, frame: Frame) -> bool:
+    """If an action of hers has just ended and her turn is paced, wait for the watcher."""
+    if not frame.locals.get("pace"):
+        return False
+    t.update(pace=None)
+    t.call(names.WAKHAN_PAUSE, watcher(t.state))
+    return True
+
+
+NEXT_WAKHAN_ACTION = Verb("NextWakhanAction", "Let Wakhan take her next action (the option wakhan_paced).",
+                          refusal="Wakhan is not waiting for you")
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class WakhanPause(Step[PaxState]):
+    """``wakhan_paced``: her turn waits here after each action, until the human who plays after
+    her lets her go on."""
+
+    name = names.WAKHAN_PAUSE
+    always_asks = True
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt:
+        return Prompt(frame.owner_seat, "Wakhan has taken an action. Let her take the next one.").nothing(
+            NEXT_WAKHAN_ACTION)
+
+    @handles(NEXT_WAKHAN_ACTION)
+    def go_on(self, t: Play, frame: Frame, seat: int, _: None) -> None:
+        t.end()
+
+
+VERBS = (NEXT_WAKHAN_ACTION,)
+
+STEPS = (WakhanTurn(), WakhanPause())

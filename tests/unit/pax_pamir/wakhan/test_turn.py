@@ -4,12 +4,15 @@ cannot pay, her cleanup discards, and a bribe she is owed."""
 
 from __future__ import annotations
 
+import pytest
+
 from domain.games.pax_pamir import RULES
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir.wakhan.ai_cards import AI_CARDS
-from domain.kernel.steps import step_entered
+from domain.kernel.errors import InvalidOptions
+from domain.kernel.steps import FRAME_EVENTS, step_entered
 from tests.helpers.scenario import given
-from tests.unit.pax_pamir.flow import cmd, resolve
+from tests.unit.pax_pamir.flow import choices, cmd, resolve
 from tests.unit.pax_pamir.table import table
 from tests.unit.pax_pamir.wakhan.helpers import decisions, events_of, wakhan_table
 
@@ -104,3 +107,35 @@ def test_she_asks_the_full_bribe_she_is_owed_and_never_less():
         ("bribe_offer", {"type": "CounterBribeOffer", "args": {"amount": 2}})]
     assert low.to_move() == [HUMAN] and ("AcceptBribeCounter", None) in {
         (c.type, next(iter(c.args.values()), None)) for c in low.legal(HUMAN)}
+
+
+# -- pacing her turn (the option wakhan_paced) -------------------------------------------------
+
+def game_events(g, since):
+    return [e.to_json() for e in g.history[since:] if e.type not in FRAME_EVENTS]
+
+
+def test_a_paced_turn_waits_for_the_next_human_after_each_of_her_actions_and_is_otherwise_the_same():
+    market = {(1, 2): 12, (1, 1): 9, (1, 0): 29, (0, 2): 63}
+    whole = wakhan_table(turn=True, ai_deck=(1, 9), market=market)
+    paced = wakhan_table(turn=True, ai_deck=(1, 9), market=market, options={"wakhan_paced": True})
+    g, pauses, shown = resolve(paced), 0, []
+    while g.state.active == WAKHAN:
+        assert g.to_move() == [HUMAN] and choices(g, HUMAN) == {("NextWakhanAction", None)}
+        shown.append([d["command"]["args"]["card"] for d in decisions(g, len(paced.history)) if d["step"] == "wakhan_turn"])
+        g = g.when(HUMAN, cmd("NextWakhanAction"))
+        pauses += 1
+    assert pauses == 2 and shown == [[12], [12, 63]], "one action shown at a time"
+    assert game_events(g, len(paced.history)) == game_events(resolve(whole), len(whole.history))
+    assert g.state.players[WAKHAN].court == [12, 63] and g.to_move() == [HUMAN]
+
+
+def test_a_paced_turn_with_nothing_to_do_never_pauses():
+    g = resolve(wakhan_table(turn=True, ai_deck=(1, 9), market={(1, 2): 61, (0, 1): 12}, rupees=[4, 0],
+                             options={"wakhan_paced": True}))
+    assert g.state.active == HUMAN and ("NextWakhanAction", None) not in choices(g, HUMAN)
+
+
+def test_the_pace_option_needs_wakhan():
+    with pytest.raises(InvalidOptions, match="wakhan_paced is a variant of Wakhan|needs the option wakhan"):
+        RULES.check_options({"wakhan_paced": True})
