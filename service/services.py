@@ -95,9 +95,20 @@ class GameService:
              "commands": [{"type": verb.type, "args": verb.args, "description": verb.description,
                            "arguments": [verb.arg.to_json()] if verb.arg else []} for verb in rules.commands],
              "bots": [{"kind": kind.name, "description": kind.description, "levels": list(kind.levels),
-                       "default_level": kind.default_level} for kind in bot_kinds(rules).values()]}
+                       "default_level": kind.default_level} for kind in bot_kinds(rules).values()],
+             "cards_url": f"/game-types/{rules.kind}/cards" if getattr(rules, "card_catalogue", None) else None}
             for rules in self.registry.values()
         ]
+
+    def card_catalogue(self, kind: str) -> dict[str, Any]:
+        """What is printed on each of a game's cards (``GET /game-types/{type}/cards``): public, the same
+        for every game of the type; NotFound for an unknown type or one with no catalogue."""
+        rules = self.registry.get(kind)
+        catalogue = getattr(rules, "card_catalogue", None)
+        if catalogue is None:
+            raise NotFound(f"no card catalogue for {kind!r}; games with one: "
+                           f"{', '.join(sorted(k for k, r in self.registry.items() if getattr(r, 'card_catalogue', None)))}")
+        return catalogue
 
     # -- lifecycle -------------------------------------------------------------------
     def create_game(self, player: Mapping[str, Any], kind: str, options: Mapping[str, Any], seats: int,

@@ -104,6 +104,18 @@ def list_game_types():
     return service().game_types()
 
 
+@game_types.route("/<string:game_type>/cards", methods=["GET"])
+@game_types.response(200, s.CardCatalogueSchema, headers=HEADERS)
+@game_types.doc(operationId="getCardCatalogue")
+@conditional(game_types)
+@problem_responses(game_types, 404)
+def get_card_catalogue(game_type):
+    """What every card of a game says (Pax Pamir: actions, impact icons, special abilities, events), the
+    same for every game of the type: a front end fetches it once and keeps it while the ETag holds."""
+    catalogue = service().card_catalogue(game_type)
+    return answer(catalogue["version"], lambda: catalogue)
+
+
 @games.route("", methods=["POST"])
 @games.arguments(s.NewGameSchema())
 @games.response(201, s.GameSchema)

@@ -126,6 +126,64 @@ class GameTypeSchema(Schema):
     commands = fields.List(fields.Nested(CommandInfoSchema), required=True)
     bots = fields.List(fields.Nested(BotKindSchema), required=True,
                        metadata={"description": "the kinds of bot that can take a seat (POST /games, bots)"})
+    cards_url = fields.String(required=True, allow_none=True, metadata={
+        "description": "where the game's card catalogue is (what each card says), or null if it has none"})
+
+
+class CardWordsSchema(Schema):
+    name = fields.String(required=True)
+    text = fields.String(required=True)
+
+
+class SpecialAbilitySchema(Schema):
+    key = fields.String(required=True)
+    name = fields.String(required=True, metadata={"description": "as players call it"})
+    timing = fields.String(required=True, metadata={"description": "when it applies: passive, purchase, ..."})
+    text = fields.String(required=True, metadata={"description": "what it does, in this project's words"})
+
+
+class EventSideSchema(Schema):
+    key = fields.String(required=True)
+    name = fields.String(required=True)
+    text = fields.String(required=True)
+    duration = fields.String(required=True, metadata={
+        "description": "immediate, until_next_dominance_check or while_in_market"})
+    scope = fields.String(required=True, metadata={"description": "all, purchaser or chosen_player"})
+
+
+class CardFaceSchema(Schema):
+    """What one card says. ``kind`` tells which fields it has: a court card its region, suit, stars
+    (``rank``), patriot, prize, actions (left to right), impact icons (in the order they resolve) and
+    special ability; an event its two sides; a Dominance Check a text."""
+
+    number = fields.Integer(required=True)
+    name = fields.String(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(["court", "event", "dominance_check"]))
+    region = fields.String()
+    suit = fields.String()
+    rank = fields.Integer()
+    patriot = fields.String(allow_none=True)
+    prize = fields.String(allow_none=True)
+    actions = fields.List(fields.String())
+    impact_icons = fields.List(fields.String())
+    special_ability = fields.Nested(SpecialAbilitySchema, allow_none=True)
+    purchasable = fields.Boolean()
+    if_purchased = fields.Nested(EventSideSchema)
+    if_discarded = fields.Nested(EventSideSchema)
+    text = fields.String()
+
+
+class CardCatalogueSchema(Schema):
+    game = fields.String(required=True)
+    version = fields.String(required=True, metadata={"description": "changes whenever any card's words do "
+                                                                    "(also the answer's ETag)"})
+    schema_version = fields.Integer(required=True)
+    actions = fields.Dict(keys=fields.String(), values=fields.Nested(CardWordsSchema), required=True,
+                          metadata={"description": "each card action's name and what it does"})
+    impact_icons = fields.Dict(keys=fields.String(), values=fields.Nested(CardWordsSchema), required=True,
+                               metadata={"description": "each impact icon's name and what it does"})
+    cards = fields.Dict(keys=fields.String(), values=fields.Nested(CardFaceSchema), required=True,
+                        metadata={"description": "every card, by its number"})
 
 
 # -- games -----------------------------------------------------------------------------

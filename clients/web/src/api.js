@@ -9,6 +9,7 @@
 /** @typedef {Schemas["GameList"]} GameList */
 /** @typedef {Schemas["GameType"]} GameType */
 /** @typedef {Schemas["Option"]} Option */
+/** @typedef {Schemas["CardCatalogue"]} CardCatalogue */
 /** @typedef {Schemas["State"]} State */
 /** @typedef {Schemas["LegalCommands"]} LegalCommands */
 /** @typedef {Schemas["GameCommand"]} GameCommand */
@@ -115,6 +116,8 @@ export const api = {
   revokeToken: () => call("DELETE", "/players/me/token"),
   /** @returns {Promise<GameType[]>} */
   gameTypes: () => call("GET", "/game-types"),
+  /** @param {string} type @returns {Promise<CardCatalogue>} what every card of the game says */
+  cardCatalogue: (type) => call("GET", `/game-types/${path(type)}/cards`),
   /** @param {{type?: string, status?: string, limit?: number, offset?: number}} query @returns {Promise<GameList>} */
   lobby: (query) => {
     const params = new URLSearchParams();

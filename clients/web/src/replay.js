@@ -8,7 +8,7 @@
 import { api, me } from "./api.js";
 import { bytesOfHex, sha256Hex } from "./digest.js";
 import { h, s, fill, words, announce } from "./dom.js";
-import { layouts, logLine, SEAT_SHAPES } from "./games/index.js";
+import { layouts, logLine, said, SEAT_SHAPES } from "./games/index.js";
 
 /** @typedef {import("./api.js").ReplayStep} ReplayStep */
 /** @typedef {{main: HTMLElement, renderAccount: () => void, reason: (error: unknown) => string}} Context */
@@ -24,6 +24,7 @@ export function replayPage(ctx, id, wanted) {
     try {
       const game = await api.game(id);
       const layout = layouts[game.type] ?? layouts.generic;
+      await layout.prepare?.();
       /** @param {number | null} asSeat @returns {Promise<ReplayStep[]>} */
       const load = async (asSeat) => {
         /** @type {ReplayStep[]} */
@@ -61,8 +62,8 @@ export function replayPage(ctx, id, wanted) {
         if (!step) return;
         slider.value = String(step.event.version);
         number.textContent = `Version ${step.event.version} of ${lastVersion}`;
-        const text = logLine(layout, step.event, nameOf) ?? words(step.event.type);
-        eventText.textContent = `${step.event.version}: ${text}`;
+        const text = logLine(layout, step.event, nameOf);
+        fill(eventText, `${step.event.version}: `, text ?? words(step.event.type));
         link.setAttribute("href", `#/replay/${id}/${step.event.version}`);
         history.replaceState(null, "", `#/replay/${id}/${step.event.version}`);
         fill(table, step.view ? layout.render(step.view, { seat, nameOf, targets: new Set() })

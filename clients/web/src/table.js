@@ -5,7 +5,7 @@
 // the log from the events, live from the stream (opened with a stream ticket).
 import { api, allEvents, me } from "./api.js";
 import { h, fill, words, announce } from "./dom.js";
-import { layouts, seatMark, logLine } from "./games/index.js";
+import { layouts, seatMark, logLine, said } from "./games/index.js";
 
 /** @typedef {import("./api.js").Game} Game */
 /** @typedef {import("./api.js").State} State */
@@ -57,7 +57,7 @@ export function tablePage(ctx, id) {
       const text = logLine(layout(), event, nameOf);
       if (text === null) continue;
       logList.append(h("li", { "data-version": event.version }, h("span.v", null, `${event.version}`), " ", text));
-      lines.push(text);
+      lines.push(said(text));
     }
     if (lines.length) {
       logList.scrollTop = logList.scrollHeight;
@@ -116,6 +116,7 @@ export function tablePage(ctx, id) {
   async function refresh() {
     try {
       game = await api.game(id);
+      await layout().prepare?.(); // the game's public data (a card catalogue), once
       const mySeat = seat();
       [state, legal] = await Promise.all([
         api.state(id),
@@ -223,7 +224,7 @@ export function tablePage(ctx, id) {
     const kind = layout();
     const argName = Object.keys(commands[0]?.args ?? {})[0] ?? "value";
     // a seat is named by its player; anything else as the game's layout names it
-    const label = (/** @type {unknown} */ value) => (argName === "seat" ? nameOf(Number(value)) : kind.label(value, argName, state?.view));
+    const label = (/** @type {unknown} */ value) => (argName === "seat" ? nameOf(Number(value)) : kind.label(value, argName, state?.view, type));
     if (choice.allows === "free") { // a value the server cannot list (a seal): the layout computes it
       const own = kind.free?.(type, choice, state?.view, (command) => send(command, error), (reason) => { error.textContent = reason; });
       return own ?? h("fieldset.choice", null, legend, h("p", null, `${words(type)} needs ${choice.description ?? "a value"}; this client cannot compute it.`));

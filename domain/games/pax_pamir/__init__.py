@@ -14,6 +14,7 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import bots as _bots
+from domain.games.pax_pamir.catalogue import CATALOGUE
 from domain.games.pax_pamir.data.board import MAX_SEATS, MIN_SEATS, Suit
 from domain.games.pax_pamir.events import UPCASTERS
 from domain.games.pax_pamir.evolve import EVENT_TYPES, evolve
@@ -80,6 +81,8 @@ class PaxPamirRules(StepRules[PaxState]):
     steps = step_table(*(step for module in MODULES for step in getattr(module, "STEPS", ())), *WAKHAN_STEPS)
     #: Section 23 item 9: undo stops where the seat owing the next decision changes.
     barrier_on_handover = True
+    #: what is printed on every card, served at GET /game-types/pax_pamir/cards (``catalogue``)
+    card_catalogue: dict[str, Any] = CATALOGUE
 
     def check_options(self, given: Mapping[str, Any] | None) -> PaxOptions:
         return PaxOptions.check(given)

@@ -15,6 +15,7 @@ from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import Region, Suit
 from domain.games.pax_pamir.data.cards import ALL_CARDS, CourtCard, EventCard
 from domain.games.pax_pamir.state import PaxState
+from domain.games.pax_pamir.steps.turn import cost_unit, purchase_cost
 from domain.kernel.events import EVERYONE, Viewer
 
 
@@ -54,8 +55,7 @@ def view(s: PaxState, viewer: Viewer, to_move: list[int]) -> dict[str, Any]:
         "actions_left": s.actions_left,
         "to_move": to_move,
         "favored_suit": str(s.favored),
-        "market": [[{"card": s.market[row][column], "rupees": s.market_rupees[row][column]}
-                    for column in range(len(s.market[row]))] for row in range(len(s.market))],
+        "market": _market(s, viewer if isinstance(viewer, int) and seated else None),
         "marked": sorted([row, column] for row, column in s.marked),
         "used_cards": sorted(s.used_cards),
         "discard": list(s.discard),
@@ -80,6 +80,15 @@ def view(s: PaxState, viewer: Viewer, to_move: list[int]) -> dict[str, Any]:
             out["revealed"]["ai_deck"] = list(s.wakhan.deck)
     out["faces"] = printed_faces(_shown_cards(out))
     return out
+
+
+def _market(s: PaxState, seat: int | None) -> list[list[dict[str, Any]]]:
+    """The market's cards and their rupees, each with what buying it costs (R-PUR-2): the seat's own
+    price (an influence ability may make it free), or a spectator's column x unit."""
+    unit = cost_unit(s)
+    return [[{"card": card, "rupees": s.market_rupees[row][column],
+              "cost": None if card is None else (column * unit if seat is None else purchase_cost(s, seat, card, column))}
+             for column, card in enumerate(cards)] for row, cards in enumerate(s.market)]
 
 
 def _shown_cards(out: dict[str, Any]) -> set[int]:

@@ -142,10 +142,22 @@ def test_section_23_item_10_the_view_shows_public_counts_and_only_the_viewers_ow
     assert "hand" not in players[0] and players[0]["hand_count"] == 2
     assert players[1]["hand"] == [7] and players[1]["court"] == [8]
     assert players[2]["prizes"] == [9] and players[2]["gifts"] == [4]
-    assert seen["market"][0][0] == {"card": 10, "rupees": 0} and seen["market"][1][3]["card"] == 101
+    assert seen["market"][0][0] == {"card": 10, "rupees": 0, "cost": 0} and seen["market"][1][3]["card"] == 101
     assert "11" not in json.dumps(seen["decision"]) and "12" not in json.dumps(seen["decision"])
     spectator = g.view(None)
     assert all("hand" not in row for row in spectator["players"])
+
+
+def test_the_view_gives_each_market_card_the_viewers_price():
+    """R-PUR-2: column x 1 rupee (x 2 while military is favored); Herat Influence (card 66) frees Herat cards
+    for its owner only; a spectator sees the column's price."""
+    g = table(seats=2, courts={0: [66]}, market={(0, 2): 55, (1, 4): 20})
+    herat, punjab = (0, 2), (1, 4)
+    for viewer, expected in ((0, (0, 4)), (1, (2, 4)), (None, (2, 4))):
+        market = g.view(viewer)["market"]
+        assert (market[herat[0]][herat[1]]["cost"], market[punjab[0]][punjab[1]]["cost"]) == expected, viewer
+    military = table(seats=2, market={(1, 4): 20}, favored="military")
+    assert military.view(1)["market"][1][4]["cost"] == 8
 
 
 def test_r_set_6_open_hands_show_every_hand():

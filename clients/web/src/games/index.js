@@ -13,11 +13,12 @@ import { paxPamir } from "./pax_pamir.js";
  *   title: string,
  *   render: (view: any, ctx: DrawContext) => Element,
  *   seatFacts: (view: any, seat: number) => [string, string | Node][],
- *   label: (value: unknown, argName: string, view: any) => string,
- *   describe: (event: import("../api.js").GameEvent, nameOf: (n: number | null | undefined) => string) => string | null | undefined,
+ *   label: (value: unknown, argName: string, view: any, type?: string) => string,
+ *   describe: (event: import("../api.js").GameEvent, nameOf: (n: number | null | undefined) => string) => string | HTMLElement | null | undefined,
  *   quiet: Set<string>,
  *   handsOver: Set<string>,
  *   series: (view: any) => Record<string, number>[],
+ *   prepare?: () => Promise<void>,
  *   free?: (type: string, choice: import("../api.js").PromptChoice, view: any, submit: (command: import("../api.js").GameCommand) => void,
  *           fail: (reason: string) => void) => Element | null,
  * }} Layout
@@ -65,4 +66,9 @@ export function logLine(layout, event, nameOf) {
     .map(([key, value]) => `${words(key).toLowerCase()} ${key === "seat" || key === "from" || key === "to" ? nameOf(Number(value)) : value}`);
   const secret = event.secret ? Object.entries(event.secret).map(([k, v]) => `${words(k).toLowerCase()} ${JSON.stringify(v)}`) : [];
   return `${words(event.type)}${facts.length ? `: ${facts.join(", ")}` : ""}${secret.length ? ` (you see: ${secret.join(", ")})` : ""}${event.redacted && !secret.length ? " (hidden)" : ""}`;
+}
+
+/** The plain words of a log line (a line with card names is an element). @param {string | HTMLElement} text */
+export function said(text) {
+  return typeof text === "string" ? text : text.dataset.said ?? text.textContent ?? "";
 }

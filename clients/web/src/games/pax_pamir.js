@@ -4,6 +4,7 @@
 // public facts of every seat. Drawn from the seat's view only; the map's geometry is the
 // printed board's, and the map is also given in words.
 import { h, s, fill, words } from "../dom.js";
+import { api } from "../api.js";
 import { SEAT_SHAPES, seatMark } from "./seats.js";
 
 const REGIONS = /** @type {Record<string, [number, number]>} */ ({
@@ -18,6 +19,9 @@ export const COALITIONS = /** @type {Record<string, {shape: string, name: string
 /** Suits have a mark as well as a colour. */
 const SUIT_MARKS = /** @type {Record<string, string>} */ ({ economic: "¤", military: "⚔", political: "♛", intelligence: "◉" });
 let zoom = 1;
+
+/** "1 rupee", "3 rupees" @param {number} n */
+const rupees = (n) => `${n} rupee${n === 1 ? "" : "s"}`;
 
 /** @param {string} coalition */
 function coalitionMark(coalition) {
@@ -83,37 +87,101 @@ function mapSvg(view, ctx) {
 
 const STARS = ["", "★", "★★", "★★★"];
 
-/** A card's printed face, as the view gives it: "Mohan Lal (card 1)". @param {unknown} card @param {any} view */
+/** The card catalogue (GET /game-types/pax_pamir/cards): what every card says, fetched once per page
+ * (the browser revalidates it with its ETag). @type {any} */
+let catalogue = null;
+/** @type {Promise<void> | null} */
+let loading = null;
+
+/** Fetch the catalogue if this page has not yet. */
+export function loadCatalogue() {
+  if (catalogue) return Promise.resolve();
+  loading ??= api.cardCatalogue("pax_pamir").then((found) => { catalogue = found; })
+    .catch(() => { loading = null; }); // drawn from the view's short faces meanwhile; tried again next time
+  return loading;
+}
+
+/** The card's face: the catalogue's, else the view's short one. @param {unknown} card @param {any} view */
+function faceOf(card, view) {
+  return catalogue?.cards?.[String(card)] ?? view?.faces?.[String(card)];
+}
+
+/** A card's name: "Mohan Lal (card 1)". @param {unknown} card @param {any} view */
 function cardName(card, view) {
-  const face = view?.faces?.[String(card)];
+  const face = faceOf(card, view);
   return face ? `${face.name} (card ${card})` : `Card ${card}`;
 }
 
 /** Suit, region, stars, patriot and prize, in words. @param {any} face */
 function faceText(face) {
   if (!face) return "";
-  if (face.kind === "event") return `event: ${face.purchase} if bought, ${face.discard} if discarded`;
+  if (face.kind === "event") return "Event";
   if (face.kind === "dominance_check") return "Dominance Check";
   return [words(face.suit), regionName(face.region), `${face.rank} star${face.rank === 1 ? "" : "s"}`,
           face.patriot ? `${COALITIONS[face.patriot]?.name} patriot` : null,
           face.prize ? `${COALITIONS[face.prize]?.name} prize` : null].filter(Boolean).join(", ");
 }
 
-/** A card as drawn: its name and printed face, where it lies, its rupees and spies. Its text is its
- * accessible name (marks and stars are decoration). @param {unknown} card @param {any} view
- * @param {string} [where] @param {string | null} [extra] */
-function cardEl(card, view, where = "", extra = null) {
+/** "spy, spy, army" -> "Spy ×2, Army" (printed order kept). @param {string[]} icons */
+function iconWords(icons) {
+  /** @type {[string, number][]} */
+  const runs = [];
+  for (const icon of icons) {
+    const last = runs[runs.length - 1];
+    if (last && last[0] === icon) last[1] += 1; else runs.push([icon, 1]);
+  }
+  return runs.map(([icon, n]) => `${catalogue?.impact_icons?.[icon]?.name ?? words(icon)}${n > 1 ? ` ×${n}` : ""}`).join(", ");
+}
+
+/** What the card does: its actions, impact icons and special ability, or an event's two sides. @param {any} face */
+function faceDoes(face) {
+  if (!face) return [];
+  if (face.kind === "court" && face.actions) {
+    const actions = face.actions.length
+      ? face.actions.map((/** @type {string} */ a) => h("span.act", { title: catalogue?.actions?.[a]?.text ?? "" }, words(a)))
+      : [h("span", null, "none")];
+    return [
+      h("span.actions", null, h("span.label", null, "Actions: "), ...actions),
+      h("span.icons", null, h("span.label", null, "When played: "), face.impact_icons?.length ? iconWords(face.impact_icons) : "nothing"),
+      face.special_ability ? h("span.ability", null, h("strong", null, `${face.special_ability.name}: `), face.special_ability.text) : null,
+    ];
+  }
+  if (face.kind === "event" && face.if_purchased) {
+    return [
+      h("span.ability", null, h("strong", null, `If bought — ${face.if_purchased.name}: `),
+        face.purchasable === false ? "cannot be bought. " : "", face.if_purchased.text),
+      h("span.ability", null, h("strong", null, `If discarded — ${face.if_discarded.name}: `), face.if_discarded.text),
+    ];
+  }
+  if (face.kind === "dominance_check" && face.text) return [h("span.ability", null, face.text)];
+  return [];
+}
+
+/** A card as drawn: its name and printed face (actions, impact icons, ability, or an event's sides),
+ * where it lies, its rupees and spies. Its text is its accessible name (marks and stars are
+ * decoration). @param {unknown} card @param {any} view @param {string} [where] @param {string | null} [extra] */
+function cardEl(card, view, where = "", extra = null, /** @type {(n: number | null | undefined) => string} */ nameOf = (n) => `seat ${n}`) {
   const spies = Object.entries(view.spies?.[String(card)] ?? {});
-  const face = view.faces?.[String(card)];
+  const face = faceOf(card, view);
   const details = faceText(face);
-  return h("span", { class: `card pax${face?.suit ? ` suit-${face.suit}` : ""}`, "data-target": String(card) },
+  return h("span", { class: `card pax${face?.suit ? ` suit-${face.suit}` : ""} kind-${face?.kind ?? "unknown"}`, "data-target": String(card),
+                     "data-card": String(card) },
     h("strong", null, cardName(card, view)),
     details ? h("small", null, h("span", { "aria-hidden": "true" }, face?.suit ? `${SUIT_MARKS[face.suit] ?? ""} ` : ""), details,
                 h("span", { "aria-hidden": "true" }, face?.rank ? ` ${STARS[face.rank] ?? ""}` : "")) : null,
+    ...faceDoes(face),
     where ? h("span.visually-hidden", null, where) : null,
-    extra ? h("small", null, ` ${extra}`) : null,
+    extra ? h("small.extra", null, ` ${extra}`) : null,
     spies.length ? h("small.spies", null, "spies: ", ...spies.map(([seat, n]) =>
-      h("span", null, h("span", { "aria-hidden": "true" }, SEAT_SHAPES[Number(seat)] ?? "?"), ` seat ${seat}: ${n} `))) : null);
+      h("span", null, h("span", { "aria-hidden": "true" }, SEAT_SHAPES[Number(seat)] ?? "?"), ` ${nameOf(Number(seat))}: ${n} `))) : null);
+}
+
+/** A card named in the log: its name, and its face on hover or focus. @param {unknown} card @param {any} view */
+export function cardRef(card, view = null) {
+  const face = faceOf(card, view);
+  if (!face) return h("span", null, `card ${card}`);
+  return h("span.cardref", { tabindex: 0, "data-card": String(card) }, face.name,
+    h("span.tip", { role: "tooltip" }, h("strong", null, cardName(card, view)), " ", faceText(face), ...faceDoes(face)));
 }
 
 /** @type {import("./index.js").Layout} */
@@ -145,19 +213,20 @@ export const paxPamir = {
             ...BORDERS.map((b) => h("li", null, `${borderName(b)} border: ${coalitionCounts(view.roads?.[b] ?? {}, "road")}`))))),
       h("section", { "aria-labelledby": "pax-market" }, h("h2", { id: "pax-market" }, "Market"),
         h("div.scroll", { tabindex: 0, role: "region", "aria-labelledby": "pax-market" }, h("table.market", null,
-          h("thead", null, h("tr", null, h("th", { scope: "col" }, "Row"), ...[0, 1, 2, 3, 4, 5].map((c) => h("th", { scope: "col" }, `Cost ${c}`)))),
+          h("thead", null, h("tr", null, h("th", { scope: "col" }, "Row"), ...[0, 1, 2, 3, 4, 5].map((c) => h("th", { scope: "col" }, `Column ${c + 1}`)))),
           h("tbody", null, ...(view.market ?? []).map((/** @type {any[]} */ row, /** @type {number} */ r) => h("tr", null,
             h("th", { scope: "row" }, r === 0 ? "Top" : "Bottom"),
             ...row.map((slot, c) => h("td", null, slot?.card === null || slot?.card === undefined ? "empty"
-              : cardEl(slot.card, view, `, market ${r === 0 ? "top" : "bottom"} row, cost ${c}`,
-                       slot.rupees ? `${slot.rupees} rupee${slot.rupees === 1 ? "" : "s"} on it` : null))))))))),
+              : cardEl(slot.card, view, `, market ${r === 0 ? "top" : "bottom"} row, column ${c + 1}`,
+                       [`costs ${rupees(slot.cost ?? c)}`, slot.rupees ? `${rupees(slot.rupees)} on it` : null].filter(Boolean).join("; "),
+                       ctx.nameOf))))))))),
       me && Array.isArray(me.hand) ? h("section", { "aria-labelledby": "pax-hand" }, h("h2", { id: "pax-hand" }, "Your hand"),
-        me.hand.length ? h("div.cards.hand", null, ...me.hand.map((/** @type {unknown} */ c) => cardEl(c, view, ", in your hand")))
+        me.hand.length ? h("div.cards.hand", null, ...me.hand.map((/** @type {unknown} */ c) => cardEl(c, view, ", in your hand", null, ctx.nameOf)))
                        : h("p", null, "empty")) : null,
       h("section", { "aria-labelledby": "pax-courts" }, h("h2", { id: "pax-courts" }, "Courts"),
         ...(view.players ?? []).map((/** @type {any} */ p) => h("div.court", null,
           h("h3", null, seatMark(p.seat), ` ${ctx.nameOf(p.seat)}'s court`),
-          p.court?.length ? h("div.cards", null, ...p.court.map((/** @type {unknown} */ c) => cardEl(c, view, `, in ${ctx.nameOf(p.seat)}'s court`)))
+          p.court?.length ? h("div.cards", null, ...p.court.map((/** @type {unknown} */ c) => cardEl(c, view, `, in ${ctx.nameOf(p.seat)}'s court`, null, ctx.nameOf)))
                           : h("p", null, "empty")))),
       view.outcome ? h("section", null, h("h2", null, "Result"), h("pre.raw", { tabindex: 0 }, JSON.stringify(view.outcome.details ?? view.outcome, null, 1))) : null);
   },
@@ -171,8 +240,12 @@ export const paxPamir = {
             ...(p.stars ? [/** @type {[string, string]} */ (["Stars", Object.entries(p.stars).map(([k, v]) => `${SUIT_MARKS[k] ?? ""} ${words(k)} ${v}`).join(", ")])] : []),
             ...(p.hand_limit !== undefined ? [/** @type {[string, string]} */ (["Limits", `hand ${p.hand_limit}, court ${p.court_limit}`])] : [])];
   },
-  label(value, argName, view) {
+  label(value, argName, view, type) {
     const text = String(value);
+    if (argName === "card" && type === "Purchase") {
+      const slot = (view?.market ?? []).flat().find((/** @type {any} */ x) => x?.card === value);
+      return slot?.cost === undefined ? cardName(value, view) : `${cardName(value, view)} — costs ${rupees(slot.cost)}`;
+    }
     if (argName === "card") return cardName(value, view);
     if (argName === "value") return `Gift space ${text}`;
     if (REGIONS[text]) return regionName(text);
@@ -182,28 +255,97 @@ export const paxPamir = {
     return words(text);
   },
   describe(event, nameOf) {
-    const d = /** @type {any} */ (event.data);
+    const d = /** @type {any} */ ({ ...(event.secret ?? {}), ...event.data }); // a card of one's own hand is a secret of one's own
+    const who = (/** @type {unknown} */ n) => nameOf(Number(n));
+    const coalition = (/** @type {string} */ c) => COALITIONS[c]?.name ?? words(String(c));
+    const card = (/** @type {unknown} */ n) => (n === undefined ? "a hidden card" : cardRef(n));
     switch (event.type) {
-      case "LoyaltyChosen": return `${nameOf(d.seat)} is loyal to the ${COALITIONS[d.coalition]?.name ?? d.coalition} coalition`;
-      case "LoyaltyChanged": return `${nameOf(d.seat)} changed loyalty to ${COALITIONS[d.coalition]?.name ?? d.coalition}`;
-      case "TurnStarted": return `${nameOf(d.seat)}'s turn (${d.actions} actions)`;
-      case "CardDealt": return `Card ${d.card} dealt to the market (row ${d.row + 1}, column ${d.column + 1})`;
-      case "CardMoved": return `Card ${d.card}${d.card === undefined ? " (hidden)" : ""}: ${place(d.src, nameOf)} → ${place(d.dst, nameOf)}`;
-      case "RupeesMoved": return `${d.amount} rupee${d.amount === 1 ? "" : "s"}: ${place(d.src, nameOf)} → ${place(d.dst, nameOf)}${d.reason ? ` (${words(d.reason).toLowerCase()})` : ""}`;
-      case "PieceMoved": return `${words(d.kind ?? "piece")}${d.owner !== undefined ? ` (${COALITIONS[d.owner]?.name ?? nameOf(Number(d.owner))})` : ""}: ${place(d.src, nameOf)} → ${place(d.dst, nameOf)}`;
+      case "LoyaltyChosen": return `${who(d.seat)} is loyal to the ${coalition(d.coalition)} coalition`;
+      case "LoyaltyChanged": return `${who(d.seat)} changed loyalty to ${coalition(d.coalition)}`;
+      case "LoyaltyOrderChosen": return `Loyalty is chosen in this order: ${(d.order ?? []).map(who).join(", ")}`;
+      case "TurnStarted": return `${who(d.seat)}'s turn begins (${d.actions} actions)`;
+      case "TurnEnded": return d.seat === undefined ? "The turn ends" : `${who(d.seat)} ends the turn`;
+      case "DeckBuilt": return `The deck is built (${d.deck_count} cards)`;
+      case "CardDealt": return line("New in the market: ", card(d.card), ` (${d.row === 0 ? "top" : "bottom"} row, column ${d.column + 1})`);
+      case "CardMoved": {
+        const src = String(d.src), dst = String(d.dst);
+        const hidden = d.card === undefined;
+        if (src.startsWith("market:") && dst.startsWith("market:")) return null; // a market slide: the refill says enough
+        if (src.startsWith("market:") && dst.startsWith("hand:")) return line(`${who(dst.split(":")[1])} buys `, card(d.card));
+        if (src.startsWith("hand:") && dst.startsWith("court:")) return line(`${who(dst.split(":")[1])} plays `, card(d.card), ` to the ${d.side ?? ""} of their court`.replace("the  of", "their").replace("their their", "their"));
+        if (src.startsWith("market:") && dst === "discard") return line(card(d.card), " leaves the market");
+        if (dst === "discard") return line(card(d.card), ` is discarded from ${place(src, nameOf)}`);
+        if (dst.startsWith("prizes:")) return line(`${who(dst.split(":")[1])} takes `, card(d.card), " as a prize");
+        return line(hidden ? "A hidden card" : card(d.card), ` goes from ${place(src, nameOf)} to ${place(dst, nameOf)}`);
+      }
+      case "CardUsed": return line(`${who(d.seat)} uses `, card(d.card), ` to ${words(d.action).toLowerCase()}`);
+      case "ActionSpent": return null; // the action itself is said by what it does
+      case "RupeesMoved": {
+        const amount = rupees(d.amount), why = d.reason ? ` (${words(d.reason).toLowerCase()})` : "";
+        if (String(d.src).startsWith("seat:") && String(d.dst).startsWith("market:")) return `${place(d.src, nameOf)} pays ${amount} onto the market${why}`;
+        if (String(d.src).startsWith("seat:")) return `${place(d.src, nameOf)} pays ${amount} to ${place(d.dst, nameOf)}${why}`;
+        if (String(d.dst).startsWith("seat:")) return `${place(d.dst, nameOf)} takes ${amount} from ${place(d.src, nameOf)}${why}`;
+        return `${amount} go from ${place(d.src, nameOf)} to ${place(d.dst, nameOf)}${why}`;
+      }
+      case "PieceMoved": {
+        const owner = typeof d.owner === "number" || /^[0-9]+$/.test(String(d.owner)) ? `${who(d.owner)}'s` : coalition(d.owner);
+        const piece = `${owner} ${words(d.kind ?? "piece").toLowerCase()}`;
+        if (d.src === "supply") return line(`${piece} placed ${onPlace(d.dst, nameOf)}`);
+        if (d.dst === "supply") return line(`${piece} removed ${fromPlace(d.src, nameOf)}`);
+        return line(`${piece} moves ${fromPlace(d.src, nameOf)} ${onPlace(d.dst, nameOf).replace(/^(in|on)/, "to")}`);
+      }
+      case "FavoredSuitChanged": return `${words(d.suit)} is now the favored suit`;
+      case "EffectStarted": return `${words(d.effect)} is in force${d.seat === null || d.seat === undefined ? "" : ` for ${who(d.seat)}`}`;
+      case "EffectsCleared": return "The events in force end";
+      case "VictoryPointsScored": return `${who(d.seat)} scores ${d.points} victory point${d.points === 1 ? "" : "s"}`;
+      case "DominanceCheckResolved": return d.dominant ? `Dominance Check: the ${coalition(d.dominant)} coalition is dominant` : "Dominance Check: no coalition is dominant; influence scores";
+      case "GameEnded": return `The game ends: ${(d.winners ?? []).map(who).join(" and ")} win${(d.winners ?? []).length === 1 ? "s" : ""} (${(d.vp ?? []).map((/** @type {number} */ vp, /** @type {number} */ i) => `${who(i)} ${vp}`).join(", ")})`;
+      case "BribeDeclined": return `${who(d.recipient)} declines ${who(d.payer)}'s bribe of ${rupees(d.offer)}`;
+      case "BribeAbandoned": return line(`${who(d.payer)} gives up `, d.purpose === "play" ? "playing " : "using ", card(d.card), ` rather than pay ${who(d.recipient)}`);
+      case "WakhanCardDrawn": return `Wakhan draws AI card ${d.card}`;
+      case "WakhanLoyaltySet": return `Wakhan turns ${coalition(d.coalition)}`;
+      case "WakhanDecided": return `Wakhan decides: ${words(d.command?.type ?? d.step ?? "")}${d.rule ? ` (${String(d.rule).replace(/_/g, " ")})` : ""}`;
+      case "WakhanDeckShuffled": return "Wakhan's AI deck is shuffled";
       default: return undefined;
     }
   },
+  prepare: loadCatalogue,
   quiet: new Set(["StepEntered", "StepLeft", "StepUpdated", "MarketSlotMarked", "SetupStarted"]),
   handsOver: new Set(["EndTurn"]),
   series: (view) => (view.players ?? []).map((/** @type {any} */ p) => ({ "victory points": p.vp, rupees: p.rupees })),
 };
+
+/** A log line with card names in it: an element that also keeps its plain words (for announcements).
+ * @param {...(string | Node)} parts */
+function line(...parts) {
+  const element = h("span", null, ...parts);
+  element.dataset.said = parts.map((p) => (typeof p === "string" ? p : p instanceof HTMLElement && p.dataset.card
+    ? (p.firstChild?.textContent ?? "") : p.textContent ?? "")).join("");
+  return element;
+}
+
+/** "in Kabul", "on the Herat–Kabul border", "on Mohan Lal" @param {unknown} where @param {(n: number) => string} nameOf */
+function onPlace(where, nameOf) {
+  const text = String(where);
+  if (REGIONS[text]) return `in ${regionName(text)}`;
+  if (BORDERS.includes(text)) return `on the ${borderName(text)} border`;
+  if (/^[0-9]+$/.test(text)) return `on ${catalogue?.cards?.[text]?.name ?? `card ${text}`}`;
+  return `to ${place(text, nameOf)}`;
+}
+
+/** @param {unknown} where @param {(n: number) => string} nameOf */
+function fromPlace(where, nameOf) {
+  return onPlace(where, nameOf).replace(/^(in|on|to) /, "from ");
+}
 
 /** "hand:0" -> "Ann's hand", "market:1:4" -> "market", "seat:0" -> "Ann". @param {unknown} where @param {(n: number) => string} nameOf */
 function place(where, nameOf) {
   const [kind = "", first, ...rest] = String(where ?? "?").split(":");
   if (kind === "seat" && first !== undefined) return nameOf(Number(first));
   if ((kind === "hand" || kind === "court") && first !== undefined) return `${nameOf(Number(first))}'s ${kind}`;
-  if (kind === "market") return `market (row ${Number(first) + 1}, column ${Number(rest[0]) + 1})`;
+  if (kind === "market") return "the market";
+  if (kind === "prizes" && first !== undefined) return `${nameOf(Number(first))}'s prizes`;
+  if (kind === "bank" || kind === "deck" || kind === "discard") return `the ${kind}`;
+  if (kind === "removed") return "out of the game";
   return [kind, first, ...rest].filter((x) => x !== undefined).map((x) => (REGIONS[String(x)] ? regionName(String(x)) : words(String(x)))).join(" ");
 }
