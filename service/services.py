@@ -43,7 +43,7 @@ from domain.kernel.table import (
     split_options,
 )
 from service.adapters.store import DuplicateRequest, EventStore, VersionConflict
-from service.appending import Appender, Clock, fingerprint, retry_on_conflict
+from service.appending import Appender, Clock, fingerprint, iso, retry_on_conflict
 from service.bot_seats import BOT_GAMES, bot_label, check_bot_seats
 from service.clocks import deadline_in, timeout_command
 from service.envelopes import GAME_SOURCE, NewEvent, game_of, public_event, stream_of
@@ -288,26 +288,38 @@ class GameService:
     def time_out(self, game_id: str, seat: int, started_version: int) -> float | None:
         """Act for ``seat`` whose clock (started at ``started_version``) ran out: its game's
         default on a timeout, else a forfeit. Nothing if that clock no longer runs (the seat
-        moved in time, or this timeout already acted); the seconds left if it is not due."""
-        def attempt() -> float | None:
+        moved in time, or this timeout already acted); the seconds left if it is not due.
+        Seats whose clocks ran out earlier are acted on first (``Clocks.run_out``: the
+        earliest deadline, then the clock started first, then the lower seat), whichever
+        seat's timeout runs first: no seat loses on time to one whose time ran out before."""
+        def attempt() -> tuple[bool, float | None]:  # (acted for an earlier seat: look again, seconds left)
             game = self.load(game_id)
             run = game.table.clocks.running.get(seat)
             if game.over or run is None or run.started_version != started_version:
-                return None
-            left = deadline_in(run.deadline, self.appender.clock.now())
+                return False, None
+            now = self.appender.clock.now()
+            left = deadline_in(run.deadline, now)
             if left > 0:
-                return left
-            command = timeout_command(game, seat)
-            if command is None:
-                events = [NewEvent(clock_timed_out(seat, started_version, "forfeit")), NewEvent(seat_forfeited(seat))]
-            else:
-                decided = game.rules.decide(game.state, seat, command, game.table.rng(game.version))
-                events = [NewEvent(clock_timed_out(seat, started_version, command.type)),
-                          *(NewEvent(e, seat, GAME_SOURCE, upcasters=game.rules.upcasters) for e in decided)]
-            self.appender.append(game, events)
-            return None
+                return False, left
+            first = game.table.clocks.run_out(iso(now))[0]
+            self.appender.append(game, self._timed_out(game, first, game.table.clocks.running[first].started_version))
+            return first != seat, None
 
-        return retry_on_conflict(attempt)
+        for _ in range(len(self.load(game_id).table.clocks.running)):
+            earlier, left = retry_on_conflict(attempt)
+            if not earlier:
+                return left
+        return None
+
+    @staticmethod
+    def _timed_out(game: Game, seat: int, started_version: int) -> list[NewEvent]:
+        """What the server plays for a seat out of time: the game's default, else a forfeit."""
+        command = timeout_command(game, seat)
+        if command is None:
+            return [NewEvent(clock_timed_out(seat, started_version, "forfeit")), NewEvent(seat_forfeited(seat))]
+        decided = game.rules.decide(game.state, seat, command, game.table.rng(game.version))
+        return [NewEvent(clock_timed_out(seat, started_version, command.type)),
+                *(NewEvent(e, seat, GAME_SOURCE, upcasters=game.rules.upcasters) for e in decided)]
 
     def vote_pause(self, game_id: str, player: Mapping[str, Any]) -> dict[str, Any]:
         """The caller's seat votes to pause the clocks; they stop once every seat has voted."""

@@ -11,6 +11,7 @@ pauses the clocks (``ClocksPaused``); any seat resumes them (``ClocksResumed``).
 When a deadline passes, the server acts for the seat (``ClockTimedOut``): the game's
 designated default on a timeout (a pass where the rules have one: ``timeout_defaults``),
 else the seat forfeits (``SeatForfeited``), which ends the game: every other seat wins.
+Several seats out of time are acted on in the order their clocks ran out (``run_out``).
 
 These events carry times chosen by the service (ISO 8601, UTC); this module only folds them.
 """
@@ -123,6 +124,14 @@ class Clocks:
             self.paused, self.pause_votes = False, set()
         elif event.type == SEAT_FORFEITED:
             self.forfeited = data["seat"]
+
+    def run_out(self, at: str) -> list[int]:
+        """The seats whose clocks have run out at ``at``, in the order they ran out: the
+        earliest deadline first; equal deadlines, the clock started first (the lower
+        ``started_version``), then the lower seat."""
+        out = [(seconds_between(at, run.deadline), run.started_version, seat)
+               for seat, run in self.running.items() if seconds_between(at, run.deadline) <= 0]
+        return [seat for *_, seat in sorted(out)]
 
     def copy(self) -> Clocks:
         return Clocks(dict(self.banks), dict(self.running), self.paused, set(self.pause_votes), self.forfeited)
