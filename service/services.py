@@ -322,7 +322,8 @@ class GameService:
                 *(NewEvent(e, seat, GAME_SOURCE, upcasters=game.rules.upcasters) for e in decided)]
 
     def vote_pause(self, game_id: str, player: Mapping[str, Any]) -> dict[str, Any]:
-        """The caller's seat votes to pause the clocks; they stop once every seat has voted."""
+        """The caller's seat votes to pause the clocks; they stop once every seat played by
+        a person has voted (bot seats neither vote nor hold a pause up)."""
         def attempt() -> Game:
             game = self._clocked(game_id, player)
             seat = self._seat(game, player)
@@ -330,7 +331,8 @@ class GameService:
             if clocks.paused or seat in clocks.pause_votes:
                 return game
             events = [NewEvent(pause_voted(seat), seat)]
-            if clocks.pause_votes | {seat} == set(range(game.table.seats)):
+            people = set(range(game.table.seats)) - set(game.table.bot_seats())
+            if clocks.pause_votes | {seat} >= people:
                 events.append(NewEvent(clocks_paused(), seat))
             return self.appender.append(game, events)[0]
 

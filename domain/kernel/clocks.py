@@ -5,8 +5,9 @@ waits for a seat, that seat's clock runs (``ClockStarted``: from when, until whi
 deadline); when the seat moves (or is no longer asked), it stops (``ClockStopped``: the
 time used, and the bank after it, plus ``clock_increment_seconds`` and at most
 ``clock_cap_seconds``). ``clock_move_seconds`` limits a single move (live play): the
-deadline is the sooner of the bank's end and the move limit. Every seat voting for it
-pauses the clocks (``ClocksPaused``); any seat resumes them (``ClocksResumed``).
+deadline is the sooner of the bank's end and the move limit. Every seat played by a person
+voting for it pauses the clocks (``ClocksPaused``: bots do not vote); any seat resumes them
+(``ClocksResumed``).
 
 When a deadline passes, the server acts for the seat (``ClockTimedOut``): the game's
 designated default on a timeout (a pass where the rules have one: ``timeout_defaults``),

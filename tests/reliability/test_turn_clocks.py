@@ -161,3 +161,36 @@ def test_r17a_a_seat_that_seals_but_never_reveals_forfeits_when_its_clock_runs_o
     finished = server.client().get(f"{server.url}/games/{game_id}").json()
     assert finished["outcome"]["winners"] == [0] and finished["outcome"]["details"]["reason"] == "timeout"
     verify_fairness(server.client().get(f"{server.url}/games/{game_id}/export").text, default_registry())
+
+
+def test_in_a_game_with_bots_the_people_alone_decide_a_pause(make_server):
+    """Bot seats do not vote: the clocks stop once every seat played by a person has voted,
+    and any person resumes them; with one person and bots, that person's vote pauses."""
+    server = make_server(bot_think_seconds=0)
+    people = [server.new_player(name) for name in ("ann", "bob")]
+    created = people[0][1].post(f"{server.url}/games", json={
+        "type": "dynasties", "seats": 3, "options": {"starting_gold": 20, "clock_bank_seconds": 600},
+        "bots": [{"kind": "random"}]})
+    assert created.status_code == 201, created.text
+    game_id = created.json()["id"]
+    for _, client in people:
+        assert client.post(f"{server.url}/games/{game_id}/join", json={}).status_code == 200
+    ann, bob = (client for _, client in people)
+    first = ann.post(f"{server.url}/games/{game_id}/clock/pause")
+    assert first.status_code == 200 and first.json()["paused"] is False
+    both = bob.post(f"{server.url}/games/{game_id}/clock/pause")
+    assert both.status_code == 200 and both.json()["paused"] is True, both.text
+    assert all(c["deadline"] is None for c in both.json()["seats"])
+    assert _events(server, game_id, "ClocksPaused")
+    resumed = ann.post(f"{server.url}/games/{game_id}/clock/resume")
+    assert resumed.json()["paused"] is False and any(c["deadline"] for c in resumed.json()["seats"])
+
+    _, alone = server.new_player("cat")
+    solo = alone.post(f"{server.url}/games", json={
+        "type": "dynasties", "seats": 3, "options": {"starting_gold": 20, "clock_bank_seconds": 600},
+        "bots": [{"kind": "random"}, {"kind": "greedy"}]}).json()["id"]
+    assert alone.post(f"{server.url}/games/{solo}/join", json={}).status_code == 200
+    paused = alone.post(f"{server.url}/games/{solo}/clock/pause")
+    assert paused.json()["paused"] is True and paused.json()["pause_votes"] == []
+    for client, game in ((ann, game_id), (bob, game_id)):  # no clock keeps running after the test
+        client.post(f"{server.url}/games/{game}/clock/pause")
