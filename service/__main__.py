@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from service.config import Config
+from service.config import LANES, Config
 from service.serving import DEFAULT_SERVER, SERVERS
 
 
@@ -44,9 +44,14 @@ def main(argv: list[str] | None = None) -> int:
                        help=f"the HTTP server (else GAMES_SERVER, else {DEFAULT_SERVER}; service.serving)")
     _store_argument(serve)
 
-    worker = commands.add_parser("worker", help="run an RQ worker for the projections")
+    worker = commands.add_parser("worker", help="run an RQ worker for lanes of background work (Redis)")
     _store_argument(worker)
-    worker.add_argument("--queue", help="queue name (else GAMES_QUEUE, else 'projections')")
+    worker.add_argument("--queue", help="the name the lanes' queues start with (else GAMES_QUEUE, else 'games')")
+    worker.add_argument("--lanes", default=",".join(LANES),
+                        help=f"the lanes it serves, comma-separated, from {', '.join(LANES)} (default: all; "
+                             "a deployment runs one worker per lane: docs/operations.md)")
+    worker.add_argument("--processes", type=int, default=1,
+                        help="worker processes for these lanes, each restarted when it ends (default 1)")
     worker.add_argument("--burst", action="store_true", help="stop once the queue is empty")
     worker.add_argument("--no-scheduler", action="store_true",
                         help="do not run RQ's scheduler (it re-enqueues retries after their backoff)")
@@ -60,6 +65,11 @@ def main(argv: list[str] | None = None) -> int:
 
     lag = commands.add_parser("lag", help="show each projection's checkpoint and lag")
     _store_argument(lag)
+
+    background = commands.add_parser("background", help="play the bot seats, run the turn clocks and deliver "
+                                                         "the webhooks of an embedded store (serve starts one; "
+                                                         "service.background)")
+    _store_argument(background)
 
     project = commands.add_parser("project", help="catch the projections up as appends come (SQLite: serve "
                                                   "starts one; service.projector)")
@@ -80,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         return _verify_signature(args.file, args.key)
     config = Config.from_env(store_url=args.store, queue_name=getattr(args, "queue", None))
     return {"serve": _serve, "worker": _worker, "rebuild": _rebuild, "lag": _lag,
-            "project": _project}[args.command](config, args)
+            "project": _project, "background": _background}[args.command](config, args)
 
 
 def _store_argument(parser: argparse.ArgumentParser) -> None:
@@ -105,6 +115,8 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     print(f"Open http://{shown}:{args.port}/ in a browser to play (the API's contract: /docs)", flush=True)
     if config.projections == "inline" and config.store_url.startswith("sqlite:") and not config.inline_projector:
         config = dataclasses.replace(config, inline_projector="process")  # service.projector
+    if config.projections == "inline" and config.store_url.startswith("sqlite:") and not config.background:
+        config = dataclasses.replace(config, background="process")  # service.background
 
     def load() -> Callable[..., object]:
         from service.app import create_app
@@ -113,15 +125,28 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
     from service.projector import ProjectorProcess
 
-    projector = None
+    children = []
+    child_env = {**os.environ, "GAMES_STORE": config.store_url, "GAMES_PROJECTIONS": "inline"}
     if config.inline_projector == "process":  # one projector beside the web workers, kept running
-        projector = ProjectorProcess({**os.environ, "GAMES_STORE": config.store_url, "GAMES_PROJECTIONS": "inline"})
-        projector.start()
+        children.append(ProjectorProcess(child_env))
+    if config.background == "process":  # and one process for the bots, clocks and webhooks
+        children.append(ProjectorProcess({**child_env, "GAMES_INLINE_PROJECTOR": config.inline_projector},
+                                         [sys.executable, "-m", "service", "background"], name="background"))
+    for child in children:
+        child.start()
     try:
         run(args.server, load, args.host, args.port, args.workers, args.connections, config.access_log)
     finally:
-        if projector is not None:
-            projector.stop()
+        for child in children:
+            child.stop()
+    return 0
+
+
+# -- background (the embedded store's bots, clocks and webhooks) ---------------------------
+def _background(config: Config, args: argparse.Namespace) -> int:
+    from service.background import run_background
+
+    run_background(config)
     return 0
 
 
@@ -137,7 +162,43 @@ def _project(config: Config, args: argparse.Namespace) -> int:
 def _worker(config: Config, args: argparse.Namespace) -> int:
     from service.worker import run_worker
 
-    run_worker(config, burst=args.burst, with_scheduler=not args.no_scheduler)
+    lanes = tuple(lane.strip() for lane in args.lanes.split(",") if lane.strip())
+    unknown = [lane for lane in lanes if lane not in LANES]
+    if unknown or not lanes:
+        print(f"--lanes: no lane named {unknown[0] if unknown else '(none)'!r}; lanes: {', '.join(LANES)}",
+              file=sys.stderr)
+        return 2
+    if args.processes < 1:
+        print("--processes must be at least 1", file=sys.stderr)
+        return 2
+    if args.processes == 1:
+        run_worker(config, lanes=lanes, burst=args.burst, with_scheduler=not args.no_scheduler)
+        return 0
+    return _worker_processes(config, args, lanes)
+
+
+def _worker_processes(config: Config, args: argparse.Namespace, lanes: tuple[str, ...]) -> int:
+    """``--processes N``: N workers of the same lanes, each kept running (restarted when it ends)."""
+    import signal
+    import threading
+
+    from service.projector import ProjectorProcess
+
+    command = [sys.executable, "-m", "service", "worker", "--lanes", ",".join(lanes), "--queue", config.queue_name,
+               *(["--store", args.store] if args.store else []), *(["--no-scheduler"] if args.no_scheduler else [])]
+    children = [ProjectorProcess(dict(os.environ), command, name=f"worker {number} of {','.join(lanes)}")
+                for number in range(args.processes)]
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    for child in children:
+        child.start()
+    try:
+        stopped.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for child in children:
+            child.stop()
     return 0
 
 

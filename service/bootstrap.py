@@ -1,4 +1,6 @@
-"""Wires the service from a Config: the store for its URL, the games, the projections."""
+"""Wires the service from a Config: the store for its URL, the games, the projections, and
+who runs the background work (bots, clocks, webhooks): the lanes of the RQ workers, threads
+of this process, or nobody here (the background process of the embedded store does)."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ from collections.abc import Callable, Mapping
 
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
-from service.bot_seats import BotSeats, Driver, ThreadDriver, sweep
+from service.bot_seats import BotLane, BotSeats, Driver, Search, search_here, sweep
 from service.clocks import InProcessTimeouts, RqTimeouts
 from service.config import Config
 from service.inline_projections import InlineProjections
@@ -18,11 +20,23 @@ from service.webhooks import InProcessDeliveries, Webhooks, WebhookSettings
 
 
 def _nothing(stream: str) -> None:
-    """An append's projections when others tail the log (RQ workers, the SQLite projector)."""
+    """An append's news when others act on it (RQ workers, the embedded background process)."""
+
+
+def background_mode(config: Config) -> str:
+    """Who runs the bots, clocks and webhooks: "rq" (the workers' lanes), "process" (the
+    embedded store's background process: none of it here) or "thread" (threads of this process)."""
+    if config.projections == "rq":
+        return "rq"
+    if config.background not in ("", "thread", "process"):
+        raise ValueError(f"unknown background mode {config.background!r}: use thread or process")
+    return config.background or "thread"
 
 
 def build_service(config: Config, registry: Mapping[str, GameRules] | None = None,
-                  store: EventStore | None = None) -> GameService:
+                  store: EventStore | None = None, search: Search = search_here) -> GameService:
+    """``search``: how this process's bot lane runs a bot's search (threads of this process:
+    here, in the thread; the background process passes a pool of processes)."""
     if registry is None:
         from domain.games import default_registry
 
@@ -30,6 +44,7 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
     store = store or open_store(config)
     runner = ProjectionRunner(store, batch_size=config.projection_batch,
                               save_every=config.projection_save_every, pause=config.projection_pause)
+    mode = background_mode(config)
     after_append: Callable[[str], None]
     jobs = None
     if config.projections == "rq":  # workers keep the read models; an append enqueues their jobs
@@ -50,29 +65,30 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
         read_models = ReadModels(runner, catch_up_on_read=True, mode="inline")
     else:
         raise ValueError(f"unknown projections mode {config.projections!r}: use inline or rq")
-    driver: Driver
-    if config.projections == "rq":  # bot moves are RQ jobs too, run by the workers
+    driver: Driver | None = None
+    if mode == "rq":  # bot moves are jobs of the bots' lane
         from service.rq_bots import RqDriver
 
         driver = RqDriver.from_config(config)
-    else:  # a worker thread of this process plays the bot seats
-        driver = ThreadDriver(config.bot_think_seconds)
+    elif mode == "thread":  # threads of this process play the bot seats
+        driver = BotLane(config.bot_think_seconds, search)
     service = GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append,
                           read_models=read_models, signing_keys=config.signing_keys,
                           max_waiting_games=config.limit_waiting_games_per_player, stream_poll=config.stream_poll,
                           bots=BotSeats(driver))
     service.webhooks = Webhooks(store, service.loader, WebhookSettings.from_config(config))
-    if config.projections == "rq":  # the workers deliver, and their scheduler runs the retries
+    if mode == "rq":  # the lanes' workers deliver and time out, their schedulers run the retries
         from service.webhook_jobs import RqDeliveries
 
         service.deliveries = RqDeliveries(service.webhooks, config)
-    else:  # a thread of this process delivers
-        service.deliveries = InProcessDeliveries(service.webhooks)
-    if config.projections == "rq":  # the workers' scheduler runs the timeouts
         service.timeouts = RqTimeouts(service, config)
-    else:
+    elif mode == "thread":
+        service.deliveries = InProcessDeliveries(service.webhooks, config.webhook_threads)
         service.timeouts = InProcessTimeouts(service)
         service.timeouts.sweep()
+    else:  # the background process does it, from the log
+        service.deliveries = _nothing
+        service.timeouts = _nothing
     service.job_queue = jobs.connection if jobs is not None else None
     projections = service.appender.after_append
 
@@ -82,7 +98,7 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
         service.timeouts(stream)
 
     service.appender.after_append = after_each_append
-    if isinstance(driver, ThreadDriver):
+    if isinstance(driver, BotLane):
         driver.attach(service)
         sweep(service, driver)  # moves a stopped server owed its bot seats
     return service

@@ -3,11 +3,13 @@
 A seat reserved for a bot at ``POST /games`` is taken by a player of its own (``SeatTaken``
 says ``bot: {kind, level}``). Whenever an append leaves a bot seat prompted
 (``BotSeats.__call__``, the appender's ``after_move``), a driver is asked to move for the
-game: on the embedded store a worker thread of the server process (``ThreadDriver``), on
-Redis an RQ job run by the workers (``RqDriver``, ``bot_move_job``); either runs
-``play_one``.
+game: on the embedded store the threads of a ``BotLane`` (in the background process that
+``serve`` supervises, their searches in a ``SearchPool`` of processes), on Redis an RQ job
+on the bots' lane (``service.rq_bots``). Either ``decide``s at once and ``play``s the
+decision when the bot's think time is over: a thread or a worker never sleeps through a
+think time (the lane keeps the decision and comes back, RQ schedules the play).
 
-``play_one`` is a client of the use cases like any other: it reads the bot seat's legal
+A bot is a client of the use cases like any other: it reads the bot seat's legal
 commands, state and events through ``GameService`` as that seat's player, which passes
 every read through ``service.game.audience``; the bot (a pure function of ``domain.kernel.bots``)
 is handed only that (``Seen``), never the store or the game's state. It posts its command
@@ -27,11 +29,15 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import queue
+import multiprocessing
+import os
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from domain.kernel import Command
@@ -41,6 +47,7 @@ from domain.kernel.table import undone_versions
 from service.envelopes import GAME_SOURCE
 from service.errors import Conflict, Unprocessable
 from service.game import Game
+from service.timers import TimerThread
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +57,14 @@ BOT_GAMES = "bot-games"
 RETRIES = 5
 #: events read per page when a bot reads its seat's record
 PAGE = 1000
-#: threads of a server process that play bot seats on the embedded store
+#: threads of a process that play bot seats on the embedded store (each holds a search while it runs)
 THREADS = 2
 
 
 class Driver(Protocol):
-    def request(self, game_id: str, version: int) -> None:
-        """Have ``play_one`` run for ``game_id`` soon (``version``: the game's, for de-duplication)."""
+    def request(self, game_id: str, version: int, prompted_at: float | None = None) -> None:
+        """Have the prompted bot of ``game_id`` decide soon and play when its think time is
+        over (``version``: the game's, for de-duplication; ``prompted_at``: when it was asked)."""
 
 
 def check_bot_seats(rules: Any, seats: int, bots: Sequence[Mapping[str, Any]]) -> dict[int, dict[str, str]]:
@@ -125,7 +133,7 @@ class BotSeats:
 
     def __call__(self, game: Game) -> None:
         if self.driver is not None and prompted_bots(game):
-            self.driver.request(game.id, game.version)
+            self.driver.request(game.id, game.version, time.time())
 
 
 def bot_key(game: Game, seat: int) -> str:
@@ -160,39 +168,95 @@ def seen_by(service: Any, game_id: str, player: dict[str, Any], seat: int, key: 
     return (version, Seen(seat, state["view"], standing, commands)) if commands else None
 
 
-def play_one(service: Any, game_id: str, think: float = 0.0, clock: Callable[[], float] = time.monotonic,
-             sleep: Callable[[float], None] = time.sleep) -> bool:
-    """One move of a prompted bot seat of ``game_id``; False when no bot is asked anything."""
+@dataclass(frozen=True)
+class Decision:
+    """A bot seat's answer to the prompt it was shown at ``version``, to be played once its
+    think time is over (``due``: seconds since the epoch)."""
+
+    game_id: str
+    seat: int
+    player: dict[str, str]
+    version: int
+    command: Command
+    due: float
+
+    def to_job(self) -> dict[str, Any]:
+        return {"game_id": self.game_id, "seat": self.seat, "player": self.player, "version": self.version,
+                "command": self.command.to_json(), "due": self.due}
+
+    @classmethod
+    def from_job(cls, job: Mapping[str, Any]) -> Decision:
+        command = Command(job["command"]["type"], job["command"].get("args", {}))
+        return cls(job["game_id"], int(job["seat"]), dict(job["player"]), int(job["version"]), command,
+                   float(job["due"]))
+
+
+class Search(Protocol):
+    def __call__(self, game_type: str, rules: Any, kind: str, level: str, shown: Seen, seed: str) -> Command:
+        """The bot's choice among ``shown.commands`` (a pure function of what the seat sees)."""
+
+
+def search_here(game_type: str, rules: Any, kind: str, level: str, shown: Seen, seed: str) -> Command:
+    """Run the bot in this thread (budgets read the monotonic clock)."""
+    return bot_kinds(rules)[kind].bot(level)(rules, shown, random.Random(seed), time.monotonic)
+
+
+def decide(service: Any, game_id: str, think: float = 0.0, search: Search = search_here,
+           prompted_at: float | None = None) -> Decision | None:
+    """The move of the first prompted bot seat of ``game_id``, decided now and due ``think``
+    seconds after the bot was prompted (``prompted_at``, else now); None when no bot is asked
+    anything. ``Conflict`` (version_conflict) when the game moved on while the bot read it."""
+    game = service.load(game_id)
+    seats = prompted_bots(game)
+    if not seats:
+        if game.over:
+            service.store.set_remove(BOT_GAMES, game_id)
+        return None
+    seat = seats[0]
+    info = game.table.bot_seats()[seat]
+    player = {"id": game.table.players[seat], "name": game.table.names.get(game.table.players[seat], "")}
+    prompted = time.time() if prompted_at is None else prompted_at
+    started = time.monotonic()
+    key = bot_key(game, seat)
+    read = seen_by(service, game_id, player, seat, key)
+    if read is None:
+        return None
+    version, shown = read
+    command = search(game.table.game_type, game.rules, info["kind"], info["level"], shown, f"{key}:{version}")
+    log.info("bot-decision game=%s version=%d seat=%d decide_ms=%.1f", game_id, version, seat,
+             (time.monotonic() - started) * 1000)
+    return Decision(game_id, seat, player, version, command, prompted + think)
+
+
+def play(service: Any, decision: Decision) -> bool:
+    """Post the decision as its seat's command, once (its idempotency key is the decision's
+    version: a retry, or a second job for the same decision, answers with the first); False
+    when the game moved on since it was decided (decide again)."""
+    try:
+        service.submit_command(decision.game_id, decision.player, decision.command,
+                               expected_version=decision.version, idempotency_key=f"bot-{decision.version}")
+    except Conflict as conflict:
+        if conflict.extra.get("code") != "version_conflict":
+            raise
+        return False
+    return True
+
+
+def play_one(service: Any, game_id: str, search: Search = search_here) -> bool:
+    """Decide and play one move of a prompted bot seat of ``game_id`` now (no think time);
+    False when no bot is asked anything. A game that moves on under the bot (another seat's
+    simultaneous answer) is read and decided again."""
     for _ in range(RETRIES):
-        game = service.load(game_id)
-        seats = prompted_bots(game)
-        if not seats:
-            if game.over:
-                service.store.set_remove(BOT_GAMES, game_id)
-            return False
-        seat = seats[0]
-        info = game.table.bot_seats()[seat]
-        player = {"id": game.table.players[seat], "name": game.table.names.get(game.table.players[seat], "")}
-        started = clock()
         try:
-            key = bot_key(game, seat)
-            read = seen_by(service, game_id, player, seat, key)
-            if read is None:
-                continue
-            version, shown = read
-            kind = bot_kinds(game.rules)[info["kind"]]
-            bot = kind.bot(info["level"])
-            command = bot(game.rules, shown, random.Random(f"{key}:{version}"), clock)
-            wait = think - (clock() - started)
-            if wait > 0:
-                sleep(wait)
-            service.submit_command(game_id, player, command, expected_version=version,
-                                   idempotency_key=f"bot-{version}")
-            return True
+            decision = decide(service, game_id, search=search)
         except Conflict as conflict:
-            if conflict.code != "version_conflict":
+            if conflict.extra.get("code") != "version_conflict":
                 raise
-            continue  # another seat moved meanwhile (simultaneous Tributes): decide again
+            continue
+        if decision is None:
+            return False
+        if play(service, decision):
+            return True
     return False
 
 
@@ -213,39 +277,105 @@ def sweep(service: Any, driver: Driver) -> int:
     return asked
 
 
-class ThreadDriver:
-    """The embedded store's driver: ``threads`` daemon threads of this process play bot moves
-    (a bot's think time holds one of them), one request per game waiting at a time."""
+class BotLane:
+    """The embedded store's driver: ``threads`` threads take the games whose bot is asked,
+    one request per game at a time; each reads what its seat sees, hands the search to
+    ``search`` (a pool of processes in the background process: ``SearchPool``), and plays the
+    answer when its think time is over. A thread waits for nobody's think time: a decision
+    that is not due yet is kept and its game comes back when it is."""
 
-    def __init__(self, think: float = 0.0, threads: int = THREADS):
+    def __init__(self, think: float = 0.0, search: Search = search_here, threads: int = THREADS):
         self.think = think
-        self.threads = threads
+        self.search = search
         self.service: Any = None
-        self._queue: queue.Queue[str] = queue.Queue()
-        self._waiting: set[str] = set()
+        self.timer = TimerThread("bots", self._work, retry_on_error=2.0, threads=threads)
+        self._decided: dict[str, Decision] = {}
+        self._prompted: dict[str, float] = {}
         self._lock = threading.Lock()
-        self._started = False
 
     def attach(self, service: Any) -> None:
         self.service = service
 
-    def request(self, game_id: str, version: int) -> None:
+    def request(self, game_id: str, version: int, prompted_at: float | None = None) -> None:
         with self._lock:
-            if game_id in self._waiting:
-                return
-            self._waiting.add(game_id)
-            if not self._started:
-                self._started = True
-                for number in range(self.threads):
-                    threading.Thread(target=self._run, name=f"bot-seats-{number}", daemon=True).start()
-        self._queue.put(game_id)
+            self._prompted.setdefault(game_id, time.time() if prompted_at is None else prompted_at)
+        self.timer.schedule(0.0, game_id)
 
-    def _run(self) -> None:
-        while True:
-            game_id = self._queue.get()
-            with self._lock:
-                self._waiting.discard(game_id)
+    def idle(self) -> bool:
+        return self.timer.idle()
+
+    def _work(self, key: Any) -> float | None:
+        game_id = str(key)
+        with self._lock:
+            decision = self._decided.pop(game_id, None)
+            prompted = self._prompted.pop(game_id, None)
+        if decision is not None:
+            wait = decision.due - time.time()
+            if wait > 0:  # asked again before it was due: keep it
+                with self._lock:
+                    self._decided[game_id] = decision
+                return wait
+            if play(self.service, decision):
+                return None
+        for _ in range(RETRIES):
             try:
-                play_one(self.service, game_id, self.think)
-            except Exception:  # never let the thread die; the next request or sweep tries again
-                log.exception("a bot move in game %s failed", game_id)
+                decision = decide(self.service, game_id, self.think, self.search, prompted)
+            except Conflict as conflict:
+                if conflict.extra.get("code") != "version_conflict":
+                    raise
+                continue
+            if decision is None:
+                return None
+            wait = decision.due - time.time()
+            if wait > 0:
+                with self._lock:
+                    self._decided[game_id] = decision
+                return wait
+            if play(self.service, decision):
+                return None
+            prompted = None
+        return None
+
+
+def _search_in_child(game_type: str, kind: str, level: str, seen: dict[str, Any], seed: str) -> dict[str, Any]:
+    """A search in a pool's process: plain data in and out (the compiled engine's classes
+    need not pickle)."""
+    from domain.games import default_registry
+
+    shown = Seen(seen["seat"], seen["view"], seen["events"], [Command(c["type"], c["args"]) for c in seen["commands"]])
+    return search_here(game_type, default_registry()[game_type], kind, level, shown, seed).to_json()
+
+
+class SearchPool:
+    """Bots' searches in a pool of processes (``processes``; 0: one per core), so a search
+    holds neither a web request nor the clocks' and webhooks' threads (which share the GIL
+    of their process). Games of the default registry only; others are searched here."""
+
+    def __init__(self, processes: int = 0):
+        self.processes = processes or os.cpu_count() or 1
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, game_type: str, rules: Any, kind: str, level: str, shown: Seen, seed: str) -> Command:
+        from domain.games import default_registry
+
+        if type(default_registry().get(game_type)) is not type(rules):  # a game of a test's own registry
+            return search_here(game_type, rules, kind, level, shown, seed)
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"))
+            pool = self._pool
+        seen = {"seat": shown.seat, "view": shown.view, "events": list(shown.events),
+                "commands": [c.to_json() for c in shown.commands]}
+        try:
+            answer = pool.submit(_search_in_child, game_type, kind, level, seen, seed).result()
+            return Command(answer["type"], answer.get("args", {}))
+        except BrokenProcessPool:  # a search process was killed: a new pool for the next one
+            with self._lock:
+                if self._pool is pool:
+                    self._pool = None
+            raise
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)

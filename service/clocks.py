@@ -9,8 +9,9 @@ A timeout is work scheduled for that deadline and carries the game, the seat and
 version (``GameService.time_out``). It acts only if that very clock still runs: a seat
 that moved in time stopped it, and a second run of the same timeout (a worker killed and
 restarted, two runners) finds it stopped by the first, whose append won the version.
-On the embedded store a timer thread of the web process runs them; with RQ workers they
-are ``enqueue_in`` jobs run by the worker's scheduler. Games with running clocks are kept
+On the embedded store a timer thread runs them (in the background process ``serve``
+supervises: ``service.background``); with RQ workers they are ``enqueue_in`` jobs on the
+clocks' lane, which no bot or webhook shares. Games with running clocks are kept
 in a set (``clocks:running``) that each runner sweeps when it starts, so no deadline is
 lost with a process.
 """
@@ -148,7 +149,7 @@ def _parts(key: Any) -> tuple[str, int, int]:
 
 
 class InProcessTimeouts(Timeouts):
-    """The embedded store's timeouts: a timer thread of the web process."""
+    """The embedded store's timeouts: a timer thread of this process, theirs alone."""
 
     def __init__(self, service: Any):
         self.timer = TimerThread("clocks", self.run, retry_on_error=1.0)
@@ -163,7 +164,7 @@ class RqTimeouts(Timeouts):
 
         from service.adapters.redis_client import connect
 
-        self.queue = Queue(config.queue_name, connection=connect(config.rq_url))
+        self.queue = Queue(config.lane_queue("clocks"), connection=connect(config.rq_url))
         super().__init__(service, self._enqueue)
 
     def _enqueue(self, delay: float, key: Hashable) -> None:

@@ -8,6 +8,11 @@ from typing import Any
 
 from service.signing import parse_keys
 
+#: the lanes of background work on RQ, each a queue of its own with workers of its own, in the
+#: order a worker that serves several takes them: a timeout is due at a time, a bot is awaited
+#: by people, a webhook by a machine, a read model by nobody in particular
+LANES = ("clocks", "bots", "webhooks", "projections")
+
 
 @dataclass(frozen=True)
 class Config:
@@ -21,14 +26,25 @@ class Config:
     #: Redis key prefix (lets several deployments or tests share one Redis)
     redis_prefix: str = "dyn"
     redis_partitions: int = 16
-    #: RQ mode: the Redis that holds the job queue (default: the store's URL) and the queue's name
+    #: RQ mode: the Redis that holds the job queues (default: the store's URL), and the name the
+    #: queues of the lanes start with: ``<queue_name>-clocks``, ``-bots``, ``-webhooks`` and
+    #: ``-projections`` (``lane_queue``; docs/operations.md "Lanes")
     queue_url: str = ""
-    queue_name: str = "projections"
+    queue_name: str = "games"
     #: inline mode: who catches the projections up after appends: "thread", a background thread
     #: of each web process; "process", one projector process beside them (``service.projector``;
     #: ``serve`` on SQLite starts it), and the web processes only catch up on reads; "" (unset):
     #: "process" under ``serve`` on SQLite, else "thread"
     inline_projector: str = ""
+    #: embedded store: who plays the bot seats, runs the turn clocks' timeouts and delivers the
+    #: webhooks: "thread", threads of each web process; "process", one background process
+    #: beside them (``service.background``; ``serve`` on SQLite starts it), and the web processes
+    #: run none of it; "" (unset): "process" under ``serve`` on SQLite, else "thread"
+    background: str = ""
+    #: embedded store: processes that run the bots' searches (0: one per core); threads that
+    #: deliver webhooks (one slow receiver holds one of them)
+    bot_search_processes: int = 0
+    webhook_threads: int = 8
     #: RQ mode: how the workers learn of appends. "tail": each worker process tails the log
     #: itself (blocking reads, in batches), and an append asks nothing of anyone; "jobs": each
     #: append enqueues catch-up jobs (``service.rq_projections``)
@@ -77,11 +93,12 @@ class Config:
     cors_origins: tuple[str, ...] = ()
     #: webhooks (service.webhooks): networks (CIDR) or host names a webhook URL may reach besides
     #: public addresses (e.g. "127.0.0.1/32,hooks.internal"); attempts before a dead letter; the
-    #: first retry's delay in seconds (doubling after each failure); one request's timeout
+    #: first retry's delay in seconds (doubling after each failure); the deadline of one
+    #: delivery in seconds, connect, send and answer together (past it: a failed attempt)
     webhook_allow: tuple[str, ...] = ()
     webhook_max_attempts: int = 8
     webhook_backoff: float = 5.0
-    webhook_timeout: float = 5.0
+    webhook_timeout: float = 10.0
     #: the bearer token of the server's operator (webhooks of every game's public events); empty: none
     operator_token: str = ""
     #: Redis durability: acknowledge a write that an answer depends on (appends, idempotency
@@ -95,6 +112,10 @@ class Config:
     #: bot seats: the least seconds a bot takes over a move, its thinking included (so that
     #: people can follow its moves; 0: as fast as it decides)
     bot_think_seconds: float = 0.3
+
+    def lane_queue(self, lane: str) -> str:
+        """The RQ queue of a lane of background work (``service.lanes.LANES``)."""
+        return f"{self.queue_name}-{lane}"
 
     @property
     def rq_url(self) -> str:
@@ -116,6 +137,9 @@ class Config:
             "queue_name": env.get("GAMES_QUEUE", cls.queue_name),
             "projection_feed": env.get("GAMES_PROJECTION_FEED", cls.projection_feed),
             "inline_projector": env.get("GAMES_INLINE_PROJECTOR", cls.inline_projector),
+            "background": env.get("GAMES_BACKGROUND", cls.background),
+            "bot_search_processes": int(env.get("GAMES_BOT_SEARCH_PROCESSES", cls.bot_search_processes)),
+            "webhook_threads": int(env.get("GAMES_WEBHOOK_THREADS", cls.webhook_threads)),
             "enqueue_delay": float(env.get("GAMES_ENQUEUE_DELAY", cls.enqueue_delay)),
             "projection_batch": int(env.get("GAMES_PROJECTION_BATCH", cls.projection_batch)),
             "projection_save_every": int(env.get("GAMES_PROJECTION_SAVE_EVERY", cls.projection_save_every)),

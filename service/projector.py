@@ -83,12 +83,14 @@ def _catch_up(runner: ProjectionRunner, heads: dict[int, int]) -> None:
 
 
 class ProjectorProcess:
-    """``python -m service project`` as a child of the server, kept running until ``stop``:
+    """``python -m service project`` (or another ``command``: the embedded store's background
+    process, a worker of ``worker --processes``) as a child, kept running until ``stop``:
     a thread polls it (gunicorn's master reaps children too, so its exit status may be gone:
     an exit is an exit) and starts a new one when it ended."""
 
-    def __init__(self, env: Mapping[str, str], command: list[str] | None = None):
+    def __init__(self, env: Mapping[str, str], command: list[str] | None = None, name: str = "projector"):
         self.env = dict(env)
+        self.name = name
         self.command = command or [sys.executable, "-m", "service", "project"]
         self.process: subprocess.Popen[bytes] | None = None
         self.restarts = 0
@@ -97,7 +99,7 @@ class ProjectorProcess:
 
     def start(self) -> None:
         self._spawn()
-        threading.Thread(target=self._watch, name="projector-watch", daemon=True).start()
+        threading.Thread(target=self._watch, name=f"{self.name}-watch", daemon=True).start()
 
     def _spawn(self) -> None:
         with self._lock:
@@ -116,7 +118,7 @@ class ProjectorProcess:
             steady = time.monotonic() - self._started >= RESTART_STEADY
             pause = RESTART_FIRST if steady else min(pause * 2, RESTART_MAX)
             # (its exit status may be the master's to reap: gunicorn waits for every child)
-            log.warning("the projector (pid %s) ended; starting another in %.1f s", process.pid, pause)
+            log.warning("the %s (pid %s) ended; starting another in %.1f s", self.name, process.pid, pause)
             if self._stopped.wait(pause):
                 return
             self._spawn()

@@ -84,7 +84,7 @@ class RqProjections:
 
         timeouts = {"socket_timeout": config.store_timeout, "socket_connect_timeout": min(config.store_timeout, 2.0)} \
             if config.store_timeout else {}
-        return cls(connect(config.rq_url, **timeouts), config.queue_name, config.redis_prefix, names,
+        return cls(connect(config.rq_url, **timeouts), config.lane_queue("projections"), config.redis_prefix, names,
                    config.enqueue_delay)
 
     def pending_key(self, name: str) -> str:

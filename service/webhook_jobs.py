@@ -1,10 +1,13 @@
-"""Webhooks on RQ: an append enqueues one job for its game, a retry is a scheduled job.
+"""The webhooks' lane of the RQ workers (``python -m service worker --lanes webhooks``).
 
-A job carries ids only (a game, a subscription). At most one fan-out job per game waits in
-the queue (a ``pending`` flag set with ``SET NX`` and a TTL, cleared as the job starts, as
-for projections). A delivery that must wait for its backoff is enqueued with
-``enqueue_in``: the worker's scheduler (``python -m service worker`` runs it unless
-``--no-scheduler``) moves it to the queue when it is due.
+An append enqueues one fan-out job for its game (at most one waits per game: a ``pending``
+flag set with ``SET NX`` and a TTL, cleared as the job starts); the fan-out enqueues one
+delivery job per subscription that covers the game (again at most one waiting per pair),
+which delivers that subscription's due events of the game in order, each within the
+delivery's deadline (``Webhooks._checked_post``). A receiver that fails is retried after its
+own backoff, a job scheduled with ``enqueue_in`` (the lane's scheduler moves it to the queue
+when it is due; one per pair), so a slow or dead receiver costs one delivery's deadline of
+one worker now and then, and never the deliveries of others.
 """
 
 from __future__ import annotations
@@ -22,19 +25,20 @@ from service.webhooks import Webhooks, WebhookSettings
 
 log = logging.getLogger(__name__)
 
+LANE = "webhooks"
 PENDING_TTL = 60
-JOB_TIMEOUT = 300
+JOB_TIMEOUT = 60
 
 
 class RqDeliveries:
-    """The service's after_append on Redis: asks the workers to deliver a game's news."""
+    """The service's after_append on Redis: asks the webhooks' lane to deliver a game's news."""
 
     def __init__(self, webhooks: Webhooks, config: Config):
         from service.adapters.redis_client import connect
 
         self.webhooks = webhooks
         self.connection = connect(config.rq_url)
-        self.queue = Queue(config.queue_name, connection=self.connection)
+        self.queue = Queue(config.lane_queue(LANE), connection=self.connection)
         self.prefix = config.redis_prefix
         webhooks.wake = self.game_changed
 
@@ -42,8 +46,8 @@ class RqDeliveries:
         if stream.startswith("game-") and self.webhooks.has_subscriptions():
             self.game_changed(game_of(stream))
 
-    def pending_key(self, game_id: str) -> str:
-        return f"{self.prefix}:webhooks:pending:{game_id}"
+    def pending_key(self, game_id: str, sub_id: str = "") -> str:
+        return f"{self.prefix}:webhooks:pending:{game_id}:{sub_id}"
 
     def game_changed(self, game_id: str) -> None:
         try:
@@ -55,11 +59,22 @@ class RqDeliveries:
         except Exception:  # the append is stored; the next append or a replay asks again
             log.exception("could not enqueue the webhooks of game %s", game_id)
 
+    def fan_out(self, game_id: str) -> int:
+        self.connection.delete(self.pending_key(game_id))
+        targets = self.webhooks.targets(self.webhooks.loader.load(game_id))
+        for sub_id in targets:
+            if self.connection.set(self.pending_key(game_id, sub_id), "1", nx=True, ex=PENDING_TTL):
+                self.queue.enqueue("service.webhook_jobs.deliver_job", sub_id, game_id, job_timeout=JOB_TIMEOUT,
+                                   result_ttl=60, description=f"webhook {sub_id} of game {game_id}")
+        return len(targets)
+
     def deliver(self, sub_id: str, game_id: str) -> None:
+        self.connection.delete(self.pending_key(game_id, sub_id))
         retry = self.webhooks.deliver(sub_id, game_id)
-        if retry is not None:
+        if retry is not None:  # one waiting retry per pair: its job id says which
             self.queue.enqueue_in(timedelta(seconds=retry), "service.webhook_jobs.deliver_job", sub_id, game_id,
                                   job_timeout=JOB_TIMEOUT, result_ttl=60,
+                                  job_id=job_safe(f"{self.prefix}-webhook-retry-{sub_id}-{game_id}"),
                                   description=f"retry webhook {sub_id} of game {game_id}")
 
 
@@ -82,13 +97,8 @@ def _runtime() -> RqDeliveries:
 
 
 def fan_out_job(game_id: str) -> int:
-    """Deliver the game's news to every subscription that covers it."""
-    deliveries = _runtime()
-    deliveries.connection.delete(deliveries.pending_key(game_id))
-    targets = deliveries.webhooks.targets(deliveries.webhooks.loader.load(game_id))
-    for sub_id in targets:
-        deliveries.deliver(sub_id, game_id)
-    return len(targets)
+    """One delivery job for each subscription that covers the game."""
+    return _runtime().fan_out(game_id)
 
 
 def deliver_job(sub_id: str, game_id: str) -> None:

@@ -29,9 +29,12 @@ game's deliveries for the subscription until the retry, after ``webhook_backoff 
 seconds (exponential backoff); a dead letter is skipped and kept for a replay
 (``POST /webhooks/{id}/replay``), which sends it again with the same ``webhook-id``.
 
-**Who delivers.** With RQ workers, an append enqueues one job per game (deduplicated)
-and a retry is an ``enqueue_in`` job, run by the worker's scheduler; on the embedded
-store, a thread of the web process does the same work with a timer queue.
+**Who delivers.** With RQ workers, the webhooks' lane: an append enqueues one fan-out job
+per game, which enqueues one delivery job per subscription (``service.webhook_jobs``), and
+a retry is an ``enqueue_in`` job run by the lane's scheduler; on the embedded store, threads
+of the background process (``service.background``) do the same work with a timer queue.
+Each delivery has a deadline for the whole exchange (``webhook_timeout``): past it, the
+attempt has failed and the subscription waits out its own backoff.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ import ipaddress
 import logging
 import secrets
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -182,18 +186,24 @@ def check_url(url: object, allow: tuple[str, ...]) -> str:
     return url
 
 
+class DeadlineExceeded(Exception):
+    """A delivery's exchange outlasted its deadline: a failed attempt."""
+
+
 class PeerRefused(Exception):
     """The connection reached an address outside the allow-list (the name moved after the check).
     Not an OSError, so urllib3 neither retries it nor hides it in a MaxRetryError."""
 
 
-def checked_session(allow: tuple[str, ...]) -> requests.Session:
+def checked_session(allow: tuple[str, ...], on_socket: Callable[[socket.socket], None] | None = None
+                    ) -> requests.Session:
     """A session whose every connection is refused, before a byte is sent, unless the address
     it actually reached is allowed. ``check_url`` resolves the name, and the connection would
     resolve it again: a name that answers a public address to the check and a private one to
     the connection (DNS rebinding) is caught here, on the socket itself. Names the allow-list
     admits by name are not checked by address, as in ``check_url``; proxies from the
-    environment are not used (the peer would be the proxy)."""
+    environment are not used (the peer would be the proxy). ``on_socket`` is handed each
+    socket it connects (a delivery's deadline cuts them)."""
     names, networks = _allow_list(allow)
 
     def checked(connection_class: type[Any]) -> type[Any]:
@@ -205,6 +215,8 @@ def checked_session(allow: tuple[str, ...]) -> requests.Session:
                     sock.close()
                     raise PeerRefused(f"{self.host} now resolves to {peer}, a loopback, private or reserved "
                                        "address outside this server's webhook allow-list")
+                if on_socket is not None:
+                    on_socket(sock)
                 return sock
         return Checked
 
@@ -496,8 +508,47 @@ class Webhooks:
                                "event": public_event(record, viewer)}}).decode()
 
     def _checked_post(self, url: str, **kwargs: Any) -> requests.Response:
-        with checked_session(self.settings.allow) as session:
-            return session.post(url, **kwargs)
+        """POST within the delivery's deadline (``settings.timeout``) for the whole exchange:
+        requests' own timeout bounds each read, so a receiver that drips its answer a byte at a
+        time would hold the delivery for ever; at the deadline its socket is shut instead."""
+        sockets: list[socket.socket] = []
+        expired = threading.Event()
+        lock = threading.Lock()
+
+        def cut(sock: socket.socket) -> None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:  # closed already
+                pass
+
+        def opened(sock: socket.socket) -> None:
+            with lock:
+                sockets.append(sock)
+                if expired.is_set():
+                    cut(sock)
+
+        def deadline() -> None:
+            with lock:
+                expired.set()
+                for sock in sockets:
+                    cut(sock)
+
+        timer = threading.Timer(self.settings.timeout, deadline)
+        timer.daemon = True
+        timer.start()
+        try:
+            with checked_session(self.settings.allow, opened) as session:
+                answer = session.post(url, **kwargs)
+        except requests.RequestException:
+            if expired.is_set():
+                raise DeadlineExceeded(f"no complete answer within the delivery's deadline of "
+                                       f"{self.settings.timeout:g} s") from None
+            raise
+        finally:
+            timer.cancel()
+        if expired.is_set():
+            raise DeadlineExceeded(f"no complete answer within the delivery's deadline of {self.settings.timeout:g} s")
+        return answer
 
     def _send(self, sub: Subscription, delivery_id: str, body: str) -> tuple[bool, int | None, str | None]:
         try:
@@ -511,7 +562,7 @@ class Webhooks:
         try:
             answer = self._post(sub.url, data=body.encode(), headers=headers, timeout=self.settings.timeout,
                                 allow_redirects=False)
-        except PeerRefused as refused:
+        except (PeerRefused, DeadlineExceeded) as refused:
             return False, None, str(refused)
         except requests.RequestException as exc:
             return False, None, type(exc).__name__
@@ -549,12 +600,15 @@ def _scope_set(scope: str, game_id: str | None, owner: str) -> str:
 
 # -- runners ---------------------------------------------------------------------------------------
 class InProcessDeliveries:
-    """The embedded store's runner: a timer thread of the web process delivers; an append
-    only queues its game, and retries wait for their backoff in the timer's queue."""
+    """The embedded store's runner: ``threads`` threads of this process deliver (in the
+    background process ``serve`` supervises); an append only queues its game. Each
+    subscription's deliveries of a game are one key: a slow receiver holds one thread for at
+    most the deadline of a delivery, then waits out its backoff in the timer's queue while the
+    other threads serve everyone else."""
 
-    def __init__(self, webhooks: Webhooks):
+    def __init__(self, webhooks: Webhooks, threads: int = 8):
         self.webhooks = webhooks
-        self.timer = TimerThread("webhooks", self._work, retry_on_error=webhooks.settings.backoff)
+        self.timer = TimerThread("webhooks", self._work, retry_on_error=webhooks.settings.backoff, threads=threads)
         webhooks.wake = self.game_changed
 
     def __call__(self, stream: str) -> None:  # the service's after_append

@@ -3,8 +3,10 @@
 With ``projection_feed`` "tail" (the default) each worker process tails the log itself
 (``tail``: blocking reads, in batches) and appends enqueue nothing; with "jobs" appends
 enqueue catch-up jobs (``service.rq_projections``). A job carries only a projection's name
-and catches it up from its stored checkpoint; RQ also runs the rebuilds, the bots' moves,
-the turn clocks' timeouts and the webhooks' deliveries.
+and catches it up from its stored checkpoint. The worker serves the lanes it is given
+(``--lanes``; ``service.config.LANES``), each a queue of its own: the turn clocks'
+timeouts (``service.clock_jobs``), the bots' moves (``service.rq_bots``), the webhooks'
+deliveries (``service.webhook_jobs``) and the projections (this module).
 
 One runner per projection at a time: a job holds a Redis lock on its projection while it
 runs, renewed after every save (its TTL, ``projection_lock_ttl``, only matters when a
@@ -41,13 +43,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis
-from rq import SimpleWorker
+from rq import Queue, SimpleWorker
 from rq.job import Job
 from rq.scheduler import RQScheduler
 
 from service import job_runtime
-from service.bot_seats import play_one, sweep
-from service.config import Config
+from service.config import LANES, Config
 from service.projections_runner import ProjectionRunner
 from service.rq_projections import RqProjections, job_safe
 
@@ -144,32 +145,6 @@ def _catch_up(rt: Runtime, name: str) -> int:
         return applied
 
     return locked(rt.projections, rt.runner, name, rt.config.projection_lock_ttl, work, tailing=tailed)
-
-
-# -- bot seats (``service.rq_bots`` enqueues a job per bot decision) ------------------------
-_services: dict[Config, Any] = {}
-
-
-def _service(config: Config) -> Any:
-    """A game service of this worker's own, for the bot seats' moves."""
-    if config not in _services:
-        from service.bootstrap import build_service
-
-        _services[config] = build_service(config)
-    return _services[config]
-
-
-def bot_move_job(game_id: str) -> bool:
-    """One move of a prompted bot seat of ``game_id`` (``service.bot_seats.play_one``)."""
-    config = runtime().config
-    return play_one(_service(config), game_id, config.bot_think_seconds)
-
-
-def sweep_bots(config: Config) -> int:
-    """Ask for every bot move a lost job left undone (a worker's start and its lag sweeps)."""
-    from service.rq_bots import RqDriver
-
-    return sweep(_service(config), RqDriver.from_config(config))
 
 
 def rebuild_job(name: str) -> int:
@@ -294,8 +269,14 @@ def _tail_round(rt: Runtime, heads: dict[int, int], ttl: float) -> None:
             log.warning("the lock on projection %s expired before the tailer released it", name)
 
 
-def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = True) -> None:
-    """Catch every projection up once (repairing any lost job), then work the queue.
+def run_worker(config: Config, *, lanes: tuple[str, ...] = LANES, burst: bool = False,
+               with_scheduler: bool = True) -> None:
+    """Work the queues of ``lanes`` (in the order of ``LANES``: the first non-empty queue is
+    served first), after the repairs each lane makes at its start: the projections caught up
+    once, every running clock's timeout scheduled, every prompted bot asked for its move.
+
+    A worker of one lane is never held up by another lane's work: the deployment runs one
+    worker per lane (docs/operations.md "Lanes"); a worker of several is for small setups.
 
     ``SimpleWorker`` runs jobs in the worker's own process: no fork per job, so it drains
     several times more jobs per second, and the store connection and the runner's
@@ -305,20 +286,31 @@ def run_worker(config: Config, *, burst: bool = False, with_scheduler: bool = Tr
     if not config.rq_url.startswith(("redis://", "rediss://", "unix://")):
         raise SystemExit(f"the worker needs Redis for its queue: --store redis://HOST:PORT/DB (or GAMES_QUEUE_URL); "
                          f"got {config.rq_url!r}. With SQLite the projections run in the web process.")
+    unknown = [lane for lane in lanes if lane not in LANES]
+    if unknown or not lanes:
+        raise SystemExit(f"no lane named {unknown[0] if unknown else '(none)'!r}: lanes are {', '.join(LANES)}")
+    lanes = tuple(lane for lane in LANES if lane in lanes)
     job_runtime.configure(config)
     delay = RECONNECT_FIRST
     if not burst:
-        threading.Thread(target=_sweep, args=(config,), name="lag-sweep", daemon=True).start()
-        if config.projection_feed == "tail":
+        threading.Thread(target=_sweep, args=(config, lanes), name="lane-sweep", daemon=True).start()
+        if "projections" in lanes and config.projection_feed == "tail":
             threading.Thread(target=tail, args=(config,), name="projection-tailer", daemon=True).start()
     while True:
         try:
             rt = runtime(config)
-            rt.projections.request_all(force=True)
-            _sweep_clocks(config)
-            sweep_bots(config)
-            worker = SimpleWorker([rt.projections.queue], connection=rt.projections.connection,
-                                  name=job_safe(f"{config.queue_name}-{uuid.uuid4().hex[:8]}"),
+            if "projections" in lanes:
+                rt.projections.request_all(force=True)
+            if "clocks" in lanes:
+                _sweep_clocks(config)
+            if "bots" in lanes:
+                from service.rq_bots import sweep_bots
+
+                sweep_bots(config)
+            connection = rt.projections.connection
+            queues = [Queue(config.lane_queue(lane), connection=connection) for lane in lanes]
+            worker = SimpleWorker(queues, connection=connection,
+                                  name=job_safe(f"{config.queue_name}-{'+'.join(lanes)}-{uuid.uuid4().hex[:8]}"),
                                   maintenance_interval=MAINTENANCE_SECONDS, worker_ttl=WORKER_TTL)
             delay = RECONNECT_FIRST
             worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
@@ -361,9 +353,11 @@ def _sweep_clocks(config: Config) -> None:
         log.exception("could not sweep the turn clocks")
 
 
-def _sweep(config: Config) -> None:
-    """The safety net under the jobs: every ``config.sweep_interval`` seconds, ask for a
-    catch-up of any projection that lags behind the log. A job lost with a Redis that
+def _sweep(config: Config, lanes: tuple[str, ...] = LANES) -> None:
+    """The safety net under the jobs, for the worker's lanes: every ``config.sweep_interval``
+    seconds, ask for a move of every bot left prompted (bots), free the scheduler lock of a
+    lane whose scheduler died (every lane), and ask for a catch-up of any projection that lags
+    behind the log (projections). A job lost with a Redis that
     restarted, or a retry waiting for a scheduler that died, then costs a delay of one
     interval instead of waiting for the next append. Requests go through the pending flags,
     so a projection already queued is not queued twice, unless it made no progress since the
@@ -379,6 +373,14 @@ def _sweep(config: Config) -> None:
             if runner is None or projections is None:
                 runner = ProjectionRunner(open_store(config))
                 projections = RqProjections.from_config(config, runner.names)
+            for lane in lanes:
+                release_stale_scheduler_lock(projections.connection, config.lane_queue(lane))
+            if "bots" in lanes:
+                from service.rq_bots import sweep_bots
+
+                sweep_bots(config)
+            if "projections" not in lanes:
+                continue
             heads = runner.heads()
             for name in runner.names:
                 status = runner.status(name, heads)
@@ -390,8 +392,6 @@ def _sweep(config: Config) -> None:
                 stuck = stalled.get(name) == status["partitions"]
                 projections.request(name, force=stuck)
                 stalled[name] = status["partitions"]
-            sweep_bots(config)
-            release_stale_scheduler_lock(projections.connection, config.queue_name)
         except redis.RedisError as exc:  # Redis is away: the main loop waits for it too
             log.info("lag sweep skipped: %s", exc)
         except Exception:  # never let the safety net die

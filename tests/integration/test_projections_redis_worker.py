@@ -106,7 +106,7 @@ def test_projections_converge_while_games_are_played_with_a_worker_running(deplo
 def test_appends_leave_at_most_one_waiting_job_per_projection(deployment):
     service, config, start_worker = deployment
     play_games(service, "dynasties", 2, seed=22)
-    queue = Queue(config.queue_name, connection=redis.Redis.from_url(config.store_url))
+    queue = Queue(config.lane_queue("projections"), connection=redis.Redis.from_url(config.store_url))
     assert sorted(job.args[0] for job in queue.jobs) == sorted(runner_of(service).names)
     assert all(job.func_name == "service.worker.catch_up_job" and job.args == (job.args[0],) for job in queue.jobs)
     assert runner_of(service).status("lobby")["lag"] > 0
@@ -118,7 +118,7 @@ def test_appends_leave_at_most_one_waiting_job_per_projection(deployment):
 def test_with_the_tail_feed_appends_enqueue_nothing_and_a_burst_worker_still_catches_up(deployment):
     service, config, start_worker = deployment
     play_games(service, "dynasties", 2, seed=22)
-    queue = Queue(config.queue_name, connection=redis.Redis.from_url(config.store_url))
+    queue = Queue(config.lane_queue("projections"), connection=redis.Redis.from_url(config.store_url))
     assert queue.jobs == [], "an append asks nothing of the queue"
     assert runner_of(service).status("lobby")["lag"] > 0
     worker = start_worker("--burst")  # asks for every catch-up as it starts, runs them, stops
@@ -187,7 +187,7 @@ def test_a_failing_job_is_retried_and_then_kept_in_the_failed_registry(deploymen
 
     play_games(service, "dynasties", 1, seed=24)
     connection = redis.Redis.from_url(config.store_url)
-    projections = RqProjections(connection, config.queue_name, config.redis_prefix, ["broken"])
+    projections = RqProjections(connection, config.lane_queue("projections"), config.redis_prefix, ["broken"])
     runner = ProjectionRunner(service.store, {"broken": Broken()})
     monkeypatch.setattr(worker_module, "_runtime", worker_module.Runtime(config, runner, projections))
 
@@ -215,7 +215,7 @@ def test_a_catch_up_job_asks_for_the_next_one_only_without_tailers(deployment, m
     service, config, _ = deployment
     runner = runner_of(service)
     connection = redis.Redis.from_url(config.store_url)
-    projections = RqProjections(connection, config.queue_name, config.redis_prefix, ["lobby"])
+    projections = RqProjections(connection, config.lane_queue("projections"), config.redis_prefix, ["lobby"])
     monkeypatch.setattr(worker_module, "_runtime", worker_module.Runtime(config, runner, projections))
     monkeypatch.setattr(worker_module, "JOB_BUDGET", 0.0)  # one round: the appends below land after it
     play_games(service, "dynasties", 1, seed=27)
@@ -227,12 +227,12 @@ def test_a_catch_up_job_asks_for_the_next_one_only_without_tailers(deployment, m
         return applied
 
     monkeypatch.setattr(runner, "catch_up", catch_up_then_an_append)
-    queue = Queue(config.queue_name, connection=connection)
+    queue = Queue(config.lane_queue("projections"), connection=connection)
     assert queue.jobs == [] or config.projection_feed == "jobs"
     for job in queue.jobs:  # the appends' own jobs (feed "jobs"): only the one asked by the job counts
         job.delete()
     connection.delete(projections.pending_key("lobby"))
     assert worker_module.catch_up_job("lobby") > 0
     assert runner.lag("lobby") > 0
-    asked = [job.args[0] for job in Queue(config.queue_name, connection=connection).jobs]
+    asked = [job.args[0] for job in Queue(config.lane_queue("projections"), connection=connection).jobs]
     assert asked == ([] if config.projection_feed == "tail" else ["lobby"])

@@ -106,7 +106,7 @@ def test_a_timeout_scheduled_after_a_worker_was_killed_runs_near_its_deadline(wo
     worker that replaces it frees a lock nobody refreshes and takes the scheduling over, so a
     timeout scheduled after the kill acts within seconds of its deadline."""
     service = workers.service
-    lock = f"rq:scheduler-lock:{workers.config.queue_name}"
+    lock = f"rq:scheduler-lock:{workers.config.lane_queue('clocks')}"
     queue_redis = redis.Redis.from_url(workers.url)
     first = workers.start()
     deadline = time.monotonic() + 30

@@ -1,0 +1,87 @@
+"""The embedded store's background work in a process of its own: bot seats, turn clocks and
+webhooks (``python -m service background``; ``serve`` on SQLite starts and supervises it).
+
+The web processes run none of it (``Config.background`` "process"): a bot's search, a
+receiver that answers slowly or a clock's timer never waits on, or holds up, a web answer.
+This process learns of every append by tailing the store's log (as the projector does),
+and hands each game that moved to its runners, each with threads of its own so that no lane
+holds up another: the clocks' timer thread (``service.clocks.InProcessTimeouts``), the
+webhooks' delivery threads (``service.webhooks.InProcessDeliveries``, one slow receiver
+holds one of them for at most a delivery's deadline) and the bots' lane
+(``service.bot_seats.BotLane``), whose searches run in a pool of processes sized to the
+machine (``SearchPool``: a search holds no thread of this process's GIL either).
+
+What it owes survives it: running clocks and games with bot seats are kept in store sets
+and swept when it starts; webhook deliveries are journalled per subscription and game.
+A decision is played under its idempotency key, so one killed mid-move is never played twice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+from typing import Any
+
+from service.bot_seats import BotSeats, SearchPool
+from service.config import Config
+from service.envelopes import game_of
+
+log = logging.getLogger(__name__)
+
+#: the longest the tail waits for an append before it looks again anyway
+WAIT = 1.0
+#: log entries read per partition at a time
+BATCH = 1000
+
+
+def run_background(config: Config, stop: threading.Event | None = None) -> None:
+    from service.bootstrap import build_service
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    config = dataclasses.replace(config, background="thread")  # its runners are threads of this process
+    search = SearchPool(config.bot_search_processes)
+    service = build_service(config, search=search)
+    log.info("background work of %s: bots (%d search processes), clocks, webhooks", config.store_url,
+             search.processes)
+    try:
+        follow(service, stop)
+    finally:
+        search.close()
+
+
+def follow(service: Any, stop: threading.Event | None = None) -> None:
+    """Hand every game that moves (by any process) to this process's runners, until ``stop``."""
+    store = service.store
+    heads = store.log_heads()
+    while stop is None or not stop.is_set():
+        try:
+            store.wait_for_log(heads, WAIT)
+            now = store.log_heads()
+            reads = {p: (heads.get(p, 0), BATCH) for p, head in now.items() if head > heads.get(p, 0)}
+            if not reads:
+                continue
+            streams: dict[str, list[Any]] = {}
+            for partition, records in store.read_logs(reads).items():
+                for record in records:
+                    streams.setdefault(record.stream, []).append(record)
+                if records:
+                    heads[partition] = records[-1].position
+            for stream, records in streams.items():
+                news(service, stream, records)
+        except Exception:  # never let the tail die: the sweeps of a restart repair what it missed
+            log.exception("the background tail failed; looking again in 1 s")
+            if stop is not None and stop.wait(1):
+                return
+
+
+def news(service: Any, stream: str, records: list[Any]) -> None:
+    """What a stream's new entries ask of the runners."""
+    if stream.startswith("game-"):
+        service.deliveries(stream)
+        service.timeouts(stream)
+        bots: BotSeats = service.appender.after_move
+        bots(service.load(game_of(stream), trust_cache=True))
+    elif stream.startswith("webhook-") and any(r.event.get("type") == "WebhookReplayed" for r in records):
+        _, game_id = stream[len("webhook-"):].split("-", 1)  # a dead letter asked for again
+        service.webhooks.wake(game_id)
