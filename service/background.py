@@ -23,6 +23,7 @@ import logging
 import threading
 from typing import Any
 
+from service import job_runtime
 from service.bot_seats import BotSeats, SearchPool
 from service.config import Config
 from service.envelopes import game_of
@@ -33,12 +34,14 @@ log = logging.getLogger(__name__)
 WAIT = 1.0
 #: log entries read per partition at a time
 BATCH = 1000
+#: the name of the tail's checkpoint in the store (as a projection's, with no rows)
+CHECKPOINT = "background-tail"
 
 
 def run_background(config: Config, stop: threading.Event | None = None) -> None:
     from service.bootstrap import build_service
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    job_runtime.log_to_stderr()
     config = dataclasses.replace(config, background="thread")  # its runners are threads of this process
     search = SearchPool(config.bot_search_processes)
     service = build_service(config, search=search)
@@ -51,9 +54,18 @@ def run_background(config: Config, stop: threading.Event | None = None) -> None:
 
 
 def follow(service: Any, stop: threading.Event | None = None) -> None:
-    """Hand every game that moves (by any process) to this process's runners, until ``stop``."""
+    """Hand every game that moves (by any process) to this process's runners, until ``stop``.
+
+    How far it has read is a checkpoint in the store (``CHECKPOINT``), saved after each batch
+    it handed on: a background process killed and started again goes on from there, so the
+    appends made while it was down are acted on too (the webhooks they owe among them). At the
+    first start of all it begins at the log's head (the sweeps cover bots and clocks)."""
     store = service.store
-    heads = store.log_heads()
+    saved = store.load_checkpoints(CHECKPOINT)
+    heads = dict(saved) if saved is not None else store.log_heads()
+    if saved is None:
+        store.save_rows(CHECKPOINT, heads, None, [], [])
+    saved = dict(heads)
     while stop is None or not stop.is_set():
         try:
             store.wait_for_log(heads, WAIT)
@@ -69,19 +81,26 @@ def follow(service: Any, stop: threading.Event | None = None) -> None:
                     heads[partition] = records[-1].position
             for stream, records in streams.items():
                 news(service, stream, records)
-        except Exception:  # never let the tail die: the sweeps of a restart repair what it missed
+            store.save_rows(CHECKPOINT, heads, saved, [], [])
+            saved = dict(heads)
+        except Exception:  # never let the tail die: it reads again from its stored checkpoint
             log.exception("the background tail failed; looking again in 1 s")
             if stop is not None and stop.wait(1):
                 return
+            saved = store.load_checkpoints(CHECKPOINT) or saved
+            heads = dict(saved)
 
 
 def news(service: Any, stream: str, records: list[Any]) -> None:
     """What a stream's new entries ask of the runners."""
     if stream.startswith("game-"):
+        game = service.load(game_of(stream))  # read past this process's cache: another process appended
         service.deliveries(stream)
         service.timeouts(stream)
         bots: BotSeats = service.appender.after_move
-        bots(service.load(game_of(stream), trust_cache=True))
+        bots(game)
+    elif stream.startswith("webhook-") and "-" not in stream[len("webhook-"):]:
+        service.webhooks.subscriptions_changed()  # a subscription made or ended by a web process
     elif stream.startswith("webhook-") and any(r.event.get("type") == "WebhookReplayed" for r in records):
         _, game_id = stream[len("webhook-"):].split("-", 1)  # a dead letter asked for again
         service.webhooks.wake(game_id)

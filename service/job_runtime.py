@@ -7,6 +7,8 @@ by a plain ``rq worker`` reads the environment instead. The service is the worke
 
 from __future__ import annotations
 
+import logging
+import sys
 from typing import Any
 
 from service.config import Config
@@ -33,3 +35,15 @@ def service() -> Any:
 
         _service = build_service(config())
     return _service
+
+
+def log_to_stderr() -> None:
+    """The service's own log lines (a bot's ``bot-decision``, a lane's warnings) on stderr,
+    at INFO, beside RQ's: a worker or background process is watched through its log."""
+    logger = logging.getLogger("service")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False

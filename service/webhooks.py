@@ -432,6 +432,10 @@ class Webhooks:
             found.update(self.store.set_members(name))
         return sorted(found)
 
+    def subscriptions_changed(self) -> None:
+        """Another process subscribed or unsubscribed: look again at the next append."""
+        self._checked_at = -1e9
+
     def has_subscriptions(self) -> bool:
         """Is any URL subscribed? (read at most once a second: appends ask it)"""
         now = time.monotonic()

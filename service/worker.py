@@ -291,6 +291,7 @@ def run_worker(config: Config, *, lanes: tuple[str, ...] = LANES, burst: bool = 
         raise SystemExit(f"no lane named {unknown[0] if unknown else '(none)'!r}: lanes are {', '.join(LANES)}")
     lanes = tuple(lane for lane in LANES if lane in lanes)
     job_runtime.configure(config)
+    job_runtime.log_to_stderr()
     delay = RECONNECT_FIRST
     if not burst:
         threading.Thread(target=_sweep, args=(config, lanes), name="lane-sweep", daemon=True).start()

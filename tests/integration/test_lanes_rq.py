@@ -1,0 +1,60 @@
+"""Lanes on Redis, with real RQ worker processes, one per lane (``worker --lanes X``): a
+webhook receiver that never answers holds the webhooks' lane, and meanwhile a bot in
+another game answers its person within seconds each time and a turn clock in a third game
+runs out on time (issue 33: one slow receiver used to stop every game's bots and clocks)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from service.bootstrap import build_service
+from service.config import LANES, Config
+from tests.helpers.lanes import BlackHole, lanes_hold
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def lane_workers(redis_url, tmp_path):
+    url, namespace = redis_url
+    config = Config(store_url=url, projections="rq", redis_prefix=namespace, queue_name=f"{namespace}-q",
+                    webhook_allow=("127.0.0.1/32",), bot_think_seconds=0.3)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_REDIS_PREFIX": namespace, "GAMES_BOT_THINK_SECONDS": "0.3",
+           "GAMES_WEBHOOK_ALLOW": "127.0.0.1/32"}
+    workers = []
+    for lane in LANES:
+        with open(tmp_path / f"worker-{lane}.log", "wb") as log:
+            workers.append(subprocess.Popen(
+                [sys.executable, "-m", "service", "worker", "--store", url, "--queue", config.queue_name,
+                 "--lanes", lane], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True))
+    time.sleep(2)  # the workers register and their schedulers take their queues
+    yield build_service(config), tmp_path
+    for worker in workers:
+        try:
+            os.killpg(worker.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        worker.wait(timeout=10)
+
+
+def test_a_receiver_that_never_answers_delays_no_bot_and_no_clock_of_another_game(lane_workers):
+    service, logs = lane_workers
+    hole = BlackHole()
+    try:
+        seen = lanes_hold(service, hole, patience=8.0)
+    finally:
+        hole.close()
+    assert seen["held"] >= 1
+    assert len(seen["bot_replies"]) >= 3 and max(seen["bot_replies"]) < 5.0, seen
+    assert seen["timeout_lateness"] < 2.5, seen
+    bots_log = (logs / "worker-bots.log").read_text()
+    assert "bot-decision game=" in bots_log  # the bots' lane, not another, made the moves
