@@ -171,7 +171,7 @@ class RqTimeouts(Timeouts):
         game_id, seat, version = _parts(key)
         job = {"job_timeout": 60, "result_ttl": 60, "description": f"clock of seat {seat} in {game_id}"}
         if delay <= 0:  # due already (a worker's start): straight to the queue, no scheduler needed
-            self.queue.enqueue("service.clock_jobs.timeout_job", game_id, seat, version, **job)
+            self.queue.enqueue("service.lane_jobs.timeout_job", game_id, seat, version, **job)
         else:
-            self.queue.enqueue_in(timedelta(seconds=delay), "service.clock_jobs.timeout_job", game_id, seat, version,
+            self.queue.enqueue_in(timedelta(seconds=delay), "service.lane_jobs.timeout_job", game_id, seat, version,
                                   **job)

@@ -1,6 +1,6 @@
 """Bot seats on Redis: the bots' lane of the RQ workers (``python -m service worker --lanes bots``).
 
-``RqDriver.request`` enqueues ``bot_move_job(game_id, prompted_at)`` on the lane's queue
+``RqDriver.request`` enqueues ``service.lane_jobs.bot_move_job(game_id, prompted_at)`` on the lane's queue
 under a job id made of the game and its version, so the requests of one decision share a
 job. The job decides at once (``service.bot_seats.decide``, the search in the worker's
 process) and, when the bot's think time is not over, schedules ``bot_play_job`` for the
@@ -19,10 +19,8 @@ from datetime import UTC, datetime
 import redis
 from rq import Queue, Retry
 
-from service import job_runtime
-from service.bot_seats import RETRIES, Decision, decide, play, prompted_bots, sweep
+from service.bot_seats import Decision
 from service.config import Config
-from service.errors import Conflict
 from service.rq_projections import job_safe
 
 log = logging.getLogger(__name__)
@@ -45,7 +43,7 @@ class RqDriver:
 
     def request(self, game_id: str, version: int, prompted_at: float | None = None) -> None:
         try:
-            self.queue.enqueue("service.rq_bots.bot_move_job", game_id, prompted_at,
+            self.queue.enqueue("service.lane_jobs.bot_move_job", game_id, prompted_at,
                                job_id=job_safe(f"{self.prefix}-bot-{game_id}-{version}"),
                                retry=RETRY, job_timeout=BOT_JOB_TIMEOUT, result_ttl=60,
                                description=f"bot move in game {game_id} at version {version}")
@@ -55,51 +53,7 @@ class RqDriver:
     def play_at(self, decision: Decision) -> None:
         """Have the decision played when it is due (RQ's scheduler enqueues it then)."""
         # RQ's scheduler keeps whole seconds: rounded up, so a bot never plays before its time
-        self.queue.enqueue_at(datetime.fromtimestamp(math.ceil(decision.due), UTC), "service.rq_bots.bot_play_job",
+        self.queue.enqueue_at(datetime.fromtimestamp(math.ceil(decision.due), UTC), "service.lane_jobs.bot_play_job",
                               decision.to_job(), retry=RETRY, job_timeout=BOT_JOB_TIMEOUT, result_ttl=60,
                               job_id=job_safe(f"{self.prefix}-botplay-{decision.game_id}-{decision.version}"),
                               description=f"bot move in game {decision.game_id} at version {decision.version}")
-
-
-def _driver() -> RqDriver:
-    return RqDriver.from_config(job_runtime.config())
-
-
-def bot_move_job(game_id: str, prompted_at: float | None = None) -> str:
-    """Decide the move of a prompted bot seat of ``game_id``; play it now if its think time
-    is over, else schedule its play."""
-    config, service = job_runtime.config(), job_runtime.service()
-    for _ in range(RETRIES):
-        try:
-            decision = decide(service, game_id, config.bot_think_seconds, prompted_at=prompted_at)
-        except Conflict as conflict:
-            if conflict.extra.get("code") != "version_conflict":
-                raise
-            continue
-        if decision is None:
-            return "nothing asked"
-        if decision.due > datetime.now(UTC).timestamp():
-            _driver().play_at(decision)
-            return "scheduled"
-        if play(service, decision):
-            return "played"
-        prompted_at = None  # the game moved on under the bot: decide again
-    return "gave up"
-
-
-def bot_play_job(job: dict) -> str:
-    """Play a decision whose think time is over; decide again if the game moved on."""
-    decision = Decision.from_job(job)
-    service = job_runtime.service()
-    if play(service, decision):
-        return "played"
-    game = service.load(decision.game_id)
-    if prompted_bots(game):
-        _driver().request(game.id, game.version)
-    return "decide again"
-
-
-def sweep_bots(config: Config) -> int:
-    """Ask for every bot move a lost job left undone (the lane's start and its sweeps)."""
-    job_runtime.configure(config)
-    return sweep(job_runtime.service(), RqDriver.from_config(config))

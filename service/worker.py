@@ -5,7 +5,7 @@ With ``projection_feed`` "tail" (the default) each worker process tails the log 
 enqueue catch-up jobs (``service.rq_projections``). A job carries only a projection's name
 and catches it up from its stored checkpoint. The worker serves the lanes it is given
 (``--lanes``; ``service.config.LANES``), each a queue of its own: the turn clocks'
-timeouts (``service.clock_jobs``), the bots' moves (``service.rq_bots``), the webhooks'
+timeouts and the bots' moves (``service.lane_jobs``), the webhooks'
 deliveries (``service.webhook_jobs``) and the projections (this module).
 
 One runner per projection at a time: a job holds a Redis lock on its projection while it
@@ -305,7 +305,7 @@ def run_worker(config: Config, *, lanes: tuple[str, ...] = LANES, burst: bool = 
             if "clocks" in lanes:
                 _sweep_clocks(config)
             if "bots" in lanes:
-                from service.rq_bots import sweep_bots
+                from service.lane_jobs import sweep_bots
 
                 sweep_bots(config)
             connection = rt.projections.connection
@@ -342,9 +342,9 @@ def release_stale_scheduler_lock(connection: redis.Redis, queue_name: str) -> bo
 
 
 def _sweep_clocks(config: Config) -> None:
-    """Schedule the timeout of every running turn clock again (``service.clock_jobs``): a
+    """Schedule the timeout of every running turn clock again (``service.lane_jobs``): a
     timeout lost with a killed worker comes back with the next one."""
-    from service.clock_jobs import sweep
+    from service.lane_jobs import sweep_clocks as sweep
 
     try:
         sweep(config)
@@ -377,7 +377,7 @@ def _sweep(config: Config, lanes: tuple[str, ...] = LANES) -> None:
             for lane in lanes:
                 release_stale_scheduler_lock(projections.connection, config.lane_queue(lane))
             if "bots" in lanes:
-                from service.rq_bots import sweep_bots
+                from service.lane_jobs import sweep_bots
 
                 sweep_bots(config)
             if "projections" not in lanes:

@@ -1,0 +1,90 @@
+"""The jobs of the clocks' and bots' lanes, as an RQ worker runs them, on a game service of
+the worker's own (``the_service``: its appends enqueue the other lanes' jobs). A job carries
+ids and plain data only: a clock's game, seat and the version of its ``ClockStarted``; a
+bot's game and when it was prompted, or the decision it is to play (``Decision.to_job``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from service import job_runtime
+from service.bot_seats import RETRIES, Decision, decide, play, prompted_bots, sweep
+from service.config import Config
+from service.errors import Conflict
+from service.rq_bots import RqDriver
+
+_service: Any = None
+_built_for: Config | None = None
+
+
+def the_service() -> Any:
+    """The worker's game service, built on first use from its configuration."""
+    global _service, _built_for
+    config = job_runtime.config()
+    if _service is None or _built_for != config:
+        from service.bootstrap import build_service
+
+        _service, _built_for = build_service(config), config
+    return _service
+
+
+# -- the clocks' lane --------------------------------------------------------------------
+def timeout_job(game_id: str, seat: int, version: int) -> str:
+    service = the_service()
+    again = service.time_out(game_id, seat, version)
+    if again is not None:  # not due yet (RQ's scheduler keeps whole seconds): come back then
+        service.timeouts.later(again, (game_id, seat, version))
+        return "not yet"
+    return "done"
+
+
+def sweep_clocks(config: Config) -> int:
+    """Schedule the timeout of every running clock (the lane's start)."""
+    job_runtime.configure(config)
+    return int(the_service().timeouts.sweep())
+
+
+# -- the bots' lane ----------------------------------------------------------------------
+def _driver() -> RqDriver:
+    return RqDriver.from_config(job_runtime.config())
+
+
+def bot_move_job(game_id: str, prompted_at: float | None = None) -> str:
+    """Decide the move of a prompted bot seat of ``game_id``; play it now if its think time
+    is over, else schedule its play."""
+    config, service = job_runtime.config(), the_service()
+    for _ in range(RETRIES):
+        try:
+            decision = decide(service, game_id, config.bot_think_seconds, prompted_at=prompted_at)
+        except Conflict as conflict:
+            if conflict.extra.get("code") != "version_conflict":
+                raise
+            continue
+        if decision is None:
+            return "nothing asked"
+        if decision.due > datetime.now(UTC).timestamp():
+            _driver().play_at(decision)
+            return "scheduled"
+        if play(service, decision):
+            return "played"
+        prompted_at = None  # the game moved on under the bot: decide again
+    return "gave up"
+
+
+def bot_play_job(job: dict) -> str:
+    """Play a decision whose think time is over; decide again if the game moved on."""
+    decision = Decision.from_job(job)
+    service = the_service()
+    if play(service, decision):
+        return "played"
+    game = service.load(decision.game_id)
+    if prompted_bots(game):
+        _driver().request(game.id, game.version)
+    return "decide again"
+
+
+def sweep_bots(config: Config) -> int:
+    """Ask for every bot move a lost job left undone (the lane's start and its sweeps)."""
+    job_runtime.configure(config)
+    return sweep(the_service(), RqDriver.from_config(config))
