@@ -46,8 +46,8 @@ pure:
 serve: $(VENV)/.installed $(VENV)/.compiled  ## install, then run the server on the embedded SQLite store
 	$(PY) -m service serve --host $(HOST) --port $(PORT) --store $(STORE)
 
-worker: $(VENV)/.installed  ## the RQ worker that keeps projections current (Redis deployments)
-	$(PY) -m service worker
+worker: $(VENV)/.installed  ## an RQ worker of every lane (Redis deployments; LANES=clocks,bots,... for some)
+	$(PY) -m service worker --lanes $(or $(LANES),clocks,bots,webhooks,projections)
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check domain projections service tests bench
