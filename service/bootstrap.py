@@ -75,7 +75,7 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
     service = GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append,
                           read_models=read_models, signing_keys=config.signing_keys,
                           max_waiting_games=config.limit_waiting_games_per_player, stream_poll=config.stream_poll,
-                          bots=BotSeats(driver))
+                          bots=BotSeats(driver), max_bot_games=config.limit_bot_games_per_player)
     service.webhooks = Webhooks(store, service.loader, WebhookSettings.from_config(config))
     if mode == "rq":  # the lanes' workers deliver and time out, their schedulers run the retries
         from service.webhook_jobs import RqDeliveries

@@ -82,6 +82,9 @@ class Config:
     limit_streams_per_ip: int = 100
     limit_streams_per_process: int = 500
     limit_waiting_games_per_player: int = 20
+    limit_bot_games_per_player: int = 10
+    limit_webhooks_per_player: int = 20
+    limit_webhooks_per_game: int = 5
     #: proxies in front of the server that append to X-Forwarded-For (0: use the peer address)
     proxy_hops: int = 0
     #: seconds the store may take to answer before a request fails with 503 (Redis socket timeout)
@@ -162,6 +165,10 @@ class Config:
                                                      cls.limit_streams_per_process)),
             "limit_waiting_games_per_player": int(env.get("GAMES_LIMIT_WAITING_GAMES_PER_PLAYER",
                                                           cls.limit_waiting_games_per_player)),
+            "limit_bot_games_per_player": int(env.get("GAMES_LIMIT_BOT_GAMES_PER_PLAYER",
+                                                      cls.limit_bot_games_per_player)),
+            "limit_webhooks_per_player": int(env.get("GAMES_LIMIT_WEBHOOKS_PER_PLAYER", cls.limit_webhooks_per_player)),
+            "limit_webhooks_per_game": int(env.get("GAMES_LIMIT_WEBHOOKS_PER_GAME", cls.limit_webhooks_per_game)),
             "proxy_hops": int(env.get("GAMES_PROXY_HOPS", cls.proxy_hops)),
             "store_timeout": float(env.get("GAMES_STORE_TIMEOUT", cls.store_timeout)),
             "sqlite_synchronous": env.get("GAMES_SQLITE_SYNCHRONOUS", cls.sqlite_synchronous),

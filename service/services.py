@@ -64,7 +64,7 @@ class GameService:
                  clock: Clock | None = None, after_append: Callable[[str], None] | None = None,
                  read_models: ReadModels | None = None, cache_size: int = 512, snapshot_every: int = 0,
                  signing_keys: tuple[str, ...] = (), max_waiting_games: int = 0, stream_poll: float = 0.2,
-                 bots: Callable[[Game], None] | None = None):
+                 bots: Callable[[Game], None] | None = None, max_bot_games: int = 0):
         self.store = store
         self.registry = dict(registry)
         self.players = Players(store)
@@ -75,6 +75,8 @@ class GameService:
         #: without a worker or a catch-up after appends, a read catches the models up itself
         self.read_models = read_models or ReadModels(ProjectionRunner(store), catch_up_on_read=True)
         self.max_waiting_games = max_waiting_games
+        #: games with a bot seat one player may have running (not over) at once (0: no limit)
+        self.max_bot_games = max_bot_games
         #: one store poll serves every live stream of this process (``service.live_feed``)
         self.live_hub = LiveHub(store, lambda stream: self.load(game_of(stream)), poll=stream_poll,
                                 credentials=self.players)
@@ -123,7 +125,12 @@ class GameService:
             game_id = hashlib.sha256(f"{player['id']}:{idempotency_key}".encode()).hexdigest()[:16]
         else:
             game_id = uuid.uuid4().hex[:16]
-        self._check_waiting_quota(player["id"], game_id)
+        self._check_quota(_waiting_set(player["id"]), self.max_waiting_games, game_id, lambda g: not g.table.started,
+                          "games waiting for players", "fill or wait for one before creating another",
+                          "too_many_waiting_games")
+        if reserved:
+            self._check_quota(_bot_games_set(player["id"]), self.max_bot_games, game_id, lambda g: not g.over,
+                              "games with bots running", "finish one before starting another", "too_many_bot_games")
         created = game_created(kind, checked, seats, player["id"], secrets.token_hex(SECRET_BITS // 8),
                                rules.options_type.secret_names(), salt=secrets.token_hex(SECRET_BITS // 8))
         events = [NewEvent(created)]
@@ -138,30 +145,31 @@ class GameService:
         self.store.set_add(_waiting_set(player["id"]), game_id)
         if reserved:
             self.store.set_add(BOT_GAMES, game_id)
+            self.store.set_add(_bot_games_set(player["id"]), game_id)
         return game
 
-    def _check_waiting_quota(self, player_id: str, game_id: str) -> None:
-        """At most ``max_waiting_games`` games created by one player wait for seats at once.
-        The store's set of them is a hint kept beside the events; before refusing, every
-        member is checked against its game (started, or gone, frees the place)."""
-        limit = self.max_waiting_games
+    def _check_quota(self, name: str, limit: int, game_id: str, counted: Callable[[Game], bool], what: str,
+                     remedy: str, code: str) -> None:
+        """At most ``limit`` games of one player's (the store's set ``name``) are ``counted``
+        at once: waiting for seats, or running with bots. The set is a hint kept beside the
+        events; before refusing, every member is checked against its game (one no longer
+        counted, or gone, frees its place)."""
         if not limit:
             return
-        members = self.store.set_members(_waiting_set(player_id))
+        members = self.store.set_members(name)
         if len(members) < limit or game_id in members:
             return
         for member in list(members):
             try:
-                still_waiting = not self.load(member).table.started
+                still_counted = counted(self.load(member))
             except NotFound:
-                still_waiting = False
-            if not still_waiting:
-                self.store.set_remove(_waiting_set(player_id), member)
+                still_counted = False
+            if not still_counted:
+                self.store.set_remove(name, member)
                 members.remove(member)
         if len(members) >= limit:
-            raise TooManyRequests(f"you already have {len(members)} games waiting for players (at most {limit}); "
-                                  "fill or wait for one before creating another",
-                                  code="too_many_waiting_games", retry_after=60)
+            raise TooManyRequests(f"you already have {len(members)} {what} (at most {limit}); {remedy}",
+                                  code=code, retry_after=60)
 
     def join_game(self, game_id: str, player: Mapping[str, Any], wanted: int | None = None) -> tuple[Game, int]:
         """Seat ``player`` at ``wanted`` (or the first open seat); the last seat starts the game."""
@@ -520,3 +528,7 @@ class GameService:
 
 def _waiting_set(player_id: str) -> str:
     return f"waiting-games:{player_id}"
+
+
+def _bot_games_set(player_id: str) -> str:
+    return f"bot-games:{player_id}"

@@ -61,7 +61,7 @@ from service.adapters.codec import dumps
 from service.adapters.store import EventStore, Recorded, VersionConflict
 from service.config import Config
 from service.envelopes import game_of, public_event, stream_of
-from service.errors import Forbidden, NotFound, Unprocessable
+from service.errors import Forbidden, NotFound, TooManyRequests, Unprocessable
 from service.game import Game, audience
 from service.loading import GameLoader
 from service.timers import TimerThread
@@ -77,8 +77,6 @@ OPERATOR = "operator"
 SUBSCRIBED, UNSUBSCRIBED = "WebhookSubscribed", "WebhookUnsubscribed"
 DELIVERED, FAILED, DEAD, REPLAYED = "WebhookDelivered", "WebhookFailed", "WebhookDeadLettered", "WebhookReplayed"
 
-#: the most subscriptions one player may hold
-MAX_PER_PLAYER = 20
 MAX_URL = 2048
 _ALL = "webhooks:all"
 
@@ -90,11 +88,15 @@ class WebhookSettings:
     max_attempts: int = 8
     backoff: float = 5.0
     timeout: float = 5.0
+    #: the most subscriptions one player may hold, and hold for one game (0: no limit)
+    per_player: int = 20
+    per_game: int = 5
 
     @classmethod
     def from_config(cls, config: Config) -> WebhookSettings:
         return cls(config.webhook_allow, config.webhook_max_attempts, config.webhook_backoff,
-                   config.webhook_timeout)
+                   config.webhook_timeout, per_player=config.limit_webhooks_per_player,
+                   per_game=config.limit_webhooks_per_game)
 
 
 # -- the allow-list -------------------------------------------------------------------------
@@ -342,10 +344,8 @@ class Webhooks:
             raise Unprocessable("the chat preset tells a player it is their turn: it needs a player's "
                                 "subscription", code="invalid_input")
         check_url(url, self.settings.allow)
-        mine = self.store.set_members(_owner_set(owner))
-        if owner != OPERATOR and len(mine) >= MAX_PER_PLAYER:
-            raise Unprocessable(f"you already have {len(mine)} webhook subscriptions (at most {MAX_PER_PLAYER})",
-                                code="too_many_webhooks")
+        if owner != OPERATOR:
+            self._check_quota(owner, game_id)
         sub_id = uuid.uuid4().hex[:16]
         secret = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
         created = _event(SUBSCRIBED, {"owner": owner, "scope": scope, "game_id": game_id, "url": url,
@@ -356,6 +356,21 @@ class Webhooks:
         self.store.set_add(_ALL, sub_id)
         self._any = True
         return {**self.load(sub_id).to_json(), "secret": secret}
+
+    def _check_quota(self, owner: str, game_id: str | None) -> None:
+        """A player holds at most ``per_player`` subscriptions, ``per_game`` of them for one game."""
+        mine = self.store.set_members(_owner_set(owner))
+        limit = self.settings.per_player
+        if limit and len(mine) >= limit:
+            raise TooManyRequests(f"you already have {len(mine)} webhook subscriptions (at most {limit}); "
+                                  "delete one before adding another", code="too_many_webhooks", retry_after=60)
+        limit = self.settings.per_game
+        if game_id is not None and limit:
+            for_game = set(mine) & set(self.store.set_members(_scope_set(ONE_GAME, game_id, owner)))
+            if len(for_game) >= limit:
+                raise TooManyRequests(f"you already have {len(for_game)} webhook subscriptions for game {game_id} "
+                                      f"(at most {limit}); delete one before adding another",
+                                      code="too_many_webhooks", retry_after=60)
 
     def load(self, sub_id: str) -> Subscription:
         records = self.store.read(_sub_stream(sub_id))

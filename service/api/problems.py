@@ -52,8 +52,6 @@ _ALL = [
     ProblemType("webhook_url_not_allowed", 422, "Webhook URL not allowed",
                 "The webhook URL resolves to a loopback, private or reserved address outside the server's "
                 "allow-list (GAMES_WEBHOOK_ALLOW); nothing was subscribed."),
-    ProblemType("too_many_webhooks", 422, "Too many webhooks",
-                "The player already holds the most webhook subscriptions allowed; delete one first."),
     ProblemType("unprocessable", 422, "Unprocessable request", "The request cannot be carried out as it is."),
     ProblemType("bad_request", 400, "Bad request", "The request is malformed."),
     # -- the rules ------------------------------------------------------------------------
@@ -101,6 +99,12 @@ _ALL = [
     ProblemType("too_many_waiting_games", 429, "Too many waiting games",
                 "The player already created the most games that may wait for players at once; fill or "
                 "wait for one first."),
+    ProblemType("too_many_bot_games", 429, "Too many games with bots",
+                "The player already created the most games with bot seats that may run at once; finish one "
+                "first (a game counts until it is over)."),
+    ProblemType("too_many_webhooks", 429, "Too many webhooks",
+                "The player already holds the most webhook subscriptions allowed, in all or for this game; "
+                "delete one first."),
     ProblemType("too_many_requests", 429, "Too Many Requests", "A quota is used up; see `Retry-After`."),
     # -- malformed requests refused before any route (service.api.input_guard) -------------
     ProblemType("invalid_json", 422, "Invalid JSON",

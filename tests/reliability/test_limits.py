@@ -86,6 +86,58 @@ def test_waiting_games_per_player_are_limited_until_one_starts(make_server, stor
     assert total == 4  # three of the host's, one of the guest's
 
 
+def test_running_games_with_bots_per_player_are_limited_until_one_is_over(make_server, store_settings):
+    server = make_server(limit_bot_games_per_player=2, bot_think_seconds=0, **store_settings)
+    _, host = server.new_player("host")
+    with_bot = {"type": "dynasties", "seats": 2, "bots": [{"kind": "random"}],
+                "options": {"starting_gold": 20, "clock_bank_seconds": 1}}
+    made = [host.post(f"{server.url}/games", json=with_bot) for _ in range(2)]
+    assert all(m.status_code == 201 for m in made), [m.text for m in made]
+    refused = host.post(f"{server.url}/games", json=with_bot)
+    assert_too_many(refused)
+    assert refused.json()["code"] == "too_many_bot_games"
+    assert "2 games with bots running (at most 2)" in refused.json()["detail"]
+    assert host.post(f"{server.url}/games", json={"type": "dynasties", "seats": 2}).status_code == 201  # no bot
+    _, other = server.new_player("other")
+    assert other.post(f"{server.url}/games", json=with_bot).status_code == 201  # a quota per player
+    first = made[0].json()["id"]
+    assert host.post(f"{server.url}/games/{first}/join", json={}).status_code == 200
+    deadline = time.monotonic() + 20  # the host never pays a Tribute: its clock runs out and the game ends
+    while server.client().get(f"{server.url}/games/{first}").json()["status"] != "finished":
+        assert time.monotonic() < deadline, "the game did not end"
+        time.sleep(0.05)
+    assert host.post(f"{server.url}/games", json=with_bot).status_code == 201
+    assert host.post(f"{server.url}/games", json=with_bot).status_code == 429
+
+
+def test_webhooks_per_player_and_per_player_per_game_are_limited(make_server, store_settings):
+    server = make_server(limit_webhooks_per_player=3, limit_webhooks_per_game=2, webhook_allow=("127.0.0.1/32",),
+                         webhook_max_attempts=1, **store_settings)
+    ann, client = server.new_player("ann")
+    games = [server.games.create_game(ann, "dynasties", {}, 2).id for _ in range(2)]
+
+    def subscribe(game_id):
+        return client.post(f"{server.url}/webhooks", json={"url": "http://127.0.0.1:9/hook", "scope": "game",
+                                                           "game_id": game_id})
+
+    first, second = subscribe(games[0]), subscribe(games[0])
+    assert first.status_code == second.status_code == 201
+    refused = subscribe(games[0])
+    assert_too_many(refused)
+    assert refused.json()["code"] == "too_many_webhooks"
+    assert f"2 webhook subscriptions for game {games[0]} (at most 2)" in refused.json()["detail"]
+    _, bob_client = server.new_player("bob")
+    assert bob_client.post(f"{server.url}/webhooks", json={"url": "http://127.0.0.1:9/hook", "scope": "game",
+                                                           "game_id": games[0]}).status_code == 201
+    assert subscribe(games[1]).status_code == 201
+    over = client.post(f"{server.url}/webhooks", json={"url": "http://127.0.0.1:9/hook", "scope": "my_games"})
+    assert_too_many(over)
+    assert "3 webhook subscriptions (at most 3)" in over.json()["detail"]
+    assert len(client.get(f"{server.url}/webhooks").json()["webhooks"]) == 3  # the refusals changed nothing
+    assert client.delete(f"{server.url}/webhooks/{first.json()['id']}").status_code == 204
+    assert subscribe(games[0]).status_code == 201
+
+
 class StreamSocket:
     """The stream's socket, read from the first byte after the response's head: the bytes of
     the body that came in the same read as the head are given back by the first ``recv``
