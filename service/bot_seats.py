@@ -38,13 +38,14 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 from domain.kernel import Command
 from domain.kernel.bots import Seen, bot_kinds, offered
 from domain.kernel.prompt import short
 from domain.kernel.table import undone_versions
-from service.envelopes import GAME_SOURCE
+from service.envelopes import GAME_SOURCE, stream_of
 from service.errors import Conflict, Unprocessable
 from service.game import Game
 from service.timers import TimerThread
@@ -261,7 +262,9 @@ def play_one(service: Any, game_id: str, search: Search = search_here) -> bool:
 
 
 def sweep(service: Any, driver: Driver) -> int:
-    """Ask for a move in every game whose bot is prompted (repairs a lost request)."""
+    """Ask for a move in every game whose bot is prompted (repairs a lost request, or a play
+    waiting for a scheduler that died). The bot was prompted when the game's last event was
+    stored, so its think time counts from then: a repaired move is due at once."""
     asked = 0
     for game_id in list(service.store.set_members(BOT_GAMES)):
         try:
@@ -272,9 +275,16 @@ def sweep(service: Any, driver: Driver) -> int:
         if game.over:
             service.store.set_remove(BOT_GAMES, game_id)
         elif prompted_bots(game):
-            driver.request(game_id, game.version)
+            driver.request(game_id, game.version, _stored_at(service, game))
             asked += 1
     return asked
+
+
+def _stored_at(service: Any, game: Game) -> float | None:
+    """When the game's last event was stored (seconds since the epoch; None: unknown)."""
+    last = service.store.read(stream_of(game.id), game.version - 1)
+    at = last[-1].event.get("at") if last else None
+    return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() if isinstance(at, str) else None
 
 
 class BotLane:

@@ -124,3 +124,38 @@ def lanes_hold(service: Any, hole: BlackHole, patience: float = 8.0) -> dict[str
         assert time.monotonic() - clock_started < 3 + patience, "the clock's timeout did not act in time"
         time.sleep(0.05)
     return {"bot_replies": replies, "timeout_lateness": timeout_lateness(service, game_c), "held": hole.accepted}
+
+
+class LaneWorkers:
+    """``python -m service worker --lanes LANE`` processes, one per lane, on one Redis namespace."""
+
+    def __init__(self, url: str, config: Any, env: dict[str, str], root: Any, logs: Any):
+        self.url, self.config, self.env, self.root, self.logs = url, config, env, root, logs
+        self.processes: dict[str, Any] = {}
+        self.started = 0
+
+    def start(self, lane: str) -> None:
+        import subprocess
+        import sys
+
+        self.started += 1
+        with open(self.logs / f"worker-{lane}-{self.started}.log", "wb") as log:
+            self.processes[lane] = subprocess.Popen(
+                [sys.executable, "-m", "service", "worker", "--store", self.url, "--queue", self.config.queue_name,
+                 "--lanes", lane], cwd=self.root, env=self.env, stdout=subprocess.DEVNULL, stderr=log,
+                start_new_session=True)
+
+    def kill(self, lane: str) -> None:
+        import os
+        import signal
+
+        process = self.processes.pop(lane)
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait(timeout=10)
+
+    def stop(self) -> None:
+        for lane in list(self.processes):
+            self.kill(lane)

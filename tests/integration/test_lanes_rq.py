@@ -6,9 +6,6 @@ runs out on time (issue 33: one slow receiver used to stop every game's bots and
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,7 +13,7 @@ import pytest
 
 from service.bootstrap import build_service
 from service.config import LANES, Config
-from tests.helpers.lanes import BlackHole, lanes_hold
+from tests.helpers.lanes import BlackHole, LaneWorkers, lanes_hold
 
 pytestmark = pytest.mark.integration
 
@@ -30,20 +27,12 @@ def lane_workers(redis_url, tmp_path):
                     webhook_allow=("127.0.0.1/32",), bot_think_seconds=0.3)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_REDIS_PREFIX": namespace, "GAMES_BOT_THINK_SECONDS": "0.3",
            "GAMES_WEBHOOK_ALLOW": "127.0.0.1/32"}
-    workers = []
+    workers = LaneWorkers(url, config, env, ROOT, tmp_path)
     for lane in LANES:
-        with open(tmp_path / f"worker-{lane}.log", "wb") as log:
-            workers.append(subprocess.Popen(
-                [sys.executable, "-m", "service", "worker", "--store", url, "--queue", config.queue_name,
-                 "--lanes", lane], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True))
+        workers.start(lane)
     time.sleep(2)  # the workers register and their schedulers take their queues
     yield build_service(config), tmp_path
-    for worker in workers:
-        try:
-            os.killpg(worker.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        worker.wait(timeout=10)
+    workers.stop()
 
 
 def test_a_receiver_that_never_answers_delays_no_bot_and_no_clock_of_another_game(lane_workers):
@@ -56,5 +45,5 @@ def test_a_receiver_that_never_answers_delays_no_bot_and_no_clock_of_another_gam
     assert seen["held"] >= 1
     assert len(seen["bot_replies"]) >= 3 and max(seen["bot_replies"]) < 5.0, seen
     assert seen["timeout_lateness"] < 2.5, seen
-    bots_log = (logs / "worker-bots.log").read_text()
+    bots_log = "".join(path.read_text() for path in logs.glob("worker-bots-*.log"))
     assert "bot-decision game=" in bots_log  # the bots' lane, not another, made the moves
