@@ -61,13 +61,19 @@ def play_moves(service: GameService, game_id: str, by_seat: list[dict[str, Any]]
 def play_games(service: GameService, kind: str, count: int, seed: int = 0, *, players: int = 5,
                seats: tuple[int, ...] = (2, 3), undo_rate: float = 0.05,
                unfinished: int = 0) -> list[str]:
-    """``count`` finished games among a pool of players, plus ``unfinished`` games left mid-way."""
-    rng = random.Random(seed)
+    """``count`` finished games among a pool of players, plus ``unfinished`` games left mid-way.
+
+    Who sits at which game follows from ``seed`` alone. The moves are not fixed: each game
+    deals from the server's own secret seed, drawn from system randomness, so the moves of
+    game ``number`` come from a generator of their own (``seed:number``); sharing one
+    generator would let one deal's length change every later game's seats."""
+    seating = random.Random(seed)
     pool = new_players(service, players, prefix=f"s{seed}")
     ids = []
     for number in range(count + unfinished):
-        chosen = rng.sample(pool, rng.choice(seats))
+        chosen = seating.sample(pool, seating.choice(seats))
         game_id, by_seat = open_game(service, kind, chosen, len(chosen))
-        play_moves(service, game_id, by_seat, rng, moves=None if number < count else 5, undo_rate=undo_rate)
+        play_moves(service, game_id, by_seat, random.Random(f"{seed}:{number}"),
+                   moves=None if number < count else 5, undo_rate=undo_rate)
         ids.append(game_id)
     return ids
