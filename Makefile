@@ -7,7 +7,7 @@ PORT   ?= 8000
 STORE  ?= sqlite:///./data/events.db
 TS     := clients/typescript
 
-.PHONY: serve test lint openapi bench clean worker drills compile pure
+.PHONY: serve test lint openapi bench clean worker drills repeat compile pure
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,10 @@ test: $(VENV)/.installed-dev lint $(TS)/node_modules/.package-lock.json $(VENV)/
 
 drills: $(VENV)/.installed-dev  ## the heavy reliability drills (kill -9 loops, thousands of streams)
 	$(PY) -m pytest -m drill tests/reliability -s
+
+repeat: $(VENV)/.installed-dev  ## the fast tests three times over, under two hash seeds: a test that flakes shows here
+	PYTHONHASHSEED=1 $(PY) -m pytest tests/unit --count 3 -q
+	PYTHONHASHSEED=7 $(PY) -m pytest tests/unit -q
 
 openapi: $(VENV)/.installed  ## rewrite openapi.yaml from the app
 	$(PY) -m service.openapi > openapi.yaml
