@@ -18,9 +18,12 @@ lock, so several runs may share the file); ``--resume`` skips the games already 
 the table is made from every game in the file for the configurations and pairings asked
 (a game played twice by two runs counts once). Decision times: mean, p95, p99 and max.
 
-Configurations: Dynasties at 3 seats, Pax Pamir at 2 and 4 seats. Pairings:
-``greedy-random``, ``mcts-greedy`` and ``mcts-random`` (``mcts`` at its default level,
-or ``--mcts-level``); a game kind such as Wakhan joins with ``--pairings wakhan-random``.
+Configurations: Dynasties at 3 seats (``dynasties:3-sealed``: with commit-reveal Tributes,
+R17a), Pax Pamir at 2 and 4 seats. Pairings: ``greedy-random``, ``mcts-greedy`` and
+``mcts-random`` (``mcts`` at its default level, or ``--mcts-level``); a side may name its
+level, ``mcts@hard-mcts@normal``; a game kind such as Wakhan joins with
+``--pairings wakhan-random``. Games against Wakhan as a seat of the rules (the option
+``wakhan``) are ``bench/bench_wakhan.py``'s.
 """
 
 from __future__ import annotations
@@ -42,7 +45,9 @@ from domain.games import default_registry  # noqa: E402
 from domain.kernel.arena import play_match  # noqa: E402
 from domain.kernel.bots import bot_kinds  # noqa: E402
 
-CONFIGS = {"dynasties:3": ("dynasties", 3), "pax_pamir:2": ("pax_pamir", 2), "pax_pamir:4": ("pax_pamir", 4)}
+CONFIGS: dict[str, tuple[str, int, dict[str, Any]]] = {
+    "dynasties:3": ("dynasties", 3, {}), "dynasties:3-sealed": ("dynasties", 3, {"commit_reveal_tributes": True}),
+    "pax_pamir:2": ("pax_pamir", 2, {}), "pax_pamir:4": ("pax_pamir", 4, {})}
 PAIRINGS = ("greedy-random", "mcts-greedy", "mcts-random")
 
 
@@ -56,14 +61,21 @@ def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def one_game(job: tuple[str, int, str, str, str | None, int]) -> dict[str, Any]:
-    kind, seats, first, second, level, game = job
+def side(name: str, level: str | None) -> tuple[str, str | None]:
+    """A pairing's side, ``kind`` or ``kind@level``: its kind and level (``level`` for a bare mcts)."""
+    kind, _, named = name.partition("@")
+    return kind, named or (level if kind == "mcts" else None)
+
+
+def one_game(job: tuple[str, str, str, str | None, int]) -> dict[str, Any]:
+    config, first, second, level, game = job
+    kind, seats, options = CONFIGS[config]
     rules = default_registry()[kind]
     kinds = bot_kinds(rules)
     seat_a = game % seats
     lineup = [first if seat == seat_a else second for seat in range(seats)]
-    bots = [kinds[name].bot(level if name == "mcts" else None) for name in lineup]
-    match = play_match(rules, seats, bots, seed=f"bench:{game}", clock=time.perf_counter)
+    bots = [kinds[side(name, level)[0]].bot(side(name, level)[1]) for name in lineup]
+    match = play_match(rules, seats, bots, seed=f"bench:{game}", options=options, clock=time.perf_counter)
     winners = match.outcome.winners if match.outcome else ()
     share = 1 / len(winners) if winners else 0.0
     return {"game": game, "a_share": share if seat_a in winners else 0.0, "decisions": match.decisions,
@@ -101,12 +113,12 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[int(share * (len(ordered) - 1))]
 
 
-def run_pairing(kind: str, seats: int, pairing: str, games: int, level: str | None, pool: Any,
+def run_pairing(config: str, pairing: str, games: int, level: str | None, pool: Any,
                 out: Path | None = None, resume: bool = False) -> dict[str, Any]:
     first, second = pairing.split("-")
-    config = f"{kind}:{seats}"
+    seats = CONFIGS[config][1]
     done = read_results(out) if resume else {}
-    jobs = [(kind, seats, first, second, level, game) for game in range(games)
+    jobs = [(config, first, second, level, game) for game in range(games)
             if _key(config, pairing, level, game) not in done]
     started = time.perf_counter()
     results = [row for key, row in done.items() if key[:3] == _key(config, pairing, level, 0)[:3]]
@@ -153,9 +165,8 @@ def main() -> None:
     pool = multiprocessing.Pool(args.processes) if args.processes > 1 else None
     out = []
     for name in args.only or list(CONFIGS):
-        kind, seats = CONFIGS[name]
         for pairing in args.pairings.split(","):
-            row = run_pairing(kind, seats, pairing, args.games, args.mcts_level, pool, args.out, args.resume)
+            row = run_pairing(name, pairing, args.games, args.mcts_level, pool, args.out, args.resume)
             out.append(row)
             times = "; ".join(f"{k} {v['mean']} ms mean, {v['p95']} p95, {v['p99']} p99, {v['max']} max"
                               for k, v in sorted(row["decision_ms"].items()))

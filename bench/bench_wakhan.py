@@ -2,7 +2,12 @@
 only (no service), with the humans played by a bot kind; her win rate with a 95% interval,
 the victory points, how games end, and what her turn costs.
 
-    .venv/bin/python bench/bench_wakhan.py [--games 200] [--humans 1 2] [--kinds random greedy]
+    .venv/bin/python bench/bench_wakhan.py [--games 200] [--humans 1 2] [--kinds random greedy mcts@hard]
+        [--out bench/results/wakhan.jsonl] [--processes 2]
+
+A kind may name its level (``mcts@normal``). With ``--out`` each game is appended to a JSONL
+file as it ends (its seed, seat count, kind, winners and points), and games already there are
+not played again: the table is made from every game in the file for what was asked.
 
 ``random`` picks uniformly among the legal commands (issue 21's random kind). The other
 kinds (``greedy``, ``mcts``) are the bots of ``domain.kernel.bots`` (issue 21 item 2); where
@@ -13,7 +18,10 @@ turn runs her whole turn inside it: its time is reported apart from the others'.
 from __future__ import annotations
 
 import argparse
+import fcntl
+import json
 import math
+import multiprocessing
 import random
 import statistics
 import sys
@@ -38,14 +46,15 @@ def random_kind(state: Any, seat: int, rng: random.Random) -> Command:
 
 
 def bot_kind(name: str) -> Chooser | str:
-    """A bot kind of ``domain.kernel.bots``, shown only its seat's view and events (as the
-    arena does); or why it cannot be had here."""
+    """A bot kind of ``domain.kernel.bots`` (``kind`` or ``kind@level``), shown only its
+    seat's view and events (as the arena does); or why it cannot be had here."""
     try:
         from domain.kernel.arena import seen  # type: ignore[import-not-found]
         from domain.kernel.bots import bot_kinds  # type: ignore[import-not-found]
     except ImportError:
         return "domain.kernel.bots is not in this checkout (issue 21 item 2)"
-    bot = bot_kinds(RULES)[name].bot()
+    kind, _, level = name.partition("@")
+    bot = bot_kinds(RULES)[kind].bot(level or None)
     stream: list[Any] = []
 
     def choose(state: Any, seat: int, rng: random.Random) -> Command:
@@ -80,8 +89,27 @@ def play(seed: int, humans: int, options: Any, choose: Chooser) -> dict[str, Any
         raise RuntimeError(f"seed {seed}: no end after {MAX_COMMANDS} commands")
     outcome = RULES.outcome(state)
     assert outcome is not None
-    return {"winners": outcome.winners, "vp": [outcome.scores[s] for s in range(humans + 1)],
+    return {"winners": list(outcome.winners), "vp": [outcome.scores[s] for s in range(humans + 1)],
             "reason": outcome.details["reason"], "her_turns": her_turns, "others": others}
+
+
+def one_game(job: tuple[int, int, dict[str, Any], str]) -> dict[str, Any]:
+    seed, humans, given, kind = job
+    choose = random_kind if kind == "random" else bot_kind(kind)
+    assert not isinstance(choose, str), choose
+    row = play(seed, humans, RULES.check_options(given), choose)
+    return {"seed": seed, "humans": humans, "kind": kind, "options": given, **row}
+
+
+def read_rows(path: Path | None) -> dict[tuple[int, int, str, str], dict[str, Any]]:
+    found: dict[tuple[int, int, str, str], dict[str, Any]] = {}
+    if path is not None and path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                found.setdefault((row["seed"], row["humans"], row["kind"], json.dumps(row["options"], sort_keys=True)),
+                                 row)
+    return found
 
 
 def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -107,11 +135,13 @@ def main() -> None:
     parser.add_argument("--humans", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--kinds", nargs="+", default=["random", "greedy"])
     parser.add_argument("--variants", action="store_true", help="all three of her variants on")
+    parser.add_argument("--out", type=Path, help="append each game to this JSONL file; skip the games there")
+    parser.add_argument("--processes", type=int, default=1)
     args = parser.parse_args()
-    given = {"wakhan": True}
+    given: dict[str, Any] = {"wakhan": True}
     if args.variants:
         given.update(wakhan_steadfast_loyalty=True, wakhan_savvy_purchasing=True, wakhan_spy_movement=True)
-    options = RULES.check_options(given)
+    pool = multiprocessing.Pool(args.processes) if args.processes > 1 else None
     print(f"{'humans':>6} {'kind':>7} {'games':>6} {'her wins':>9} {'95% interval':>14} {'her VP':>7} "
           f"{'human VP':>9} {'by lead':>8} {'her turn ms':>12} {'p95':>6} {'other ms':>9} {'s':>6}")
     for humans in args.humans:
@@ -121,7 +151,20 @@ def main() -> None:
                 print(f"{humans:>6} {kind:>7}  not run: {choose}")
                 continue
             started = time.perf_counter()
-            results = [play(seed, humans, options, choose) for seed in range(args.games)]
+            done = read_rows(args.out)
+            mine = json.dumps(given, sort_keys=True)
+            results = [done[(seed, humans, kind, mine)] for seed in range(args.games) if (seed, humans, kind, mine) in done]
+            jobs = [(seed, humans, given, kind) for seed in range(args.games) if (seed, humans, kind, mine) not in done]
+            for row in (pool.imap_unordered(one_game, jobs) if pool else map(one_game, jobs)):
+                if args.out is not None:
+                    with args.out.open("a") as out:
+                        fcntl.flock(out, fcntl.LOCK_EX)
+                        out.write(json.dumps(row) + "\n")
+                        fcntl.flock(out, fcntl.LOCK_UN)
+                results.append(row)
+                print(f"  {humans} {kind}: {len(results)}/{args.games}, she won "
+                      f"{sum(1 / len(r['winners']) for r in results if humans in r['winners']):.1f}",
+                      file=sys.stderr, flush=True)
             elapsed = time.perf_counter() - started
             wakhan = humans
             wins = sum(1 / len(r["winners"]) for r in results if wakhan in r["winners"])  # a shared win counts its share
@@ -134,7 +177,9 @@ def main() -> None:
             print(f"{humans:>6} {kind:>7} {len(results):>6} {wins / len(results):>9.1%} "
                   f"{f'{low:.1%}-{high:.1%}':>14} {her_vp:>7.2f} {human_vp:>9.2f} "
                   f"{reasons['victory_point_lead'] / len(results):>8.0%} {ms(turns):>12.2f} {ms(turns, 0.95):>6.1f} "
-                  f"{ms(others):>9.3f} {elapsed:>6.1f}")
+                  f"{ms(others):>9.3f} {elapsed:>6.1f}", flush=True)
+    if pool:
+        pool.close()
 
 
 if __name__ == "__main__":

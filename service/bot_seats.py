@@ -42,7 +42,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from domain.kernel import Command
-from domain.kernel.bots import Seen, bot_kinds, offered
+from domain.kernel.bots import Seen, bot_kinds, seen_from
 from domain.kernel.prompt import short
 from domain.kernel.table import undone_versions
 from service.envelopes import GAME_SOURCE, stream_of
@@ -165,8 +165,8 @@ def seen_by(service: Any, game_id: str, player: dict[str, Any], seat: int, key: 
     undone = undone_versions((e["version"], e) for e in events)
     standing = [e for e in events if e["source"] == GAME_SOURCE and e["version"] not in undone]
     listed = [Command(c["type"], c["args"]) for c in legal["commands"]]
-    commands = offered(service.load(game_id, trust_cache=True).rules, state["view"], standing, seat, listed, key)
-    return (version, Seen(seat, state["view"], standing, commands)) if commands else None
+    seen = seen_from(service.load(game_id, trust_cache=True).rules, seat, state["view"], standing, listed, key)
+    return (version, seen) if seen.commands else None
 
 
 @dataclass(frozen=True)

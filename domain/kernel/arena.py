@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.kernel.bots import Bot, Clock, Seen, offered
+from domain.kernel.bots import Bot, Clock, Seen, seen_from
 from domain.kernel.events import Event, redact
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameRules, Outcome, fold
@@ -30,7 +30,7 @@ def seen(rules: GameRules[Any, Any], state: Any, events: Sequence[Event], seat: 
     """What ``seat`` is shown of a game: built with ``redact`` like any reader's (``key``:
     the seat's own secret, for a free-form choice such as a seal, ``offered``)."""
     view, shown = rules.view(state, seat), [redact(event, seat) for event in events]
-    return Seen(seat, view, shown, offered(rules, view, shown, seat, rules.legal_commands(state, seat), key))
+    return seen_from(rules, seat, view, shown, rules.legal_commands(state, seat), key)
 
 
 def play_match(rules: GameRules[Any, Any], seats: int, bots: Sequence[Bot], seed: int | str,
@@ -47,9 +47,8 @@ def play_match(rules: GameRules[Any, Any], seats: int, bots: Sequence[Bot], seed
     match = Match(None, 0, [[] for _ in range(seats)])
     while rules.outcome(state) is None and match.decisions < limit:
         seat = order.choice(rules.to_move(state))
-        view = rules.view(state, seat)
-        shown = Seen(seat, view, records[seat], offered(rules, view, records[seat], seat,
-                                                        rules.legal_commands(state, seat), f"key:{seed}:{seat}"))
+        shown = seen_from(rules, seat, rules.view(state, seat), records[seat], rules.legal_commands(state, seat),
+                          f"key:{seed}:{seat}")
         started = clock() if clock else 0.0
         command = bots[seat](rules, shown, minds[seat], clock)
         if clock:

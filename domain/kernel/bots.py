@@ -13,13 +13,22 @@ Wakhan):
 * ``random``: uniform over the prompt's choices;
 * ``greedy``: each choice tried once on a sampled state (the game runs on to the next
   decision) and the game's evaluation read from the seat's side (its score minus the best
-  other score); the best, ties broken at random;
+  other score), after the seat's best next choice while it alone is to move (two plies of
+  its own: a purchase is judged with the play it allows); the best, ties broken at random;
 * ``mcts``: information-set Monte Carlo tree search (single observer): each iteration
   draws a state from the sampler, walks one tree of moves by UCB over the moves that state
   allows, plays at random up to a depth, and scores the end (the outcome, or the game's
   evaluation turned into shares of a win). Another seat's face-down choice (a Dynasties
   Tribute) is not a tree decision but a guess made at random: the others choose without
   seeing the bot's own face-down choice, and the bot cannot read theirs.
+
+A **sealed** choice (a Dynasties commit-reveal Tribute: the prompt lists nothing, the bot
+computes a seal of each card it may give) is searched as the open choice it stands for
+(``Seen.meanings``): ``greedy`` and ``mcts`` search on the game's ``unsealed`` states,
+where the same choices are made openly, and send the seal of the choice they found best.
+Its effect is the open choice's, so nothing is lost; the seal only keeps it from the others.
+``greedy`` also looks past the others' face-down answers to its own (guessed at random, as
+``mcts`` does), so a Tribute is judged by what the reveal does, not by the card it costs.
 """
 
 from __future__ import annotations
@@ -47,6 +56,8 @@ class Seen:
     events: Sequence[dict[str, Any]]
     #: the commands the seat's prompt offers now
     commands: Sequence[Command]
+    #: for a sealed command among them, the open choice it stands for (``offered``)
+    meanings: Mapping[Command, Command] = field(default_factory=dict)
 
 
 class Sampler(Protocol):
@@ -81,6 +92,16 @@ def offered(rules: GameRules[Any, Any], view: dict[str, Any], events: Sequence[d
     return [*listed, *make(view, events, seat, key)] if make is not None else list(listed)
 
 
+def seen_from(rules: GameRules[Any, Any], seat: int, view: dict[str, Any], events: Sequence[dict[str, Any]],
+            listed: Sequence[Command], key: str) -> Seen:
+    """What a bot seat is handed: its view and events, the commands it may send (``offered``)
+    and what a sealed one among them stands for (the game's ``free_meanings``, from the same
+    secret ``key``)."""
+    meanings = getattr(rules, "free_meanings", None)
+    return Seen(seat, view, events, offered(rules, view, events, seat, listed, key),
+                meanings(view, events, seat, key) if meanings is not None else {})
+
+
 @dataclass(frozen=True)
 class BotKind:
     """A kind of bot, its named levels and which one is the default."""
@@ -113,24 +134,66 @@ def _advantage(scores: Sequence[float], seat: int) -> float:
 
 
 def _after(rules: GameRules[Any, Any], state: Any, seat: int, command: Command, rng: random.Random) -> Any:
+    """``state`` after ``seat``'s ``command``, and after the others' face-down answers to it
+    (guessed at random: a Tribute is judged by its reveal)."""
+    game: Searchable = rules  # type: ignore[assignment]
     after = rules.copy(state)
-    for event in rules.decide(after, seat, command, Rng(rng.getrandbits(64))):
-        after = rules.evolve(after, event)
+    mover = seat
+    for _ in range(_FACE_DOWN_STEPS):
+        for event in rules.decide(after, mover, command, Rng(rng.getrandbits(64))):
+            after = rules.evolve(after, event)
+        others = [other for other in rules.to_move(after) if other != seat]
+        if not others or rules.outcome(after) is not None or seat in rules.to_move(after):
+            break
+        mover = others[0]
+        legal = rules.legal_commands(after, mover)
+        if not legal or not all(c.type in game.face_down_verbs for c in legal):
+            break
+        command = rng.choice(legal)
     return after
 
 
-def greedy_bot(samples: int = 1) -> Bot:
+#: at most this many of the others' face-down answers are played out after a choice
+_FACE_DOWN_STEPS = 8
+
+
+def _search(game: Searchable, seen: Seen) -> tuple[list[Command], Callable[[Any], Any]]:
+    """The choices as searched (a seal as the open choice it stands for) and how a drawn
+    state is made searchable (the game's ``unsealed``: sealed choices made openly)."""
+    unsealed = getattr(game, "unsealed", None)
+    return [seen.meanings.get(c, c) for c in seen.commands], unsealed if unsealed is not None else _same
+
+
+def _same(state: Any) -> Any:
+    return state
+
+
+def _value(game: Searchable, state: Any, seat: int, rng: random.Random, plies: int) -> float:
+    """The seat's advantage in ``state``; with ``plies`` > 1 and the seat alone to move
+    again, the best of its next choices (its own turn planned a few choices ahead)."""
+    if plies > 1 and game.outcome(state) is None and game.to_move(state) == [seat]:
+        commands = game.legal_commands(state, seat)
+        if commands:
+            return max(_value(game, _after(game, state, seat, command, rng), seat, rng, plies - 1)
+                       for command in commands)
+    return _advantage(game.scores(state), seat)
+
+
+def greedy_bot(samples: int = 1, plies: int = 2) -> Bot:
+    """The best choice by the game's evaluation after it and, while the seat alone is to
+    move, after its best next ``plies - 1`` choices (a purchase is worth the play it allows)."""
     def choose(rules: GameRules[Any, Any], seen: Seen, rng: random.Random, clock: Clock | None) -> Command:
         game: Searchable = rules  # type: ignore[assignment]
         commands = list(seen.commands)
         if len(commands) == 1:
             return commands[0]
+        searched, prepare = _search(game, seen)
         sampler = game.sampler(seen.view, seen.events, seen.seat)
         totals = [0.0] * len(commands)
         for _ in range(samples):
-            state = sampler.draw(rng)
-            for index, command in enumerate(commands):
-                totals[index] += _advantage(game.scores(_after(rules, state, seen.seat, command, rng)), seen.seat)
+            state = prepare(sampler.draw(rng))
+            for index, command in enumerate(searched):
+                totals[index] += _value(game, _after(rules, state, seen.seat, command, rng), seen.seat, rng, plies)
         best = max(totals)
         return rng.choice([command for command, total in zip(commands, totals, strict=True) if total == best])
     return choose
@@ -176,19 +239,21 @@ def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int 
         if len(commands) == 1:
             return commands[0]
         timer = _Deadline(clock, milliseconds)
+        searched, prepare = _search(game, seen)
+        sent = dict(zip(searched, commands, strict=True))
         sampler = game.sampler(seen.view, seen.events, seen.seat)
         root = _Node()
         for _ in range(iterations):
             if timer.up():
                 break
-            _iterate(game, sampler.draw(rng), seen.seat, root, rng, depth, exploration, timer)
-        visited = [(root.children[c].visits, root.children[c].reward, c) for c in commands if c in root.children]
+            _iterate(game, prepare(sampler.draw(rng)), seen.seat, root, rng, depth, exploration, timer)
+        visited = [(root.children[c].visits, root.children[c].reward, c) for c in searched if c in root.children]
         if not visited:
             return rng.choice(commands)
         most = max(visits for visits, _, _ in visited)
         best = [(reward, c) for visits, reward, c in visited if visits == most]
         top = max(reward for reward, _ in best)
-        return rng.choice([c for reward, c in best if reward == top])
+        return sent[rng.choice([c for reward, c in best if reward == top])]
     return choose
 
 
@@ -249,15 +314,20 @@ def _select(node: _Node, commands: Sequence[Command], exploration: float) -> Com
 
 # -- the kinds -----------------------------------------------------------------------------
 
+#: ``mcts``'s levels are budgets of iterations, so their strength does not depend on the load
+#: of the machine; the wall clock is only a guard against a decision that would keep a table
+#: waiting: ``easy`` and ``normal`` answer within 2 s, ``hard`` within 20 s, whatever happens.
+GUARD_MS, HARD_GUARD_MS = 1900, 20_000
+
 BOT_KINDS: dict[str, BotKind] = {
     "random": BotKind("random", "uniform over the prompt's choices", {"default": {}}, "default",
                       random_bot, searches=False),
     "greedy": BotKind("greedy", "the best choice by the game's evaluation one step ahead, on a sampled state",
-                      {"default": {"samples": 1}, "careful": {"samples": 4}}, "default", greedy_bot),
+                      {"default": {"samples": 1, "plies": 2}, "careful": {"samples": 4, "plies": 2}}, "default", greedy_bot),
     "mcts": BotKind("mcts", "information-set Monte Carlo tree search over sampled states",
-                    {"easy": {"iterations": 30, "depth": 8, "milliseconds": 500},
-                     "normal": {"iterations": 100, "depth": 16, "milliseconds": 1200},
-                     "hard": {"iterations": 400, "depth": 24, "milliseconds": 5000}},
+                    {"easy": {"iterations": 30, "depth": 8, "milliseconds": GUARD_MS},
+                     "normal": {"iterations": 100, "depth": 16, "milliseconds": GUARD_MS},
+                     "hard": {"iterations": 400, "depth": 24, "milliseconds": HARD_GUARD_MS}},
                     "normal", mcts_bot),
 }
 

@@ -125,6 +125,15 @@ class DynastiesRules(StepRules[DynastiesState]):
         """A bot's seal or reveal under commit-reveal (R17a), from its own secret ``key``."""
         return _bots.free_commands(view, events, seat, key)
 
+    def free_meanings(self, view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int,
+                      key: str) -> dict[Any, Any]:
+        """What each of a bot's seals stands for: the open Tribute of the card it seals."""
+        return _bots.free_meanings(view, events, seat, key)
+
+    def unsealed(self, state: DynastiesState) -> DynastiesState:
+        """The same game with Tributes given openly (for a bot's search, ``bots``)."""
+        return _bots.unsealed(state)
+
 
 RULES = DynastiesRules()
 

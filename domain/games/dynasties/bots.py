@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from domain.games.dynasties import evolve as _evolve
@@ -159,6 +160,31 @@ def free_commands(view: dict[str, Any], events: Sequence[dict[str, Any]], seat: 
     if view["players"][seat]["tribute_hash"] is None:
         return [Command("CommitTribute", {"hash": tribute_digest(salt, card)}) for card in view["hand"]]
     return [Command("RevealTribute", {"salt": salt})]
+
+
+def free_meanings(view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int, key: str) -> dict[Command, Command]:
+    """R17a for a bot's search: each seal of ``free_commands`` stands for the open Tribute of
+    the card it seals (``SubmitTribute``), which has the same effect once revealed."""
+    if view.get("phase") != "tribute" or not view["options"].get("commit_reveal_tributes") or view.get("hand") is None:
+        return {}
+    if seat not in view.get("to_move", []) or view["players"][seat]["tribute_hash"] is not None:
+        return {}
+    salt = bot_salt(key, events)
+    return {Command("CommitTribute", {"hash": tribute_digest(salt, card)}): Command("SubmitTribute", {"card": card})
+            for card in view["hand"]}
+
+
+def unsealed(s: DynastiesState) -> DynastiesState:
+    """The same game with every Tribute still to give given openly (R17 instead of R17a): a
+    seal not yet revealed is forgotten, its seat gives its Tribute again (in a search, a
+    guess like any other seat's face-down choice). Under R17 already: ``s`` itself."""
+    if not s.options.commit_reveal_tributes:
+        return s
+    new = copy_state(s)
+    new.options = replace(s.options, commit_reveal_tributes=False)
+    new.tribute_hash = [None] * s.seats
+    new.tribute_salt = [None] * s.seats
+    return new
 
 
 def scores(s: DynastiesState) -> list[float]:

@@ -11,25 +11,62 @@ shuffled within it; the rest are the cards left out. A deck that does not have t
 (a given ``deal``) is dealt uniformly, its Dominance Checks kept in it.
 
 **Evaluation** (``greedy``'s one step, ``mcts``'s estimate where a playout stops), per
-seat: 4 per victory point, 1 per point of influence, 2 per region the seat rules and a
-half per rupee. Once the game is over: the victory points, and 100 for a winner.
+seat, in quarters of a victory point:
+
+* 4 per victory point;
+* the points the **next Dominance Check** is expected to give it, 4 each, times 0.6 (0.9
+  while a check is in the market: it can be bought now). Each coalition is dominant at that
+  check with a chance that grows with its lead in blocks (a logistic curve centred on the
+  lead a check needs, R-DOM-2); then the loyal seats (and Wakhan, with her influence with
+  that coalition) share its points by influence (R-DOM-4); with no dominant coalition the
+  seats share the failure points by cylinders in play (R-DOM-5). So blocks of its own
+  coalition, loyalty to the coalition ahead, influence and cylinders all count, as they do
+  at a check;
+* a little for what builds towards later checks: 0.5 per block of its coalition ahead of
+  the strongest other coalition, 0.3 per cylinder in play, 1 per point of influence;
+* 2 per region it rules, a half per rupee (actions cost rupees), a half per court card and
+  a quarter per card in hand up to its hand limit (a card beyond the limit is discarded at
+  cleanup, worth nothing).
+
+Once the game is over: the victory points, and 100 for a winner.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from domain.games.pax_pamir import queries as q
-from domain.games.pax_pamir.data.board import MARKET_ROWS, PILE_EXTRAS, pile_size
-from domain.games.pax_pamir.data.cards import ALL_CARDS, COURT_CARDS, DOMINANCE_CHECKS, EVENT_CARDS
-from domain.games.pax_pamir.state import PaxState, copy_state
+from domain.games.pax_pamir.data.board import COALITIONS, MARKET_ROWS, PILE_EXTRAS, Coalition, pile_size
+from domain.games.pax_pamir.data.cards import (
+    ALL_CARDS,
+    COURT_CARDS,
+    DOMINANCE_CHECKS,
+    EVENT_CARDS,
+    EventEffect,
+    is_dominance_check,
+)
+from domain.games.pax_pamir.state import PaxState, copy_state, is_wakhan
+from domain.games.pax_pamir.steps.dominance import (
+    DOMINANCE_LEAD,
+    FAILURE_POINTS,
+    FATIGUED_LEAD,
+    FINAL_MULTIPLIER,
+    SUCCESS_POINTS,
+    split_points,
+)
 from domain.games.pax_pamir.wakhan.ai_cards import AI_CARDS
 from domain.kernel.events import Event
 from domain.kernel.sampling import Places, SampleInconsistent, deal_tokens, seen_event, unseen
 
 VP_WEIGHT, INFLUENCE_WEIGHT, RULE_WEIGHT, RUPEE_WEIGHT = 4.0, 1.0, 2.0, 0.5
+#: how much of the next check's expected points count now: a check is some turns away, or in the market
+CHECK_LATER, CHECK_IN_MARKET = 0.6, 0.9
+#: how sharply a coalition's chance of dominance rises with its lead in blocks
+DOMINANCE_SPREAD = 1.0
+LEAD_WEIGHT, CYLINDER_WEIGHT, COURT_WEIGHT, HAND_WEIGHT = 1.5, 1.0, 1.0, 0.25
 WIN_BONUS = 100.0
 #: A gap of this much evaluation is "clearly ahead" for a playout (about one victory point).
 SCORE_SCALE = 4.0
@@ -153,6 +190,40 @@ def scores(s: PaxState) -> list[float]:
     if s.outcome is not None:
         winners = set(s.outcome["winners"])
         return [float(vp) + (WIN_BONUS if seat in winners else 0.0) for seat, vp in enumerate(s.outcome["vp"])]
-    return [VP_WEIGHT * player.vp + INFLUENCE_WEIGHT * q.influence(s, seat)
-            + RULE_WEIGHT * len(q.ruled_regions(s, seat)) + RUPEE_WEIGHT * player.rupees
-            for seat, player in enumerate(s.players)]
+    blocks = {c: q.blocks_in_play(s, c) for c in COALITIONS}
+    check = expected_check_points(s, blocks)
+    soon = CHECK_IN_MARKET if any(is_dominance_check(n) for _, _, n in q.market_slots(s)) else CHECK_LATER
+    out = []
+    for seat, player in enumerate(s.players):
+        lead = 0
+        if player.loyalty is not None:
+            lead = blocks[player.loyalty] - max(blocks[c] for c in COALITIONS if c != player.loyalty)
+        out.append(VP_WEIGHT * (player.vp + soon * check[seat])
+                   + LEAD_WEIGHT * lead + CYLINDER_WEIGHT * q.cylinders_in_play(s, seat)
+                   + INFLUENCE_WEIGHT * q.influence(s, seat) + RULE_WEIGHT * len(q.ruled_regions(s, seat))
+                   + RUPEE_WEIGHT * player.rupees + COURT_WEIGHT * len(player.court)
+                   + HAND_WEIGHT * min(len(player.hand), q.hand_limit(s, seat)))
+    return out
+
+
+def expected_check_points(s: PaxState, blocks: dict[Coalition, int]) -> list[float]:
+    """The points each seat may expect of the next Dominance Check (R-DOM-1 to R-DOM-5), each
+    coalition dominant with a chance that rises with its lead in blocks."""
+    lead_needed = FATIGUED_LEAD if EventEffect.CONFLICT_FATIGUE in s.effects else DOMINANCE_LEAD
+    multiplier = FINAL_MULTIPLIER if q.dominance_checks_left(s) == 1 else 1
+    expected = [0.0] * s.seats
+    left = 1.0
+    for coalition in COALITIONS:
+        lead = blocks[coalition] - max(blocks[c] for c in COALITIONS if c != coalition)
+        chance = 1.0 / (1.0 + math.exp(-(lead - lead_needed + 0.5) / DOMINANCE_SPREAD))
+        chance = min(chance, left)
+        left -= chance
+        ranking = [(seat, q.influence_with(s, seat, coalition) if is_wakhan(s, seat) else q.influence(s, seat))
+                   for seat in range(s.seats) if s.players[seat].loyalty == coalition or is_wakhan(s, seat)]
+        if ranking:
+            for seat, points in split_points(ranking, tuple(p * multiplier for p in SUCCESS_POINTS)).items():
+                expected[seat] += chance * points
+    ranking = [(seat, q.cylinders_in_play(s, seat)) for seat in range(s.seats)]
+    for seat, points in split_points(ranking, tuple(p * multiplier for p in FAILURE_POINTS)).items():
+        expected[seat] += left * points
+    return expected

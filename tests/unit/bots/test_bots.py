@@ -113,9 +113,10 @@ def test_a_game_without_a_sampler_offers_only_the_random_kind():
 
 
 def test_a_bot_never_reads_a_state():
-    """The only thing a bot is handed is ``Seen``: a view, redacted events and commands."""
+    """The only thing a bot is handed is ``Seen``: a view, redacted events, commands and what
+    its own sealed commands stand for (made from the seat's own secret, like the seals)."""
     fields = set(Seen.__dataclass_fields__)
-    assert fields == {"seat", "view", "events", "commands"}
+    assert fields == {"seat", "view", "events", "commands", "meanings"}
 
 
 # -- non-interference --------------------------------------------------------------------------

@@ -3,6 +3,8 @@ seat, and reveal it with no memory between the two decisions."""
 
 from __future__ import annotations
 
+import random
+
 from domain.games.dynasties import RULES
 from domain.games.dynasties.bots import bot_salt
 from domain.games.dynasties.rules import tribute_digest
@@ -50,3 +52,23 @@ def test_r17a_every_bot_kind_plays_sealed_tributes_to_game_over():
     bots = [BOT_KINDS["random"].bot(), BOT_KINDS["greedy"].bot(), BOT_KINDS["mcts"].bot("easy")]
     match = play_match(RULES, 3, bots, seed=9, options=OPTIONS)
     assert match.outcome is not None and match.outcome.winners
+
+
+def test_r17a_a_sealed_tribute_is_searched_as_the_open_tribute_it_stands_for():
+    """Issue 36: the seal prompt lists nothing, so a bot once chose its seal uniformly. Now
+    greedy and mcts search the open Tribute each seal stands for: on the same deal, the card
+    they seal is the card they give openly, decision for decision."""
+    kinds = {"greedy": BOT_KINDS["greedy"].bot(), "mcts": BOT_KINDS["mcts"].bot("easy")}
+    compared = 0
+    for seed in range(4):
+        sealed = RULES.setup(3, RULES.check_options(OPTIONS), Rng("twins", seed))
+        open_ = RULES.setup(3, RULES.check_options({**OPTIONS, "commit_reveal_tributes": False}), Rng("twins", seed))
+        sealed_state, open_state = fold(RULES, sealed), fold(RULES, open_)
+        assert sealed_state.hands == open_state.hands
+        for name, bot in kinds.items():
+            shown = seen(RULES, sealed_state, sealed, 0, key="k")
+            chosen = bot(RULES, shown, random.Random(seed), None)
+            given = bot(RULES, seen(RULES, open_state, open_, 0), random.Random(seed), None)
+            assert chosen.type == "CommitTribute" and shown.meanings[chosen] == given, (name, seed)
+            compared += 1
+    assert compared == 8
