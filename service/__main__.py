@@ -123,14 +123,14 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
         return create_app(config)
 
-    from service.projector import ProjectorProcess
+    from service.supervision import Supervised
 
     children = []
     child_env = {**os.environ, "GAMES_STORE": config.store_url, "GAMES_PROJECTIONS": "inline"}
     if config.inline_projector == "process":  # one projector beside the web workers, kept running
-        children.append(ProjectorProcess(child_env))
+        children.append(Supervised(child_env))
     if config.background == "process":  # and one process for the bots, clocks and webhooks
-        children.append(ProjectorProcess({**child_env, "GAMES_INLINE_PROJECTOR": config.inline_projector},
+        children.append(Supervised({**child_env, "GAMES_INLINE_PROJECTOR": config.inline_projector},
                                          [sys.executable, "-m", "service", "background"], name="background"))
     for child in children:
         child.start()
@@ -182,11 +182,11 @@ def _worker_processes(config: Config, args: argparse.Namespace, lanes: tuple[str
     import signal
     import threading
 
-    from service.projector import ProjectorProcess
+    from service.supervision import Supervised
 
     command = [sys.executable, "-m", "service", "worker", "--lanes", ",".join(lanes), "--queue", config.queue_name,
                *(["--store", args.store] if args.store else []), *(["--no-scheduler"] if args.no_scheduler else [])]
-    children = [ProjectorProcess(dict(os.environ), command, name=f"worker {number} of {','.join(lanes)}")
+    children = [Supervised(dict(os.environ), command, name=f"worker {number} of {','.join(lanes)}")
                 for number in range(args.processes)]
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())

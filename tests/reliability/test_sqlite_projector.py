@@ -87,9 +87,9 @@ def test_serve_on_sqlite_keeps_the_projections_in_a_projector_process(server_pro
 def test_a_projector_that_keeps_dying_is_started_again_with_growing_pauses():
     import sys
 
-    from service.projector import RESTART_FIRST, ProjectorProcess
+    from service.supervision import RESTART_FIRST, Supervised
 
-    projector = ProjectorProcess({}, command=[sys.executable, "-c", "raise SystemExit(3)"])
+    projector = Supervised({}, command=[sys.executable, "-c", "raise SystemExit(3)"])
     projector.start()
     try:
         time.sleep(RESTART_FIRST * 2 + RESTART_FIRST * 4 + 1.0)  # room for the pauses 1 s and 2 s at most
