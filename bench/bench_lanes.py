@@ -27,9 +27,11 @@ from the games' events read back at the end (server timestamps):
   stopped by its own move), minus the think time (``GAMES_BOT_THINK_SECONDS``, set from
   ``--think``) and minus its decision time where the server logs one
   (``bot-decision game=.. version=.. seat=.. decide_ms=..`` on stderr); a prompt still
-  open when the events are read counts with its time so far. Also the longest any bot
-  stayed prompted, and bot moves per second (per bot worker process where their number is
-  known: one ``single`` worker, ``--bot-processes``; and per core).
+  open when the events are read counts with its time so far. A bot whose think time runs
+  while it decides overlaps the two: its reply beyond the longer of them is shown too.
+  Also the longest any bot stayed prompted, and bot moves per second (per bot worker
+  process where their number is known: one ``single`` worker, ``--bot-processes``; and
+  per core).
 * clock lateness: a ``ClockTimedOut`` event's time minus the deadline of the clock it
   ended; a deadline passed with nothing done by the end counts with its lateness so far.
 * the fast receiver's lateness: the event's time to the request's arrival (an event not
@@ -689,7 +691,7 @@ def analyse(events: dict[str, list[dict]], kinds: dict[str, str], decisions, run
     seconds = window[1] - window[0]
     prompts = [p for game, log in events.items() if kinds[game] == "bot" for p in bot_prompts(game, log, collected)
                if window[0] <= p.start <= window[1]]
-    excess, raw, decided = [], [], []
+    excess, beyond_longer, raw, decided = [], [], [], []
     known = 0
     for p in prompts:
         took = p.end - p.start
@@ -703,6 +705,7 @@ def analyse(events: dict[str, list[dict]], kinds: dict[str, str], decisions, run
             if mine:
                 decided.append(spent * 1000)
         excess.append(took - args.think - spent)
+        beyond_longer.append(took - max(args.think, spent))
     answered = [p for p in prompts if p.answered and p.end <= window[1]]
     late, fired, missed = [], 0, 0
     for game, log in events.items():
@@ -725,6 +728,7 @@ def analyse(events: dict[str, list[dict]], kinds: dict[str, str], decisions, run
         "bot_decisions_logged": known,
         "bot_decide_ms": summary(decided) if decided else None,
         "bot_reply_excess_s": summary(excess),  # minus think, minus decide where logged
+        "bot_reply_beyond_longer_s": summary(beyond_longer),  # minus the longer of think and decide
         "bot_reply_raw_s": summary(raw),
         "bot_longest_prompted_s": max(raw) if raw else None,
         "bot_moves": len(answered),
@@ -747,6 +751,7 @@ ROWS = [
     ("bot reply p50, s beyond think (+decide)", lambda f: f["bot_reply_excess_s"]["p50"]),
     ("bot reply p95, s beyond think (+decide)", lambda f: f["bot_reply_excess_s"]["p95"]),
     ("bot reply max, s beyond think (+decide)", lambda f: f["bot_reply_excess_s"]["max"]),
+    ("bot reply p95, s beyond max(think, decide)", lambda f: f["bot_reply_beyond_longer_s"]["p95"]),
     ("bot decisions logged / prompts", lambda f: f"{f['bot_decisions_logged']}/{f['bot_prompts']}"),
     ("bot decide ms p50 (logged)", lambda f: (f["bot_decide_ms"] or {}).get("p50")),
     ("longest a bot stayed prompted, s", lambda f: f["bot_longest_prompted_s"]),
