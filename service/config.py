@@ -102,6 +102,8 @@ class Config:
     webhook_max_attempts: int = 8
     webhook_backoff: float = 5.0
     webhook_timeout: float = 10.0
+    #: seconds a webhook secret replaced by a rotation keeps signing deliveries beside the new one
+    webhook_secret_grace: float = 86_400.0
     #: the bearer token of the server's operator (webhooks of every game's public events); empty: none
     operator_token: str = ""
     #: Redis durability: acknowledge a write that an answer depends on (appends, idempotency
@@ -177,6 +179,7 @@ class Config:
             "webhook_max_attempts": int(env.get("GAMES_WEBHOOK_MAX_ATTEMPTS", cls.webhook_max_attempts)),
             "webhook_backoff": float(env.get("GAMES_WEBHOOK_BACKOFF", cls.webhook_backoff)),
             "webhook_timeout": float(env.get("GAMES_WEBHOOK_TIMEOUT", cls.webhook_timeout)),
+            "webhook_secret_grace": float(env.get("GAMES_WEBHOOK_SECRET_GRACE", cls.webhook_secret_grace)),
             "operator_token": env.get("GAMES_OPERATOR_TOKEN", cls.operator_token),
             "redis_wait_replicas": int(env.get("GAMES_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas)),
             "redis_wait_timeout": float(env.get("GAMES_REDIS_WAIT_TIMEOUT", cls.redis_wait_timeout)),

@@ -2,8 +2,9 @@
 
 **Subscriptions.** A player subscribes a URL for every game they sit at, or for one game;
 an operator (``GAMES_OPERATOR_TOKEN``) for every game's public events. A subscription is a
-stream of its own (``webhook-<id>``: ``WebhookSubscribed``, ``WebhookUnsubscribed``), its
-secret shown once, at creation. The URL must be http(s) and resolve only to addresses the
+stream of its own (``webhook-<id>``: ``WebhookSubscribed``, ``WebhookSecretRotated``,
+``WebhookUnsubscribed``), its secret shown once, at creation or rotation (the replaced secret
+keeps signing beside the new one for a grace period). The URL must be http(s) and resolve only to addresses the
 allow-list admits: public ones, and private or loopback ranges only when configured
 (``GAMES_WEBHOOK_ALLOW``), so the server cannot be turned against its own network. The
 check runs at subscription and again before every delivery (a name may move), and each
@@ -61,7 +62,7 @@ from service.adapters.codec import dumps
 from service.adapters.store import EventStore, Recorded, VersionConflict
 from service.config import Config
 from service.envelopes import game_of, public_event, stream_of
-from service.errors import Forbidden, NotFound, TooManyRequests, Unprocessable
+from service.errors import Conflict, Forbidden, NotFound, TooManyRequests, Unprocessable
 from service.game import Game, audience
 from service.loading import GameLoader
 from service.timers import TimerThread
@@ -74,7 +75,7 @@ RAW, CHAT = "events", "chat"
 PRESETS = (RAW, CHAT)
 OPERATOR = "operator"
 
-SUBSCRIBED, UNSUBSCRIBED = "WebhookSubscribed", "WebhookUnsubscribed"
+SUBSCRIBED, UNSUBSCRIBED, ROTATED = "WebhookSubscribed", "WebhookUnsubscribed", "WebhookSecretRotated"
 DELIVERED, FAILED, DEAD, REPLAYED = "WebhookDelivered", "WebhookFailed", "WebhookDeadLettered", "WebhookReplayed"
 
 MAX_URL = 2048
@@ -91,12 +92,14 @@ class WebhookSettings:
     #: the most subscriptions one player may hold, and hold for one game (0: no limit)
     per_player: int = 20
     per_game: int = 5
+    #: seconds a secret replaced by a rotation keeps signing deliveries beside the new one
+    secret_grace: float = 86_400.0
 
     @classmethod
     def from_config(cls, config: Config) -> WebhookSettings:
         return cls(config.webhook_allow, config.webhook_max_attempts, config.webhook_backoff,
                    config.webhook_timeout, per_player=config.limit_webhooks_per_player,
-                   per_game=config.limit_webhooks_per_game)
+                   per_game=config.limit_webhooks_per_game, secret_grace=config.webhook_secret_grace)
 
 
 # -- the allow-list -------------------------------------------------------------------------
@@ -258,10 +261,19 @@ class Subscription:
     secret: str
     created_at: str
     active: bool = True
+    #: secrets replaced by a rotation, each with the Unix time its grace period ends
+    replaced: list[tuple[str, float]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "owner": self.owner, "scope": self.scope, "game_id": self.game_id, "url": self.url,
                 "preset": self.preset, "created_at": self.created_at, "active": self.active}
+
+    def signature(self, delivery_id: str, at: datetime, body: str) -> str:
+        """The ``webhook-signature`` header: a ``v1,`` signature by the current secret, then
+        one by each replaced secret still in its grace period, space-separated as Standard
+        Webhooks allows (a receiver accepts the request if any one matches its secret)."""
+        secrets_now = [self.secret, *(old for old, until in self.replaced if until > at.timestamp())]
+        return " ".join(Webhook(secret).sign(delivery_id, at, body) for secret in secrets_now)
 
 
 @dataclass
@@ -347,7 +359,7 @@ class Webhooks:
         if owner != OPERATOR:
             self._check_quota(owner, game_id)
         sub_id = uuid.uuid4().hex[:16]
-        secret = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+        secret = _new_secret()
         created = _event(SUBSCRIBED, {"owner": owner, "scope": scope, "game_id": game_id, "url": url,
                                       "preset": preset}, secret={"secret": secret})
         self.store.append(_sub_stream(sub_id), 0, [created])
@@ -379,8 +391,32 @@ class Webhooks:
         data, first = records[0].event["data"], records[0].event
         sub = Subscription(sub_id, data["owner"], data["scope"], data["game_id"], data["url"], data["preset"],
                            first["secret"]["secret"], first["at"])
-        sub.active = not any(r.event["type"] == UNSUBSCRIBED for r in records[1:])
+        for record in records[1:]:
+            if record.event["type"] == UNSUBSCRIBED:
+                sub.active = False
+            elif record.event["type"] == ROTATED:
+                sub.replaced.append((sub.secret, record.event["data"]["grace_until"]))
+                sub.secret = record.event["secret"]["secret"]
         return sub
+
+    def rotate_secret(self, sub_id: str, owner: str) -> dict[str, Any]:
+        """A new signing secret, shown once, in this answer. The replaced one still signs
+        every delivery beside it for ``secret_grace`` seconds, so a receiver can switch to
+        the new secret at any time within that period without rejecting a request."""
+        stream = _sub_stream(sub_id)
+        for _ in range(5):
+            sub = self.owned(sub_id, owner)
+            if not sub.active:
+                raise NotFound(f"no webhook subscription {sub_id!r} of yours")
+            secret, grace_until = _new_secret(), time.time() + self.settings.secret_grace
+            try:
+                self.store.append(stream, self.store.version(stream),
+                                  [_event(ROTATED, {"grace_until": grace_until}, secret={"secret": secret})])
+            except VersionConflict:
+                continue  # rotated or deleted meanwhile: look again
+            until = datetime.fromtimestamp(grace_until, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+            return {**self.load(sub_id).to_json(), "secret": secret, "previous_secret_valid_until": until}
+        raise Conflict("the subscription kept changing; try again", code="busy")
 
     def owned(self, sub_id: str, owner: str) -> Subscription:
         sub = self.load(sub_id) if _safe_id(sub_id) else None
@@ -577,7 +613,7 @@ class Webhooks:
         now = datetime.now(UTC)
         headers = {"content-type": "application/json", "webhook-id": delivery_id,
                    "webhook-timestamp": str(int(now.timestamp())),
-                   "webhook-signature": Webhook(sub.secret).sign(delivery_id, now, body)}
+                   "webhook-signature": sub.signature(delivery_id, now, body)}
         try:
             answer = self._post(sub.url, data=body.encode(), headers=headers, timeout=self.settings.timeout,
                                 allow_redirects=False)
@@ -587,6 +623,10 @@ class Webhooks:
             return False, None, type(exc).__name__
         ok = 200 <= answer.status_code < 300
         return ok, answer.status_code, None if ok else f"HTTP {answer.status_code}"
+
+
+def _new_secret() -> str:
+    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
 
 
 def _safe_id(text: str) -> bool:

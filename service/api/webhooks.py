@@ -1,4 +1,5 @@
-"""Webhook subscriptions: create, list, delete, their delivery log, and replay of failures."""
+"""Webhook subscriptions: create, list, delete, rotate the secret, their delivery log, and
+replay of failures."""
 
 from __future__ import annotations
 
@@ -45,6 +46,14 @@ class WebhookSchema(Schema):
 class NewWebhookAnswerSchema(WebhookSchema):
     secret = fields.String(required=True, metadata={
         "description": "the signing secret (whsec_...), shown only now: verify each delivery with it"})
+
+
+class RotatedSecretSchema(NewWebhookAnswerSchema):
+    secret = fields.String(required=True, metadata={
+        "description": "the new signing secret (whsec_...), shown only now"})
+    previous_secret_valid_until = fields.String(required=True, metadata={
+        "description": "until then (ISO 8601, UTC) each delivery is signed by the new secret and the one it "
+                       "replaced (two v1 signatures in webhook-signature); after it, by the new one only"})
 
 
 class WebhookListSchema(Schema):
@@ -114,6 +123,16 @@ def list_webhooks():
 def delete_webhook(webhook_id):
     """Stop a subscription: nothing more is delivered to its URL."""
     _webhooks().unsubscribe(webhook_id, _owner())
+
+
+@blp.route("/<string:webhook_id>/rotate-secret", methods=["POST"])
+@blp.response(200, RotatedSecretSchema)
+@blp.doc(operationId="rotateWebhookSecret", security=BEARER)
+@problem_responses(blp, 401, 404, 409)
+def rotate_webhook_secret(webhook_id):
+    """A new signing secret, shown once. The replaced secret keeps signing deliveries beside it
+    for the grace period (GAMES_WEBHOOK_SECRET_GRACE, a day by default), then stops."""
+    return _webhooks().rotate_secret(webhook_id, _owner())
 
 
 @blp.route("/<string:webhook_id>/deliveries", methods=["GET"])

@@ -10,6 +10,7 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import pytest
 from standardwebhooks import Webhook
@@ -265,3 +266,84 @@ def test_a_name_that_moves_to_an_ipv6_form_of_a_private_address_is_refused_at_de
     failed = [d for d in log if d["outcome"] == "failed"]
     assert failed and all("64:ff9b::a9fe:a9fe" in d["error"] and d["status"] is None for d in failed)
     assert not [d for d in log if d["outcome"] == "delivered"]
+
+
+@dataclass
+class Recorder:
+    """A receiver that keeps every request's headers and body and answers 204."""
+
+    seen: list[tuple[dict, str]] = field(default_factory=list)
+
+    def __call__(self, environ, start_response):
+        request = Request(environ)
+        self.seen.append((dict(request.headers), request.get_data(as_text=True)))
+        return Response(status=204)(environ, start_response)
+
+    def take(self) -> list[tuple[dict, str]]:
+        taken, self.seen = self.seen, []
+        return taken
+
+
+@pytest.fixture
+def recorder():
+    app = Recorder()
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    app.url = f"http://127.0.0.1:{server.server_port}"
+    yield app
+    server.shutdown()
+
+
+def _verifies(secret: str, headers: dict, body: str) -> bool:
+    from standardwebhooks.webhooks import WebhookVerificationError
+
+    try:
+        Webhook(secret).verify(body, headers)
+    except WebhookVerificationError:
+        return False
+    return True
+
+
+def test_a_rotated_secret_signs_beside_the_new_one_for_its_grace_period_then_the_new_one_alone(make_server, recorder):
+    server = make_server(webhook_allow=LOCAL, webhook_secret_grace=3.0)
+    ann, client = server.new_player("ann")
+    bob, _ = server.new_player("bob")
+    hook = client.post(f"{server.url}/webhooks", json={"url": f"{recorder.url}/ann", "scope": "my_games"}).json()
+    old = hook["secret"]
+    game_id, seated = _seated_game(server, [ann, bob])
+    _wait_idle(server)
+    before = recorder.take()
+    assert before and all(_verifies(old, h, b) and h["Webhook-Signature"].count("v1,") == 1 for h, b in before)
+
+    rotated = client.post(f"{server.url}/webhooks/{hook['id']}/rotate-secret")
+    assert rotated.status_code == 200, rotated.text
+    new, until = rotated.json()["secret"], rotated.json()["previous_secret_valid_until"]
+    assert new.startswith("whsec_") and new != old and rotated.json()["id"] == hook["id"]
+    listed = client.get(f"{server.url}/webhooks").json()["webhooks"]
+    assert [w["id"] for w in listed] == [hook["id"]] and new not in json.dumps(listed)  # shown once
+    grace_ends = datetime.fromisoformat(until.replace("Z", "+00:00")).timestamp()
+
+    rng = random.Random(5)
+    play_randomly(server.games, game_id, seated, rng, max_commands=2)
+    _wait_idle(server)
+    during = recorder.take()
+    time.sleep(max(0.0, grace_ends + 1.0 - time.time()))
+    play_randomly(server.games, game_id, seated, rng, max_commands=2)
+    _wait_idle(server)
+    after = recorder.take()
+    assert during and after
+    for headers, body in during + after:
+        sent = int(headers["Webhook-Timestamp"])
+        assert _verifies(new, headers, body), "the new secret signs every delivery after the rotation"
+        if sent < grace_ends - 1:  # within the grace period: the replaced secret signs too
+            assert headers["Webhook-Signature"].count("v1,") == 2 and _verifies(old, headers, body)
+        elif sent > grace_ends:
+            assert headers["Webhook-Signature"].count("v1,") == 1 and not _verifies(old, headers, body)
+    assert any(int(h["Webhook-Timestamp"]) < grace_ends - 1 for h, _ in during), "no delivery within the grace"
+    assert all(int(h["Webhook-Timestamp"]) > grace_ends for h, _ in after)
+
+    _, eve = server.new_player("eve")
+    assert eve.post(f"{server.url}/webhooks/{hook['id']}/rotate-secret").status_code == 404
+    assert client.delete(f"{server.url}/webhooks/{hook['id']}").status_code == 204
+    gone = client.post(f"{server.url}/webhooks/{hook['id']}/rotate-secret")
+    assert gone.status_code == 404 and gone.headers["Content-Type"] == "application/problem+json"
