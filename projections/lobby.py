@@ -35,8 +35,8 @@ class Lobby:
         games = model["games"]
         game_id = envelope["game_id"]
         platform = envelope["source"] == PLATFORM
-        if platform and envelope["type"] == GAME_CREATED:
-            games[game_id] = _created(game_id, envelope)
+        if platform and envelope["type"] == GAME_CREATED and not envelope["data"].get("private"):
+            games[game_id] = _created(game_id, envelope)  # a private table is never listed
         game = games.get(game_id)
         if game is None:  # a log that starts mid-game (never in a full log): nothing to show
             return model

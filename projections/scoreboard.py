@@ -29,6 +29,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from domain.kernel.endings import ABORTED
 from domain.kernel.table import FINISHED, GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN
 from projections.base import ranks, restated, scan, unranked
 
@@ -73,7 +74,8 @@ class Scoreboard:
         if after and after["status"] == FINISHED and after["outcome"] and game_id in playing:
             game = playing[game_id]
             del playing[game_id]
-            self._finish(model, game_id, game, after["outcome"], envelope["at"])
+            if after["outcome"]["details"].get("reason") != ABORTED:  # an aborted table counts for nobody
+                self._finish(model, game_id, game, after["outcome"], envelope["at"])
         return model
 
     def indexes(self, table: str, key: str, row: Any) -> dict[str, float]:

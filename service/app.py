@@ -22,6 +22,7 @@ from service.api import (
     meta,
     read_models,
     routes,
+    table_life,
     web_client,
     webhooks,
 )
@@ -124,7 +125,7 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
     app.extensions["stream_tickets"] = StreamTickets(games.store)
     for blueprint in (routes.players, routes.game_types, routes.games, meta.blp,
                       live.blp, read_models.scoreboards, read_models.histories, read_models.projections,
-                      webhooks.blp):
+                      webhooks.blp, table_life.table, table_life.me):
         api.register_blueprint(blueprint)
     app.register_blueprint(web_client.blp)  # the web client's files: not part of the API's contract
     register_error_handlers(app)

@@ -74,6 +74,8 @@ class Appender:
         self.after_append = after_append
         #: told of the game after each append (bot seats: is a bot prompted now?)
         self.after_move = after_move or (lambda game: None)
+        #: told of each append: the game before, after, and what was stored (the players' feeds)
+        self.on_stored: Callable[[Game, Game, list[Recorded]], None] = lambda before, after, stored: None
 
     def append(self, game: Game, events: list[NewEvent],
                idempotency: tuple[str, dict[str, Any]] | None = None,
@@ -115,10 +117,12 @@ class Appender:
         # empty) and nobody holds it yet: its head is set in place, not copied
         after.head = digest(envelopes[-1])
         self.loader.remember(after)
+        stored = [Recorded(stream, game.version + i + 1, body) for i, body in enumerate(envelopes)]
+        self.on_stored(game, after, stored)  # before the catch-up: it covers the feeds' notices too
         self.after_append(stream)
         self.after_move(after)
         self.loader.maybe_snapshot(game.version, after)
-        return after, [Recorded(stream, game.version + i + 1, body) for i, body in enumerate(envelopes)], events
+        return after, stored, events
 
     def append_stored_log(self, game_id: str, envelopes: list[dict[str, Any]]) -> None:
         """Store a whole log as it comes (an import): at version 0, so a game already here

@@ -62,13 +62,15 @@ class Game:
 
     def outcome(self) -> Outcome | None:
         """How the game ended (the rules', or a forfeit on a turn clock), None while it runs."""
+        if self.table.endings.outcome is not None:  # resigned, aborted or ended by agreement
+            return self.table.endings.outcome
         if self.table.clocks.forfeited is not None:
             return forfeit_outcome(self.table.seats, self.table.clocks.forfeited)
         return self.rules.outcome(self.state) if self.state is not None else None
 
     @property
     def over(self) -> bool:
-        return self.state is not None and self.public_facts()["outcome"] is not None
+        return self.public_facts()["outcome"] is not None
 
     def seat_of(self, player: Mapping[str, Any] | None) -> int | None:
         return self.table.seat_of(player["id"]) if player else None
@@ -104,6 +106,9 @@ class Game:
             "ranked": self.ranked,
             **({"clocks": table.clocks.to_json(table.seats)} if table.has_clock else {}),
             "fairness": {"seed_commitment": table.seed_commitment, **(table.revealed or {"seed": None, "salt": None})},
+            "private": table.private,
+            "rematch_of": table.rematch_of,
+            "endings": table.endings.to_json(),
         }
 
 

@@ -168,8 +168,8 @@ class GameLoader:
                 table.apply(read_event(record.event))
             else:
                 state = base.rules.evolve(state, read_event(record.event, base.rules.upcasters))
-        table.finished = state is not None and (table.clocks.forfeited is not None
-                                                or base.rules.outcome(state) is not None)
+        table.finished = table.endings.outcome is not None or (
+            state is not None and (table.clocks.forfeited is not None or base.rules.outcome(state) is not None))
         return Game(base.id, tail[-1].version, table, base.rules, state, base.undone | undone, base.imported,
                     event_digest(tail[-1].event))
 

@@ -42,15 +42,19 @@ from domain.kernel.table import (
     seat_taken,
     split_options,
 )
+from projections.base import STREAM_PREFIX
 from service.adapters.store import DuplicateRequest, EventStore, VersionConflict
 from service.appending import Appender, Clock, fingerprint, iso, retry_on_conflict
 from service.bot_seats import BOT_GAMES, bot_label, check_bot_seats
+from service.chat import Chat
 from service.clocks import deadline_in, timeout_command
 from service.envelopes import GAME_SOURCE, NewEvent, game_of, public_event, stream_of
 from service.errors import Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized, Unprocessable
 from service.game import Game, audience, opening_events
+from service.lifecycle import Lifecycle
 from service.live_hub import LiveHub
 from service.loading import GameLoader
+from service.player_feed import PlayerFeed
 from service.players import Players
 from service.portable_logs import PortableLogs
 from service.projections_runner import ProjectionRunner
@@ -78,8 +82,14 @@ class GameService:
         #: games with a bot seat one player may have running (not over) at once (0: no limit)
         self.max_bot_games = max_bot_games
         #: one store poll serves every live stream of this process (``service.live_feed``)
-        self.live_hub = LiveHub(store, lambda stream: self.load(game_of(stream)), poll=stream_poll,
-                                credentials=self.players)
+        self.live_hub = LiveHub(store, self._followed, poll=stream_poll, credentials=self.players)
+        #: each player's own feed of notices (``service.player_feed``), told of every append
+        self.feed = PlayerFeed(store, self.appender.clock)
+        self.appender.on_stored = self.feed.record
+        #: resign, abort, agreement, rematch and invitations (``service.lifecycle``)
+        self.lifecycle = Lifecycle(self)
+        #: chat rooms beside each game (``service.chat``)
+        self.chat = Chat(self)
         #: pushes (``service.webhooks``), wired by ``service.bootstrap`` (None: no webhooks)
         self.webhooks: Any = None
         self.deliveries: Any = None
@@ -87,6 +97,11 @@ class GameService:
         self.timeouts: Any = None
         #: the job queue's Redis connection in an RQ deployment (probed by /health), else None
         self.job_queue: Any = None
+
+    def _followed(self, stream: str) -> Game | None:
+        """What the live hub hands a stream's followers with its new events: the game (None
+        for a stream that is no game: a player's feed, a game's chat)."""
+        return self.load(game_of(stream)) if stream.startswith(STREAM_PREFIX) else None
 
     # -- game types ------------------------------------------------------------------
     def game_types(self) -> list[dict[str, Any]]:
@@ -114,8 +129,11 @@ class GameService:
 
     # -- lifecycle -------------------------------------------------------------------
     def create_game(self, player: Mapping[str, Any], kind: str, options: Mapping[str, Any], seats: int,
-                    idempotency_key: str | None = None, bots: Sequence[Mapping[str, Any]] = ()) -> Game:
-        """``bots``: seats reserved for computer opponents, ``{seat?, kind, level?}`` each."""
+                    idempotency_key: str | None = None, bots: Sequence[Mapping[str, Any]] = (),
+                    private: bool = False) -> Game:
+        """``bots``: seats reserved for computer opponents, ``{seat?, kind, level?}`` each;
+        ``private``: a table left out of the lobby, whose seats are taken by invitation only
+        (``service.lifecycle``)."""
         rules = self.loader.rules(kind)
         platform, own = split_options(dict(options))
         game_options = rules.check_setup(seats, own)
@@ -133,6 +151,8 @@ class GameService:
                               "games with bots running", "finish one before starting another", "too_many_bot_games")
         created = game_created(kind, checked, seats, player["id"], secrets.token_hex(SECRET_BITS // 8),
                                rules.options_type.secret_names(), salt=secrets.token_hex(SECRET_BITS // 8))
+        if private:
+            created.data["private"] = True
         events = [NewEvent(created)]
         for seat, bot in reserved.items():  # each bot is a player of its own; its token is never used
             robot = self.players.create(f"{bot['kind']} bot ({bot['level']})")
@@ -180,14 +200,22 @@ class GameService:
                 raise Conflict("you already have a seat at this game", code="already_seated")
             if table.started:
                 raise Conflict("the game has already started; no seat is open", code="game_started")
-            open_seats = table.open_seats()
+            if table.private and player["id"] != table.created_by:
+                raise Forbidden("this table is private: a seat is taken by accepting an invitation",
+                                code="private_table")
+            if game.over:
+                raise Conflict("the table was called off", code="game_over")
+            held = table.invitations.reserved_seats(self.appender.clock.iso())
+            open_seats = [s for s in table.open_seats() if s not in held]
+            if not open_seats:
+                raise Conflict("every open seat is held for an invitation", code="seat_taken")
             seat = open_seats[0] if wanted is None else wanted
             if not 0 <= seat < table.seats:
                 raise Unprocessable(f"seat must be between 0 and {table.seats - 1}", code="invalid_seat")
             if seat not in open_seats:
                 raise Conflict(f"seat {seat} is taken; open seats: {open_seats}", code="seat_taken")
             events = [NewEvent(seat_taken(seat, player["id"], player["name"]))]
-            if len(open_seats) == 1:
+            if len(table.open_seats()) == 1:
                 events += opening_events(game, {**table.players, seat: player["id"]})
             joined, _ = self.appender.append(game, events)
             if joined.table.started and self.max_waiting_games:
@@ -275,6 +303,8 @@ class GameService:
                            code="version_conflict", current_version=game.version)
         if game.table.clocks.forfeited is not None:  # the platform's ending: the rules know nothing of it
             raise RuleViolation("the game is over: a seat ran out of time")
+        if game.table.endings.outcome is not None:  # resigned, aborted or ended by agreement
+            raise RuleViolation(f"the game is over ({game.table.endings.outcome.details['reason']})")
         return seat, game.rules.play(game.rules.copy(game.state), seat, command, game.table.rng(game.version))
 
     def undo(self, game_id: str, player: Mapping[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:
@@ -438,9 +468,8 @@ class GameService:
         game = self.load(game_id)
         viewer = audience(game, player)
         if as_seat is not None:
-            if not 0 <= as_seat < game.table.seats:
-                raise Unprocessable(f"as_seat must be a seat of this game: 0 to {game.table.seats - 1}",
-                                    code="invalid_input")
+            if not 0 <= as_seat < game.table.seats:  # no such seat: nothing to look through
+                raise NotFound(f"this game has no seat {as_seat}: its seats are 0 to {game.table.seats - 1}")
             if viewer != EVERYONE and viewer != as_seat:
                 raise Forbidden("during play a replay shows your own seat's view only; any seat's once the game is over")
             viewer = as_seat
@@ -498,6 +527,9 @@ class GameService:
         hides what the seat may not see (other hands, face-down cards, the deck, the seed).
         """
         game = self.load(game_id)
+        if game.state is None:  # aborted before it started: no game was played
+            raise Conflict("this table was called off before its game started: there is nothing to export",
+                           code="export_not_allowed")
         if game.over:
             return self.logs.export(game, EVERYONE)
         if player is None:

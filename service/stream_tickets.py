@@ -49,6 +49,18 @@ class StreamTickets:
         ticket = self._key().encrypt(orjson.dumps({"game": game_id, "token_hash": hash_token(token)}))
         return {"ticket": ticket.decode(), "expires_in": self.seconds}
 
+    def feed_scope(self, ticket: str) -> str:
+        """What a ticket for a player's own feed opens (``player:<id>``, as ``issue`` was given
+        it), or ``Unauthorized``: expired, altered, or a game's ticket. ``redeem`` checks the rest."""
+        try:
+            scope = orjson.loads(self._key().decrypt(ticket.encode(), ttl=self.seconds)).get("game", "")
+        except (InvalidToken, orjson.JSONDecodeError, UnicodeEncodeError, AttributeError):
+            scope = ""
+        if not isinstance(scope, str) or not scope.startswith("player:"):
+            raise Unauthorized(f"the ticket is expired (they last {self.seconds} s), altered or not a feed ticket: "
+                               "ask POST /players/me/stream-ticket for a new one")
+        return scope
+
     def redeem(self, game_id: str, ticket: str) -> tuple[dict[str, Any], str]:
         """The player a ticket stands for and the hash of the token it was issued for (the
         stream counts against that token's limit), or ``Unauthorized`` saying why it is refused."""

@@ -14,9 +14,11 @@ from typing import Any
 from mypy_extensions import mypyc_attr
 
 from domain.kernel.clocks import CLOCK_EVENTS, CLOCK_OPTIONS, Clocks
+from domain.kernel.endings import ENDING_EVENTS, Endings
 from domain.kernel.errors import InvalidOptions
 from domain.kernel.events import Event
 from domain.kernel.fairness import SEED_REVEALED, seed_commitment
+from domain.kernel.invitations import INVITATION_EVENTS, Invitations
 from domain.kernel.rng import Rng
 from domain.kernel.rules import OptionSpec, check_options
 from domain.kernel.upcasting import GAME, Upcasters
@@ -148,6 +150,14 @@ class Table:
     clocks: Clocks = field(default_factory=Clocks)
     #: players that are computer opponents: player id -> ``{kind, level}``
     bots: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: resignation, abort, agreement and rematch (``domain.kernel.endings``)
+    endings: Endings = field(default_factory=Endings)
+    #: invitations to the table's seats (``domain.kernel.invitations``)
+    invitations: Invitations = field(default_factory=Invitations)
+    #: a private table: not in the lobby, seats taken by invitation only
+    private: bool = False
+    #: the game this one is a rematch of (None: none)
+    rematch_of: str | None = None
 
     @property
     def status(self) -> str:
@@ -210,6 +220,8 @@ class Table:
             self.seed_commitment = event.data.get("seed_commitment")
             self.options.update((event.secret or {}).get("options", {}))
             self.secret_options = tuple(event.data.get("secret_options", ()))
+            self.private = bool(event.data.get("private", False))
+            self.rematch_of = event.data.get("rematch_of")
         elif event.type == SEAT_TAKEN:
             self.players[event.data["seat"]] = event.data["player_id"]
             self.names[event.data["player_id"]] = event.data["name"]
@@ -220,6 +232,10 @@ class Table:
             self.started = True
         elif event.type in CLOCK_EVENTS:
             self.clocks.apply(event)
+        elif event.type in ENDING_EVENTS:
+            self.endings.apply(event)
+        elif event.type in INVITATION_EVENTS:
+            self.invitations.apply(event)
         elif event.type == SEED_REVEALED:
             self.revealed = {"seed": event.data["seed"], "salt": event.data["salt"]}
         elif event.type == EXPORT_CONSENTED:
@@ -231,7 +247,8 @@ class Table:
         """A copy that later events may change without touching this one (the options are
         shared: only ``GameCreated`` sets them)."""
         return replace(self, players=dict(self.players), names=dict(self.names),
-                       export_consent=set(self.export_consent), clocks=self.clocks.copy())
+                       export_consent=set(self.export_consent), clocks=self.clocks.copy(),
+                       endings=self.endings.copy(), invitations=self.invitations.copy())
 
 
 def undone_versions(events: Iterable[tuple[int, dict[str, Any]]]) -> set[int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from flask import current_app
@@ -41,12 +42,19 @@ def idempotency_key() -> str | None:
     return key.strip()
 
 
+#: what an ``Idempotency-Key`` may be, as openapi.yaml states it: 1 to 200 printable ASCII
+#: characters, the first and last not a space (a header's value reaches the server without
+#: surrounding white space, so a key that began or ended with one could not come back the same)
+IDEMPOTENCY_KEY_PATTERN = "^[!-~]([ -~]{0,198}[!-~])?$"
+_IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+
+
 def idempotency_key_problem(key: str) -> str | None:
-    """What is wrong with an ``Idempotency-Key`` value, or None: 1 to 200 printable ASCII
-    characters, not blank (a blank key would silently give no retry protection)."""
+    """What is wrong with an ``Idempotency-Key`` value, or None (``IDEMPOTENCY_KEY_PATTERN``;
+    a blank key is refused: it would silently give no retry protection)."""
     key = key.strip()
     if not key:
         return "the Idempotency-Key header is blank: send 1 to 200 printable ASCII characters, or no such header"
-    if len(key) > 200 or not key.isascii() or not key.isprintable():
-        return "Idempotency-Key must be 1 to 200 printable ASCII characters"
+    if not _IDEMPOTENCY_KEY.fullmatch(key):
+        return "Idempotency-Key must be 1 to 200 printable ASCII characters (pattern ^[!-~]([ -~]{0,198}[!-~])?$)"
     return None

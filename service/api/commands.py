@@ -101,7 +101,7 @@ def command_schemas(registry: Mapping[str, GameRules]) -> dict[str, type[Schema]
                 "type": fields.String(required=True, validate=validate.OneOf([spec.type]),
                                       metadata={"description": spec.description}),
                 "args": fields.Nested(args, required=True),
-                "expected_version": fields.Integer(allow_none=True, validate=_VERSION_RANGE, metadata={
+                "expected_version": fields.Integer(allow_none=True, strict=True, validate=_VERSION_RANGE, metadata={
                     "description": "refuse with 409 unless the game is at this version"}),
             })
             out[spec.type].certainly_valid_args = staticmethod(_args_check(spec.arg))  # type: ignore[attr-defined]

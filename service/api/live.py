@@ -41,7 +41,7 @@ from service.api.auth import bearer_token, current_player
 from service.api.errors import problem_responses
 from service.api.limits import stream_slot
 from service.api.read_model_schemas import StreamHeadersSchema, StreamQuerySchema, StreamTicketSchema
-from service.errors import Forbidden, Unprocessable
+from service.errors import Forbidden, Unauthorized
 from service.live_feed import End, Heartbeat, follow
 from service.players import hash_token
 
@@ -112,7 +112,8 @@ def _reader(game_id, ticket):
     if ticket is None:
         return current_player(), None
     if request.headers.get("Authorization"):
-        raise Unprocessable("send a stream ticket or an Authorization header, not both", code="invalid_input")
+        # two credentials at once are ambiguous: refused as credentials (401), for whichever it is
+        raise Unauthorized("send a stream ticket or an Authorization header, not both")
     return current_app.extensions["stream_tickets"].redeem(game_id, ticket)
 
 

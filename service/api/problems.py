@@ -85,6 +85,18 @@ _ALL = [
     ProblemType("not_started", 409, "Game not started", "Seats are still open; the game has not begun."),
     ProblemType("no_clock", 409, "No turn clock", "The game was created without a turn clock (clock_bank_seconds)."),
     ProblemType("game_over", 409, "Game over", "The game is over: its clocks are stopped."),
+    ProblemType("game_in_progress", 409, "Game in progress",
+                "A table is aborted only before its first move: resign, or propose to end by agreement."),
+    ProblemType("not_over", 409, "Game not over", "A rematch is offered once the game is over."),
+    ProblemType("rematch_started", 409, "Rematch started", "The rematch has started; `detail` names its game."),
+    ProblemType("already_invited", 409, "Already invited", "That player already has a pending invitation to "
+                "this table."),
+    ProblemType("invitation_closed", 409, "Invitation closed",
+                "The invitation was accepted, declined, cancelled or has expired; `detail` says which."),
+    ProblemType("private_table", 403, "Private table",
+                "The table is private: its seats are taken by accepting an invitation, never by joining."),
+    ProblemType("too_many_invitations", 429, "Too many invitations",
+                "The table has as many pending invitations as it may (two per seat); cancel one or let it expire."),
     ProblemType("export_not_allowed", 409, "Export not allowed",
                 "A game is exported once it is over, or once every seat consented "
                 "(`POST /games/{id}/export-consent`)."),

@@ -7,7 +7,7 @@ from flask_smorest import Blueprint
 from werkzeug.routing import BaseConverter
 
 from service.api import schemas as s
-from service.api.auth import bearer_token, current_player, idempotency_key
+from service.api.auth import IDEMPOTENCY_KEY_PATTERN, bearer_token, current_player, idempotency_key
 from service.api.commands import parse_command
 from service.api.conditional import HEADERS, PRIVATE, answer, conditional, etag, player_id
 from service.api.errors import problem_responses
@@ -19,8 +19,10 @@ games = Blueprint("games", __name__, url_prefix="/games", description="Games: cr
 
 BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 BEARER_OR_SPECTATOR: list[dict[str, list[str]]] = [{"bearerAuth": []}, {}]
-IDEMPOTENCY = {"in": "header", "name": "Idempotency-Key", "required": False, "schema": {"type": "string", "minLength": 1, "maxLength": 200},
-               "description": "a retried POST with the same key returns the first answer and acts once"}
+IDEMPOTENCY = {"in": "header", "name": "Idempotency-Key", "required": False,
+               "schema": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": IDEMPOTENCY_KEY_PATTERN},
+               "description": "a retried POST with the same key returns the first answer and acts once (1 to 200 "
+                              "printable ASCII characters, neither first nor last a space)"}
 
 IDEMPOTENCY_ROTATION = {**IDEMPOTENCY, "description": "a retry with the same old token and key answers with the same "
                         "new token, as long as it is current"}
@@ -126,7 +128,7 @@ def create_game(body):
     ``bots`` are reserved for computer opponents: they play through the same commands as anyone,
     seeing only their seat's view, as soon as they are asked."""
     game = service().create_game(current_player(required=True), body["type"], body["options"], body["seats"],
-                                 idempotency_key(), body["bots"])
+                                 idempotency_key(), body["bots"], body["private"])
     return game.summary()
 
 
@@ -160,7 +162,7 @@ def get_game(game_id):
 
 
 @games.route("/<game_id:game_id>/join", methods=["POST"])
-@games.arguments(s.JoinSchema())
+@games.arguments(s.JoinSchema(), required=False, description="the seat wanted; no body: the first open seat")
 @games.response(200, s.JoinedSchema)
 @games.doc(operationId="joinGame", security=BEARER)
 @_errors(401, 404, 409, 422)

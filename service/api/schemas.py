@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
-from marshmallow import RAISE, Schema, ValidationError, fields, validate
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
+
+from domain.games import default_registry
 
 #: the largest version, position or page bound the API accepts (stores use 64-bit integers)
 MAX_INT = 2**31 - 1
@@ -42,31 +45,45 @@ class ProblemSchema(Schema):
 
 
 # -- players ---------------------------------------------------------------------------
-#: characters a name may not hold: bidirectional overrides and isolates, zero-width marks
-#: (they make a name display as another one); controls, surrogates and separators are refused
-#: by category in ``player_name``
-INVISIBLE = set("\u061c\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-                "\u2060\u2066\u2067\u2068\u2069\ufeff")
+#: characters a name may not hold anywhere: controls, line and paragraph separators,
+#: private use, and the invisible ones that make a name display as another (bidirectional
+#: overrides and isolates, zero-width marks); a lone surrogate never gets this far (strict
+#: JSON refuses it: ``service.api.input_guard``)
+NAME_FORBIDDEN = ("\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ue000-\\uf8ff"
+                  "\\u061c\\u200b-\\u200f\\u202a-\\u202e\\u2060\\u2066-\\u2069\\ufeff")
+#: white space a name may not start or end with (besides the forbidden characters)
+NAME_SPACE = "\\x20\\xa0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000"
+#: a name, as openapi.yaml states it: one character, or a first and a last that are neither
+#: white space nor forbidden with none forbidden between (names are stored in Unicode
+#: normal form C: a name sent in another form is normalised, not refused)
+NAME_PATTERN = (f"^[^{NAME_FORBIDDEN}{NAME_SPACE}]"
+                f"(?:[^{NAME_FORBIDDEN}]*[^{NAME_FORBIDDEN}{NAME_SPACE}])?$")
 NAME_MAX = 64
+_NAME = re.compile(NAME_PATTERN)
+_FORBIDDEN = re.compile(f"[{NAME_FORBIDDEN}]")
 
 
 def player_name(name: str) -> None:
-    """A name shows as what it is: printable, no control, bidi or invisible characters, not blank."""
-    if unicodedata.normalize("NFC", name) != name:
-        raise ValidationError("must be in Unicode normal form C")
-    if not name.strip():
-        raise ValidationError("must not be blank")
-    if name != name.strip():
-        raise ValidationError("must not start or end with white space")
-    for char in name:
-        if unicodedata.category(char) in ("Cc", "Cs", "Co", "Cn", "Zl", "Zp") or char in INVISIBLE:
-            raise ValidationError(f"must not contain the character U+{ord(char):04X}")
+    """A name shows as what it is (``NAME_PATTERN``): printable, no control, bidi or invisible
+    characters, no white space at either end."""
+    if not _NAME.fullmatch(name):
+        wrong = _FORBIDDEN.search(name)
+        if wrong is not None:
+            raise ValidationError(f"must not contain the character U+{ord(wrong.group()):04X}")
+        raise ValidationError("must not be blank, or start or end with white space")
 
 
 class NewPlayerSchema(StrictSchema):
     name = fields.String(required=True, validate=[validate.Length(min=1, max=NAME_MAX), player_name],
-                         metadata={"description": "1 to 64 printable characters (no control, bidi-override or "
-                                                  "zero-width characters; no leading or trailing space)"})
+                         metadata={"pattern": NAME_PATTERN,
+                                   "description": "1 to 64 printable characters (no control, bidi-override or "
+                                                  "zero-width characters; no leading or trailing space); stored "
+                                                  "in Unicode normal form C"})
+
+    @post_load
+    def normalised(self, data: dict, **_: object) -> dict:
+        """The name in normal form C (a name typed in another form is the same name)."""
+        return {**data, "name": unicodedata.normalize("NFC", data["name"])}
 
 
 class PlayerSchema(Schema):
@@ -200,7 +217,12 @@ class BotSeatSchema(StrictSchema):
 
 
 class NewGameSchema(StrictSchema):
-    type = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    # the contract lists the game types this server hosts (the rules refuse any other: 422
+    # unknown_game_type); a server built with another registry (tests) checks its own
+    type = fields.String(required=True, validate=validate.Length(min=1, max=64),
+                         metadata={"enum": sorted(default_registry()), "description": "a game type of GET /game-types"})
+    private = fields.Boolean(load_default=False, metadata={
+        "description": "a private table: left out of the lobby; its seats are taken by invitation only"})
     seats = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=64))
     options = fields.Dict(keys=fields.String(), load_default=dict)
     bots = fields.List(fields.Nested(BotSeatSchema), load_default=list, validate=validate.Length(max=63),
@@ -279,6 +301,15 @@ class FairnessSchema(Schema):
         "description": "the commitment's salt, revealed with the seed"})
 
 
+class EndingsSchema(Schema):
+    end_votes = fields.List(fields.Integer(), required=True, metadata={
+        "description": "seats that proposed or agreed to end the game now (a draw once every person's seat agrees)"})
+    rematch_votes = fields.List(fields.Integer(), required=True, metadata={
+        "description": "seats that offered or accepted a rematch"})
+    rematch_declined = fields.Boolean(required=True)
+    rematch = fields.String(required=True, allow_none=True, metadata={"description": "the rematch's game id"})
+
+
 class GameSchema(Schema):
     id = fields.String(required=True)
     type = fields.String(required=True)
@@ -294,6 +325,10 @@ class GameSchema(Schema):
     clocks = fields.Nested(ClocksSchema, metadata={"description": "present when the game has a turn clock"})
     fairness = fields.Nested(FairnessSchema, metadata={
         "description": "the seed commitment (check a finished game with `python -m service verify-fairness`)"})
+    private = fields.Boolean(metadata={"description": "a private table: not in the lobby; seats by invitation only"})
+    rematch_of = fields.String(allow_none=True, metadata={"description": "the game this one is a rematch of"})
+    endings = fields.Nested(EndingsSchema, metadata={
+        "description": "the seats that agreed to end the game now, and the rematch's offer after it"})
 
 
 class JoinedSchema(Schema):
@@ -391,8 +426,9 @@ class EventPageSchema(Schema):
 class ReplayQuerySchema(StrictSchema):
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT))
     limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
-    as_seat = fields.Integer(load_default=None, validate=validate.Range(min=0, max=MAX_INT), metadata={
-        "description": "each step as this seat saw it then: any seat once the game is over, your own during play"})
+    as_seat = fields.Integer(load_default=None, validate=validate.Range(min=0, max=63), metadata={
+        "description": "each step as this seat saw it then: any seat once the game is over, your own during play "
+                       "(404 for a seat the game does not have)"})
 
 
 class ReplayStepSchema(Schema):

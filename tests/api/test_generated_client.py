@@ -90,6 +90,7 @@ def test_the_generated_client_plays_a_whole_game(live_server, client_package):
         LegalCommands,
         NewGame,
         NewGameOptions,
+        NewGameType,
         NewPlayer,
         Outcome,
         PlayerWithToken,
@@ -105,7 +106,7 @@ def test_the_generated_client_plays_a_whole_game(live_server, client_package):
         seats.append(AuthenticatedClient(base_url=live_server.url, token=player.token,
                                          raise_on_unexpected_status=True))
     created = create_game.sync(client=seats[0], body=NewGame(
-        type_="dynasties", seats=3, options=NewGameOptions.from_dict({"starting_gold": 12})))
+        type_=NewGameType.DYNASTIES, seats=3, options=NewGameOptions.from_dict({"starting_gold": 12})))
     assert isinstance(created, Game) and created.status == GameStatus.WAITING
     for client in seats:
         assert join_game.sync(created.id, client=client, body=Join()).seat is not None

@@ -79,4 +79,4 @@ def test_a_finished_games_replay_as_a_seat_shows_what_that_seat_was_shown_in_pla
                 differing += seen[version] != whole[version]
     assert compared >= 10 and differing > 0  # the whole view shows more than a seat saw
     bad = spectator.get(f"{url}/games/{game_id}/replay", params={"as_seat": 2})
-    assert bad.status_code == 422 and "0 to 1" in bad.json()["detail"]
+    assert bad.status_code == 404 and "0 to 1" in bad.json()["detail"]

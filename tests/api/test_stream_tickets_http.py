@@ -80,7 +80,7 @@ def test_a_ticket_is_refused_for_another_game_altered_expired_or_elsewhere(live_
     assert answer.status_code == 422 and answer.json()["code"] == "unknown_query_parameter"
     # a ticket and a header at once is ambiguous
     answer = ann_http.get(f"{base}/games/{game_id}/stream", params={"ticket": ticket}, timeout=10)
-    assert answer.status_code == 422 and "not both" in answer.json()["detail"]
+    assert answer.status_code == 401 and "not both" in answer.json()["detail"]
 
 
 @pytest.mark.parametrize("change", ["rotate", "revoke"])

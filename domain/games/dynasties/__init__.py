@@ -22,6 +22,7 @@ from domain.games.dynasties.evolve import evolve as _evolve
 from domain.games.dynasties.options import MAX_SEATS, MIN_SEATS, OPTIONS, DynastiesOptions
 from domain.games.dynasties.state import OVER, SETUP, DynastiesState, copy_state
 from domain.games.dynasties.view import view as _view
+from domain.kernel.endings import best_of_the_others
 from domain.kernel.engine import StepRules
 from domain.kernel.events import Event, Viewer
 from domain.kernel.rng import Rng
@@ -103,6 +104,11 @@ class DynastiesRules(StepRules[DynastiesState]):
                 "rounds": state.round,
             },
         )
+
+    def resigned(self, state: DynastiesState, seat: int) -> Outcome:
+        """A seat resigns (docs/rules/dynasties.md, "Resigning"): the game ends at once; of
+        the other seats, the richest treasury wins (ties share the win), as at a Conclusion."""
+        return best_of_the_others(state.seats, seat, lambda s: state.treasury[s], dict(enumerate(state.treasury)))
 
     def copy(self, state: DynastiesState) -> DynastiesState:
         return copy_state(state)

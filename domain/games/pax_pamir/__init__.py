@@ -42,6 +42,7 @@ from domain.games.pax_pamir.view import view as _view
 from domain.games.pax_pamir.wakhan import STEPS as WAKHAN_STEPS
 from domain.games.pax_pamir.wakhan import VERBS as WAKHAN_VERBS
 from domain.games.pax_pamir.wakhan import take_her_decision
+from domain.kernel.endings import best_of_the_others
 from domain.kernel.engine import StepRules
 from domain.kernel.events import Event, Viewer
 from domain.kernel.rng import Rng
@@ -124,6 +125,14 @@ class PaxPamirRules(StepRules[PaxState]):
         return Outcome(winners=tuple(ended["winners"]), scores=dict(enumerate(ended["vp"])),
                        details={"reason": ended["reason"], "rupees": [p.rupees for p in state.players],
                                 "military_stars": [stars(state, seat, Suit.MILITARY) for seat in range(state.seats)]})
+
+    def resigned(self, state: PaxState, seat: int) -> Outcome:
+        """A seat resigns (docs/rules/pax_pamir.md, "Resigning"): the game ends at once; of the
+        other seats (Wakhan included), the end-of-game order decides (R-END-2: most victory
+        points, then military stars, then rupees; ties share the win)."""
+        def standing(other: int) -> tuple[int, int, int]:
+            return state.players[other].vp, stars(state, other, Suit.MILITARY), state.players[other].rupees
+        return best_of_the_others(state.seats, seat, standing, {s: p.vp for s, p in enumerate(state.players)})
 
     def copy(self, state: PaxState) -> PaxState:
         return copy_state(state)
