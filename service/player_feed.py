@@ -3,8 +3,8 @@
 Each player has a stream of their own in the store (``feed-<player id>``), numbered 1, 2,
 3 ... like a game's. ``PlayerFeed.record`` is told of every append to a game (the
 ``Appender``'s ``on_stored``) and writes the notices it means for each person at that
-table, in one append per player, under an idempotency key made of the game and its
-version, so a notice is written once:
+table, in one append per player (each game append is told once, so each notice is
+written once):
 
 * ``invitation_received`` (to the invited player), ``invitation_declined`` (to who sent
   it), ``invitation_cancelled`` (to the invited player);
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from domain.kernel.endings import END_PROPOSED, REMATCH_OFFERED, REMATCH_STARTED
 from domain.kernel.invitations import INVITATION_CANCELLED, INVITATION_DECLINED, INVITATION_SENT
 from domain.kernel.table import GAME_STARTED, PLATFORM, SEAT_TAKEN
-from service.adapters.store import DuplicateRequest, EventStore, Recorded, VersionConflict
+from service.adapters.store import EventStore, Recorded, VersionConflict
 from service.appending import CONFLICT_RETRIES, Clock
 from service.game import Game
 
@@ -112,9 +112,13 @@ def notices(before: Game, after: Game, stored: list[Recorded]) -> dict[str, list
 
 
 class PlayerFeed:
-    def __init__(self, store: EventStore, clock: Clock):
+    def __init__(self, store: EventStore, clock: Clock, cache_size: int = 4096):
         self.store = store
         self.clock = clock
+        #: the last version this process wrote or read of each feed (a guess: an append at a
+        #: stale one is refused by the store and tried again at the stored version)
+        self._versions: dict[str, int] = {}
+        self._cache_size = cache_size
 
     def record(self, before: Game, after: Game, stored: list[Recorded]) -> None:
         """Write the notices of one append to a game (never fails the append: logged)."""
@@ -129,19 +133,26 @@ class PlayerFeed:
             log.exception("the player feed could not record game %s at version %s", after.id, after.version)
 
     def post(self, player_id: str, items: list[dict[str, Any]], key: str) -> None:
-        """Append ``items`` to the player's feed once for ``key``."""
+        """Append ``items`` to the player's feed (``key`` names them in the log if it fails).
+        Each game append is told once (``Appender.on_stored``), so nothing is written twice.
+        The append goes at the version this process last saw (no read first); the store
+        refuses a stale guess, and the next try is at the version it holds."""
         stream = feed_stream(player_id)
         at = self.clock.iso()
         bodies = [{**item, "at": at} for item in items]
+        version = self._versions.get(stream)
         for _ in range(CONFLICT_RETRIES):
-            version = self.store.version(stream)
+            if version is None:
+                version = self.store.version(stream)
             try:
-                self.store.append(stream, version, bodies, (key, {"first": version + 1}))
-                return
-            except DuplicateRequest:
-                return
+                self.store.append(stream, version, bodies)
             except VersionConflict:
+                version = None
                 continue
+            if len(self._versions) >= self._cache_size:
+                self._versions.clear()
+            self._versions[stream] = version + len(bodies)
+            return
         log.error("the feed of %s stayed too busy to record %s", player_id, key)
 
     def page(self, player_id: str, after: int, limit: int) -> dict[str, Any]:
