@@ -66,6 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     lag = commands.add_parser("lag", help="show each projection's checkpoint and lag")
     _store_argument(lag)
 
+    archive = commands.add_parser("archive", help="move games finished longer than GAMES_ARCHIVE_AFTER ago "
+                                                  "from Redis to GAMES_ARCHIVE_URL, now, in this process "
+                                                  "(the projections' lane does it every GAMES_ARCHIVE_EVERY)")
+    _store_argument(archive)
+    archive.add_argument("--budget", type=float, default=3600.0, help="seconds to work at most (default 3600)")
+
     background = commands.add_parser("background", help="play the bot seats, run the turn clocks and deliver "
                                                          "the webhooks of an embedded store (serve starts one; "
                                                          "service.background)")
@@ -90,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         return _verify_signature(args.file, args.key)
     config = Config.from_env(store_url=args.store, queue_name=getattr(args, "queue", None))
     return {"serve": _serve, "worker": _worker, "rebuild": _rebuild, "lag": _lag,
-            "project": _project, "background": _background}[args.command](config, args)
+            "project": _project, "background": _background, "archive": _archive}[args.command](config, args)
 
 
 def _store_argument(parser: argparse.ArgumentParser) -> None:
@@ -279,6 +285,22 @@ def _lag(config: Config, args: argparse.Namespace) -> int:
         ahead = f"   AHEAD of the log by {status['ahead']}: rebuild it" if status["ahead"] else ""
         print(f"{status['name']:<12} lag {status['lag']:>8}   {behind}{ahead}")
     return 0
+
+
+# -- archive -----------------------------------------------------------------------------
+def _archive(config: Config, args: argparse.Namespace) -> int:
+    from service import job_runtime
+    from service.archiving import archiver_for
+    from service.bootstrap import build_service
+
+    if not config.archive_url:
+        print("GAMES_ARCHIVE_URL is not set: nothing to archive to (the embedded store keeps every game)",
+              file=sys.stderr)
+        return 1
+    job_runtime.log_to_stderr()
+    counts = archiver_for(build_service(config), config).run(budget=args.budget)
+    print(" ".join(f"{name}={value}" for name, value in counts.items()))
+    return 0 if not counts.get("busy") else 1
 
 
 # -- verify-fairness ---------------------------------------------------------------------

@@ -14,6 +14,25 @@ from service.signing import parse_keys
 LANES = ("clocks", "bots", "webhooks", "projections")
 
 
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def seconds(text: str, default: float) -> float:
+    """A duration setting: seconds (``90``, ``0.5``) or a number with a unit (``45s``, ``30m``,
+    ``12h``, ``7d``); empty: ``default``."""
+    text = text.strip().lower()
+    if not text:
+        return default
+    unit = _UNITS.get(text[-1])
+    try:
+        value = float(text[:-1]) * unit if unit else float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a duration: give seconds, or a number with s, m, h or d") from None
+    if value < 0:
+        raise ValueError(f"{text!r}: a duration cannot be negative")
+    return value
+
+
 @dataclass(frozen=True)
 class Config:
     #: sqlite:///PATH (default), redis://HOST:PORT/DB, redis-cluster://HOST:PORT[,HOST:PORT...]
@@ -117,6 +136,15 @@ class Config:
     #: bot seats: the least seconds a bot takes over a move, its thinking included (so that
     #: people can follow its moves; 0: as fast as it decides)
     bot_think_seconds: float = 0.3
+    #: Redis store: the archive of finished games (``postgresql://...``; empty: no archiving, every
+    #: game stays in Redis). Games finished longer than ``archive_after`` seconds ago move there
+    #: (``service.archiving``, a job of the projections' lane run every ``archive_every`` seconds,
+    #: pausing ``archive_pause`` seconds after each game). The embedded store keeps every game in
+    #: its file and takes no archive
+    archive_url: str = ""
+    archive_after: float = 7 * 24 * 3600.0
+    archive_every: float = 60.0
+    archive_pause: float = 0.0
 
     def lane_queue(self, lane: str) -> str:
         """The RQ queue of a lane of background work (``service.lanes.LANES``)."""
@@ -184,6 +212,10 @@ class Config:
             "redis_wait_replicas": int(env.get("GAMES_REDIS_WAIT_REPLICAS", cls.redis_wait_replicas)),
             "redis_wait_timeout": float(env.get("GAMES_REDIS_WAIT_TIMEOUT", cls.redis_wait_timeout)),
             "bot_think_seconds": float(env.get("GAMES_BOT_THINK_SECONDS", cls.bot_think_seconds)),
+            "archive_url": env.get("GAMES_ARCHIVE_URL", cls.archive_url),
+            "archive_after": seconds(env.get("GAMES_ARCHIVE_AFTER", ""), cls.archive_after),
+            "archive_every": seconds(env.get("GAMES_ARCHIVE_EVERY", ""), cls.archive_every),
+            "archive_pause": seconds(env.get("GAMES_ARCHIVE_PAUSE", ""), cls.archive_pause),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:

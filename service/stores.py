@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlparse
 
 from service.adapters.store import EventStore
@@ -15,6 +16,9 @@ def open_store(config: Config) -> EventStore:
     if config.redis_wait_replicas and not scheme.startswith(("redis", "rediss")):
         raise ValueError("GAMES_REDIS_WAIT_REPLICAS applies to a Redis store only; for SQLite, "
                          "GAMES_SQLITE_SYNCHRONOUS=FULL makes each commit durable")
+    if config.archive_url and not scheme.startswith(("redis", "rediss")):
+        raise ValueError("GAMES_ARCHIVE_URL applies to a Redis store only: the embedded store keeps every game, "
+                         "finished ones included, in its own file")
     if scheme == "sqlite":
         from service.adapters.sqlite_store import SqliteStore
 
@@ -23,9 +27,16 @@ def open_store(config: Config) -> EventStore:
     if scheme in ("redis", "rediss", "redis-cluster", "rediss-cluster"):
         from service.adapters.redis_store import RedisStore
 
-        return RedisStore(url, partitions=config.redis_partitions, prefix=config.redis_prefix,
-                          timeout=config.store_timeout or None, wait_replicas=config.redis_wait_replicas,
-                          wait_timeout=config.redis_wait_timeout)
+        options: dict[str, Any] = {"partitions": config.redis_partitions, "prefix": config.redis_prefix,
+                   "timeout": config.store_timeout or None, "wait_replicas": config.redis_wait_replicas,
+                   "wait_timeout": config.redis_wait_timeout}
+        if config.archive_url:  # finished games may have moved to the archive: read through to it
+            from projections.base import STREAM_PREFIX
+            from service.adapters.postgres_archive import PostgresArchive
+            from service.adapters.redis_store.archived import ArchivedRedisStore
+
+            return ArchivedRedisStore(url, PostgresArchive(config.archive_url), STREAM_PREFIX, **options)
+        return RedisStore(url, **options)
     if scheme == "memory":
         from service.adapters.memory_store import MemoryStore
 

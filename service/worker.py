@@ -382,6 +382,10 @@ def _sweep(config: Config, lanes: tuple[str, ...] = LANES) -> None:
                 sweep_bots(config)
             if "projections" not in lanes:
                 continue
+            if config.archive_url:  # finished games past the retention period leave Redis (service.archiving)
+                from service.archiving import request_archive
+
+                request_archive(projections.connection, config)
             heads = runner.heads()
             for name in runner.names:
                 status = runner.status(name, heads)
