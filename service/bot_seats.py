@@ -34,7 +34,7 @@ import os
 import random
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -243,22 +243,35 @@ def play(service: Any, decision: Decision) -> bool:
     return True
 
 
-def play_one(service: Any, game_id: str, search: Search = search_here) -> bool:
-    """Decide and play one move of a prompted bot seat of ``game_id`` now (no think time);
-    False when no bot is asked anything. A game that moves on under the bot (another seat's
-    simultaneous answer) is read and decided again."""
+def move(service: Any, game_id: str, think: float = 0.0, search: Search = search_here,
+         prompted_at: float | None = None, keep: Callable[[Decision], None] | None = None) -> str:
+    """The bots' one loop of retries: decide the move of a prompted bot seat of ``game_id``
+    and play it, or hand it to ``keep`` when its think time is not over yet (a lane keeps it
+    and plays it then). A game that moves on under the bot (another seat's simultaneous
+    answer) is read and decided again, ``RETRIES`` times at most. Says what became of it:
+    "played", "kept", "nothing asked" or "gave up"."""
     for _ in range(RETRIES):
         try:
-            decision = decide(service, game_id, search=search)
+            decision = decide(service, game_id, think, search, prompted_at)
         except Conflict as conflict:
             if conflict.extra.get("code") != "version_conflict":
                 raise
             continue
         if decision is None:
-            return False
+            return "nothing asked"
+        if keep is not None and decision.due > time.time():
+            keep(decision)
+            return "kept"
         if play(service, decision):
-            return True
-    return False
+            return "played"
+        prompted_at = None  # decided again: due its think time from now
+    return "gave up"
+
+
+def play_one(service: Any, game_id: str, search: Search = search_here) -> bool:
+    """Decide and play one move of a prompted bot seat of ``game_id`` now (no think time);
+    False when no bot is asked anything."""
+    return move(service, game_id, search=search) == "played"
 
 
 def sweep(service: Any, driver: Driver) -> int:
@@ -320,31 +333,19 @@ class BotLane:
             decision = self._decided.pop(game_id, None)
             prompted = self._prompted.pop(game_id, None)
         if decision is not None:
-            wait = decision.due - time.time()
-            if wait > 0:  # asked again before it was due: keep it
-                with self._lock:
-                    self._decided[game_id] = decision
-                return wait
+            if decision.due > time.time():  # asked again before it was due: keep it
+                return self._keep(decision)
             if play(self.service, decision):
                 return None
-        for _ in range(RETRIES):
-            try:
-                decision = decide(self.service, game_id, self.think, self.search, prompted)
-            except Conflict as conflict:
-                if conflict.extra.get("code") != "version_conflict":
-                    raise
-                continue
-            if decision is None:
-                return None
-            wait = decision.due - time.time()
-            if wait > 0:
-                with self._lock:
-                    self._decided[game_id] = decision
-                return wait
-            if play(self.service, decision):
-                return None
-            prompted = None
-        return None
+        kept: list[float] = []
+        move(self.service, game_id, self.think, self.search, prompted, keep=lambda d: kept.append(self._keep(d)))
+        return kept[0] if kept else None
+
+    def _keep(self, decision: Decision) -> float:
+        """Keep a decision until it is due; the seconds until then."""
+        with self._lock:
+            self._decided[decision.game_id] = decision
+        return max(0.0, decision.due - time.time())
 
 
 def _search_in_child(game_type: str, kind: str, level: str, seen: dict[str, Any], seed: str) -> dict[str, Any]:

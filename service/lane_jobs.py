@@ -5,13 +5,11 @@ bot's game and when it was prompted, or the decision it is to play (``Decision.t
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from service import job_runtime
-from service.bot_seats import RETRIES, Decision, decide, play, prompted_bots, sweep
+from service.bot_seats import Decision, move, play, prompted_bots, sweep
 from service.config import Config
-from service.errors import Conflict
 from service.rq_bots import RqDriver
 
 _service: Any = None
@@ -53,23 +51,8 @@ def _driver() -> RqDriver:
 def bot_move_job(game_id: str, prompted_at: float | None = None) -> str:
     """Decide the move of a prompted bot seat of ``game_id``; play it now if its think time
     is over, else schedule its play."""
-    config, service = job_runtime.config(), the_service()
-    for _ in range(RETRIES):
-        try:
-            decision = decide(service, game_id, config.bot_think_seconds, prompted_at=prompted_at)
-        except Conflict as conflict:
-            if conflict.extra.get("code") != "version_conflict":
-                raise
-            continue
-        if decision is None:
-            return "nothing asked"
-        if decision.due > datetime.now(UTC).timestamp():
-            _driver().play_at(decision)
-            return "scheduled"
-        if play(service, decision):
-            return "played"
-        prompted_at = None  # the game moved on under the bot: decide again
-    return "gave up"
+    config = job_runtime.config()
+    return move(the_service(), game_id, config.bot_think_seconds, prompted_at=prompted_at, keep=_driver().play_at)
 
 
 def bot_play_job(job: dict) -> str:
