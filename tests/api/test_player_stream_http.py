@@ -154,3 +154,48 @@ def test_the_feed_stream_needs_a_token_or_a_feed_ticket(long_streams):
     game_ticket = ann_http.post(f"{url}/games/{game_id}/stream-ticket").json()["ticket"]
     refused = requests.get(f"{url}/players/me/stream", params={"ticket": game_ticket}, timeout=5)
     assert refused.status_code == 401
+
+
+def test_on_redis_a_feed_that_ends_every_tenth_of_a_second_loses_and_repeats_nothing(live_server_on_redis):
+    """On Redis (4 log partitions), the shared server ends each stream after 0.1 s: a client that
+    reconnects from its Last-Event-ID, as an EventSource does, gets every notice exactly once."""
+    url = live_server_on_redis.url
+    ann, ann_http = live_server_on_redis.new_player("Ann")
+    bob, bob_http = live_server_on_redis.new_player("Bob")
+    by_player = {ann["id"]: ann_http, bob["id"]: bob_http}
+    rng = random.Random(3)
+    games = []
+    for _ in range(2):
+        game_id = bob_http.post(f"{url}/games", json={"type": "dynasties", "seats": 2, "private": True,
+                                                      "options": {"starting_gold": 20}}).json()["id"]
+        bob_http.post(f"{url}/games/{game_id}/join", json={})
+        link = bob_http.post(f"{url}/games/{game_id}/invitations", json={}).json()
+        ann_http.post(f"{url}/games/{game_id}/invitations/{link['id']}/accept", json={"code": link["code"]})
+        games.append(game_id)
+    received, connections = [], 0
+    _play(url, games[0], by_player, rng, until_over=False, moves=6)
+    total = _last_id(ann_http, url)
+    while len(received) < total:
+        connections += 1
+        headers = {"Authorization": f"Bearer {ann['token']}"}
+        if received:
+            headers["Last-Event-ID"] = str(received[-1][0])
+        with requests.get(f"{url}/players/me/stream", headers=headers, stream=True, timeout=(5, 5)) as answer:
+            message = {}
+            for line in answer.iter_lines(decode_unicode=True):
+                if line.startswith("id: "):
+                    message["id"] = int(line[4:])
+                elif line.startswith("data: "):
+                    message["data"] = json.loads(line[6:])
+                elif line == "" and "data" in message:
+                    received.append((message["id"], message["data"]))
+                    message = {}
+        if connections == 1:  # more notices while the client is away, then in the other game
+            _play(url, games[1], by_player, rng, until_over=False, moves=4)
+            ann_http.post(f"{url}/games/{games[1]}/resign")
+            total = _last_id(ann_http, url)
+        assert connections < 200
+    assert [n for n, _ in received] == list(range(1, total + 1))
+    assert [notice for _, notice in received] == ann_http.get(f"{url}/players/me/events",
+                                                              params={"limit": 500}).json()["events"]
+    assert {notice["data"]["game_id"] for _, notice in received} == set(games)

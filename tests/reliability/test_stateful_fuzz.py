@@ -16,7 +16,7 @@ def test_schemathesis_stateful_over_linked_operations(make_server, tmp_path):
     server = make_server(limit_waiting_games_per_player=1000)
     player, _ = server.new_player("fuzzer")
     result = schemathesis_run(
-        ["--url", server.url, "--phases", "stateful", "--checks", "all", "--exclude-checks", "positive_data_acceptance",
+        ["--url", server.url, "--phases", "stateful", "--checks", "all",
          "--header", f"Authorization: Bearer {player['token']}",
          "--max-examples", os.environ.get("SCHEMATHESIS_STATEFUL_EXAMPLES", "30"),
          "--seed", "1", "--no-color", "--report-dir", str(tmp_path)])
