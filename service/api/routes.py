@@ -128,7 +128,7 @@ def create_game(body):
     ``bots`` are reserved for computer opponents: they play through the same commands as anyone,
     seeing only their seat's view, as soon as they are asked."""
     game = service().create_game(current_player(required=True), body["type"], body["options"], body["seats"],
-                                 idempotency_key(), body["bots"], body["private"])
+                                 idempotency_key(), body["bots"], body.get("private", False))
     return game.summary()
 
 

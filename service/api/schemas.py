@@ -221,8 +221,10 @@ class NewGameSchema(StrictSchema):
     # unknown_game_type); a server built with another registry (tests) checks its own
     type = fields.String(required=True, validate=validate.Length(min=1, max=64),
                          metadata={"enum": sorted(default_registry()), "description": "a game type of GET /game-types"})
-    private = fields.Boolean(load_default=False, metadata={
-        "description": "a private table: left out of the lobby; its seats are taken by invitation only"})
+    # no default in the contract (a generated client would then make it required): absent is false
+    private = fields.Boolean(metadata={
+        "description": "a private table: left out of the lobby; its seats are taken by invitation only "
+                       "(absent: false)"})
     seats = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=64))
     options = fields.Dict(keys=fields.String(), load_default=dict)
     bots = fields.List(fields.Nested(BotSeatSchema), load_default=list, validate=validate.Length(max=63),

@@ -43,7 +43,7 @@ export class GameClient {
     return (await this.call<Json<"createPlayer", 201>>("POST", "/players", body)).body!;
   }
 
-  async createGame(type: string, seats: number, options: Schemas["NewGame"]["options"] = {}): Promise<Game> {
+  async createGame(type: Schemas["NewGame"]["type"], seats: number, options: Schemas["NewGame"]["options"] = {}): Promise<Game> {
     const body: Schemas["NewGame"] = { type, seats, options };
     return (await this.call<Json<"createGame", 201>>("POST", "/games", body)).body!;
   }
