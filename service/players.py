@@ -35,6 +35,9 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import orjson
+from cryptography.fernet import Fernet, InvalidToken
+
 from service.adapters.store import EventStore, TokensChanged
 from service.errors import NotFound, Unauthorized
 
@@ -46,6 +49,9 @@ KEPT_TOKENS = 10_000
 KEPT_SECONDS = 60.0
 #: how often a command is run again after a token rotation elsewhere refused its append
 TOKEN_RETRIES = 5
+
+#: how long a sign-in link works (``sign_in_link``)
+SIGN_IN_LINK_SECONDS = 600
 
 #: a player id as ``create`` makes them (a token's id part is only used if it looks like one)
 PLAYER_ID = re.compile(r"[0-9a-f]{16}")
@@ -82,6 +88,7 @@ class Players:
         self._kept_size = kept_tokens
         self._lock = threading.Lock()
         self._rotation_secret: str | None = None
+        self._link_key: Fernet | None = None
 
     def create(self, name: str) -> dict[str, Any]:
         """A new player and its token (shown this once)."""
@@ -205,6 +212,38 @@ class Players:
                        hash_token(token).encode() + b"\0" + idempotency_key.encode(), hashlib.sha256)
         player_id = player_named_by(token) or ""
         return f"{player_id}.{base64.urlsafe_b64encode(mac.digest()).decode().rstrip('=')}"
+
+    def sign_in_link(self, token: str) -> dict[str, Any]:
+        """A one-time code that signs another tab or device in as the caller, with the same token (so
+        the tab it came from stays signed in), for ``SIGN_IN_LINK_SECONDS``.
+
+        The code is a Fernet token (``cryptography``: AES and an HMAC) of the bearer token under a key
+        every process shares: the store keeps no copy of the token. A code works once (``sign_in``),
+        and not at all once the token it holds was rotated or revoked."""
+        self._known(token)
+        code = self._links().encrypt(orjson.dumps({"token": token})).decode()
+        return {"code": code, "expires_in": SIGN_IN_LINK_SECONDS}
+
+    def sign_in(self, code: str) -> dict[str, Any]:
+        """The player (and token) a sign-in code stands for; 401 saying why if it is expired, altered,
+        used already or holds a token that was rotated or revoked since."""
+        try:
+            token = orjson.loads(self._links().decrypt(code.encode(), ttl=SIGN_IN_LINK_SECONDS))["token"]
+        except (InvalidToken, orjson.JSONDecodeError, UnicodeEncodeError, KeyError, TypeError):
+            raise Unauthorized(f"this sign-in code is expired (codes last {SIGN_IN_LINK_SECONDS // 60} minutes), "
+                               "altered or not a code: ask the signed-in tab for a new one") from None
+        # once: the first redemption records its mark (set if absent, atomic in every store); later ones find it
+        mark = secrets.token_hex(8)
+        if self.store.secret(f"sign-in-code-used:{hashlib.sha256(code.encode()).hexdigest()}", mark) != mark:
+            raise Unauthorized("this sign-in code was used already: ask the signed-in tab for a new one")
+        player = self.authenticate(token)
+        assert player is not None
+        return {**player, "token": token}
+
+    def _links(self) -> Fernet:
+        if self._link_key is None:  # read from the store on first use, not when the app is built
+            self._link_key = Fernet(self.store.secret("sign-in-link-key", Fernet.generate_key().decode()).encode())
+        return self._link_key
 
     def revoke_token(self, token: str) -> None:
         """The caller's token stops working (a leaked token: rotate instead, to keep access)."""

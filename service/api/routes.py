@@ -80,6 +80,27 @@ def rotate_token():
     return service().players.rotate_token(bearer_token(required=True), idempotency_key())
 
 
+@players.route("/me/sign-in-links", methods=["POST"])
+@players.response(201, s.SignInLinkSchema)
+@players.doc(operationId="createSignInLink", security=BEARER)
+@problem_responses(players, 401)
+def create_sign_in_link():
+    """A one-time code (10 minutes) that signs another tab or device in as you with your current token,
+    which stays valid here too: open ``/#/sign-in/<code>`` there, or post it to ``POST /players/sign-in``."""
+    return service().players.sign_in_link(bearer_token(required=True))
+
+
+@players.route("/sign-in", methods=["POST"])
+@players.arguments(s.SignInSchema())
+@players.response(200, s.PlayerWithTokenSchema)
+@players.doc(operationId="signIn")
+@problem_responses(players, 401, 422)
+def sign_in(body):
+    """Redeem a sign-in code: the player and its token. A code works once, within 10 minutes, and not
+    after the token it was made with was rotated or revoked."""
+    return service().players.sign_in(body["code"])
+
+
 @players.route("/me/token", methods=["DELETE"])
 @players.response(204)
 @players.doc(operationId="revokeToken", security=BEARER)

@@ -132,6 +132,16 @@ class BotKindSchema(Schema):
     default_level = fields.String(required=True)
 
 
+class SignInLinkSchema(Schema):
+    code = fields.String(required=True, metadata={
+        "description": "one-time: POST it to /players/sign-in (the web client: open /#/sign-in/<code>)"})
+    expires_in = fields.Integer(required=True, metadata={"description": "seconds it stays valid"})
+
+
+class SignInSchema(StrictSchema):
+    code = fields.String(required=True, validate=validate.Length(min=1, max=1000))
+
+
 class GameTypeSchema(Schema):
     type = fields.String(required=True)
     title = fields.String(required=True)

@@ -24,7 +24,13 @@ SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "hei
 # Every payload the page's scripts receive: each fetch answer and each stream message, as text.
 CAPTURE = """
 (() => {
-  window.__payloads = []; window.__streams = 0; window.__csp = [];
+  window.__payloads = []; window.__streams = 0; window.__csp = []; window.__promptSaid = [];
+  // every text the prompt's live region is given (a log line must never be one)
+  document.addEventListener("DOMContentLoaded", () => {
+    const region = document.getElementById("prompt-announcer");
+    if (region) new MutationObserver(() => { if (region.textContent) window.__promptSaid.push(region.textContent); })
+      .observe(region, {childList: true, characterData: true, subtree: true});
+  });
   document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
   const fetch0 = window.fetch.bind(window);
   window.fetch = async (...args) => {

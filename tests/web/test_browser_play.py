@@ -349,6 +349,9 @@ def _play(url, browser, artifacts, game_type, options, seed):
             who.page.wait_for_function("() => document.getElementById('live-status')?.textContent === 'game over'",
                                        timeout=30000)
         _log_has_every_line_once(url, ann, game_id, game_type)
+        for who in (ann, bob):  # the prompt's live region says prompts only: no log line ever overwrote one
+            said = who.page.evaluate("window.__promptSaid")
+            assert said and all(text.startswith("Your move: ") for text in said), said[:5]
         _shot(ann, artifacts, f"{game_type}-finished")
         rules_checked += _axe(ann, f"the finished {game_type} table")
         streams = ann.page.evaluate("window.__streams")
@@ -644,3 +647,87 @@ def test_a_token_rotation_whose_answer_is_lost_leaves_the_tab_signed_in(web_serv
         assert not dan.errors, dan.errors
     finally:
         dan.close()
+
+
+def test_a_seat_is_never_lost_and_a_stale_confirm_is_refused(web_server, browser, artifacts):
+    """Deliver 5, 6 and 8 of issue 34 in the browser: Ann's tab makes a sign-in link, another browser (a
+    second device) opens it and is Ann at her seat, and the first tab stays signed in; a hand-over
+    confirmed after the game moved on is refused (409) and the table says so and refreshes; after a
+    move the focus is in the prompt; arrow keys move between a group's choices (one Tab stop each)."""
+    url = web_server
+    ann, bob = Seat(browser, url, "Ann"), Seat(browser, url, "Bob")
+    device = browser.new_context(viewport=SIZES["phone"])
+    device.add_init_script(CAPTURE)
+    try:
+        game = ann.http.post(f"{url}/games", json={"type": "pax_pamir", "seats": 2,
+                                                    "options": {"first_chooser": "seat_0"}}, timeout=10).json()
+        for seat in (ann, bob):
+            assert seat.http.post(f"{url}/games/{game['id']}/join", json={}, timeout=10).status_code == 200
+        by_seat = {s["seat"]: {ann.player["id"]: ann, bob.player["id"]: bob}[s["player_id"]]
+                   for s in _game(url, game["id"])["seats"]}
+        page = ann.page
+        for seat in (ann, bob):
+            seat.page.goto(f"{url}/#/game/{game['id']}")
+        # a second device signs in as Ann with a link from her tab
+        page.click("#make-sign-in-link")
+        link = page.input_value("#sign-in-link-url")
+        assert ann.player["token"] not in link and "#/sign-in/" in link
+        _shot(ann, artifacts, "sign-in-link")
+        _axe(ann, "the table with a sign-in link shown")
+        other = device.new_page()
+        other.goto(link)
+        other.wait_for_selector("text=Signed in as")
+        assert other.inner_text("#account").startswith("Signed in as Ann")
+        assert "/sign-in/" not in other.url  # the used code leaves the address bar
+        assert json.loads(other.evaluate("sessionStorage.getItem('game-service.player')"))["token"] == ann.player["token"]
+        other.goto(f"{url}/#/game/{game['id']}")
+        other.wait_for_selector("#prompt[data-version]")
+        assert "You are Ann" in other.inner_text("#game-status")
+        again = device.new_page()  # the link worked once
+        again.goto(link)
+        again.wait_for_selector("text=This sign-in link did not work")
+        assert "used already" in again.inner_text("#main")
+        _axe(again, "a used sign-in link")
+        # loyalties through the page: a click on a choice leaves the focus in the prompt
+        while "ChooseLoyalty" in (legal := by_seat[(current := _game(url, game["id"]))["to_move"][0]].http.get(
+                f"{url}/games/{game['id']}/legal-commands", timeout=10).json())["prompt"]["choices"]:
+            who = by_seat[current["to_move"][0]]
+            who.page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v && "
+                                       "document.querySelector('#prompt button[data-command=ChooseLoyalty]') !== null",
+                                       arg=current["version"], timeout=30000)
+            group = who.page.locator("#prompt fieldset.choice").first
+            assert group.locator("button[tabindex='0']").count() == 1  # one Tab stop per group
+            group.locator("button").first.focus()
+            who.page.keyboard.press("ArrowRight")
+            assert who.page.evaluate("document.activeElement === document.querySelectorAll("
+                                     "'#prompt fieldset.choice')[0].querySelectorAll('button')[1]")
+            who.page.keyboard.press("Enter")
+            _wait_for_a_new_version(url, game["id"], current["version"])
+            who.page.wait_for_function("() => document.getElementById('prompt').contains(document.activeElement)")
+        # the first turn: its player asks to end it, and while the confirm is open the game moves on (the
+        # same player's other tab buys a card)
+        current = _game(url, game["id"])
+        mover = by_seat[current["to_move"][0]]
+        page = mover.page
+        page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v && "
+                               "document.querySelector('#prompt button[data-command=EndTurn]') !== null",
+                               arg=current["version"], timeout=30000)
+        page.click("#prompt button[data-command=EndTurn]")
+        page.wait_for_selector("#confirm-yes")
+        legal = mover.http.get(f"{url}/games/{game['id']}/legal-commands", timeout=10).json()
+        buy = next(c for c in legal["commands"] if c["type"] == "Purchase")
+        assert mover.http.post(f"{url}/games/{game['id']}/commands", json=buy, timeout=10).status_code == 201
+        moved = _game(url, game["id"])["version"]
+        page.click("#confirm-yes")
+        page.wait_for_function("() => document.getElementById('table-notice')?.textContent.includes('moved on')")
+        page.wait_for_function("(v) => Number(document.getElementById('prompt')?.dataset.version) >= v", arg=moved)
+        assert _game(url, game["id"])["version"] == moved, "the stale End turn was played"
+        assert page.evaluate("document.getElementById('prompt').contains(document.activeElement)")
+        _shot(mover, artifacts, "pax_pamir-stale-confirm")
+        _axe(mover, "the table with the refresh notice")
+        assert ann.http.get(f"{url}/players/{ann.player['id']}/games", timeout=10).status_code == 200  # not revoked
+        assert not ann.errors and not bob.errors, ann.errors + bob.errors
+    finally:
+        device.close()
+        ann.close()
+        bob.close()

@@ -19,6 +19,7 @@
 /** @typedef {Schemas["ReplayStep"]} ReplayStep */
 /** @typedef {Schemas["Problem"]} Problem */
 /** @typedef {Schemas["PlayerWithToken"]} PlayerWithToken */
+/** @typedef {Schemas["SignInLink"]} SignInLink */
 /** @typedef {Schemas["PlayerGames"]} PlayerGames */
 /** @typedef {Schemas["Joined"]} Joined */
 /** @typedef {Schemas["CommandResult"]} CommandResult */
@@ -27,6 +28,8 @@
 /** @typedef {Schemas["PromptChoice"]} PromptChoice */
 
 const KEY = "game-service.player";
+/** set in a tab signed out of a remembered player: that tab no longer falls back to localStorage */
+const OUT = "game-service.signed-out-here";
 
 /** An error answer, with the server's readable reason. */
 export class ProblemError extends Error {
@@ -43,7 +46,7 @@ export class ProblemError extends Error {
  * @returns {PlayerWithToken | null}
  */
 export function me() {
-  const saved = sessionStorage.getItem(KEY) ?? localStorage.getItem(KEY);
+  const saved = sessionStorage.getItem(KEY) ?? (sessionStorage.getItem(OUT) ? null : localStorage.getItem(KEY));
   if (!saved) return null;
   try { return JSON.parse(saved); } catch { return null; }
 }
@@ -56,8 +59,18 @@ export function setMe(player, remember = localStorage.getItem(KEY) !== null) {
     return;
   }
   const text = JSON.stringify(player);
+  sessionStorage.removeItem(OUT);
   sessionStorage.setItem(KEY, text);
   if (remember) localStorage.setItem(KEY, text); else localStorage.removeItem(KEY);
+}
+
+/** This tab forgets its player (the token stays valid: other tabs and devices keep it). */
+export function leaveThisTab() {
+  const player = me();
+  sessionStorage.removeItem(KEY);
+  sessionStorage.setItem(OUT, "1");
+  // the browser's remembered player was this one: another tab already holding it keeps it in its own storage
+  if (player && localStorage.getItem(KEY) && JSON.parse(localStorage.getItem(KEY) ?? "{}").id === player.id) localStorage.removeItem(KEY);
 }
 
 /**
@@ -112,6 +125,10 @@ export const api = {
       return await call("POST", "/players/me/token", undefined, key);
     }
   },
+  /** @returns {Promise<SignInLink>} a one-time code signing another tab or device in as me */
+  createSignInLink: () => call("POST", "/players/me/sign-in-links"),
+  /** @param {string} code @returns {Promise<PlayerWithToken>} */
+  signIn: (code) => call("POST", "/players/sign-in", { code }),
   /** @returns {Promise<null>} */
   revokeToken: () => call("DELETE", "/players/me/token"),
   /** @returns {Promise<GameType[]>} */

@@ -63,9 +63,11 @@ export function words(name) {
   return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 }
 
-/** Say something to screen readers (the page's polite live region). @param {string} text */
-export function announce(text) {
-  const region = document.getElementById("announcer");
+/** Say something to screen readers, in one of the page's polite live regions: the prompt's
+ * ("prompt-announcer"), the log's ("log-announcer"), or the page's ("announcer").
+ * @param {string} text @param {string} [where] */
+export function announce(text, where = "announcer") {
+  const region = document.getElementById(where);
   if (!region || !text) return;
   region.textContent = "";
   // a new text node each time, so the same sentence twice is still read out

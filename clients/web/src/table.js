@@ -3,7 +3,7 @@
 // the log, undo) around the game's own layout (src/games/). No rule is written here: what may
 // be done comes from GET /games/{id}/legal-commands, what is seen from GET /games/{id}/state,
 // the log from the events, live from the stream (opened with a stream ticket).
-import { api, allEvents, me } from "./api.js";
+import { api, allEvents, me, ProblemError } from "./api.js";
 import { h, fill, words, announce } from "./dom.js";
 import { layouts, seatMark, logLine, said } from "./games/index.js";
 
@@ -26,7 +26,8 @@ export function tablePage(ctx, id) {
   const logList = h("ol.log", { id: "log", tabindex: 0, "aria-labelledby": "log-title" });
   const logBox = h("section.logbox", { "aria-labelledby": "log-title" }, h("h2", { id: "log-title" }, "Log"), logList);
   const tools = h("div.tools");
-  fill(ctx.main, h("div.tablehead", null, title, status, live, tools),
+  const notice = h("p.notice", { id: "table-notice", role: "status" });
+  fill(ctx.main, h("div.tablehead", null, title, status, live, tools, notice),
     h("div.table", null, h("div.left", null, promptBox, board), h("div.right", null, players, logBox)));
 
   /** @type {Game | null} */ let game = null;
@@ -42,6 +43,8 @@ export function tablePage(ctx, id) {
   let drawn = "";
   let confirming = false;
   const seen = new Set();
+  /** @type {string[]} */ const pendingLines = [];
+  let logTimer = 0;
 
   const layout = () => layouts[game?.type ?? ""] ?? layouts.generic;
   const seat = () => (game && player ? game.seats.find((s) => s.player_id === player.id)?.seat ?? null : null);
@@ -61,7 +64,22 @@ export function tablePage(ctx, id) {
     }
     if (lines.length) {
       logList.scrollTop = logList.scrollHeight;
-      announce(lines.slice(-3).join(". "));
+      pendingLines.push(...lines);
+      // log lines are told in batches, in their own live region: never over the prompt's
+      window.clearTimeout(logTimer);
+      logTimer = window.setTimeout(() => {
+        const batch = pendingLines.splice(0);
+        announce(`${batch.length > 3 ? `${batch.length} new log lines, the last: ` : ""}${batch.slice(-3).join(". ")}`, "log-announcer");
+      }, 1200);
+    }
+  }
+
+  /** After a move: the focus goes to the prompt (its first choice, else its question). */
+  function focusPrompt() {
+    const target = promptBox.querySelector("fieldset.choice button:not([disabled])") ?? promptBox.querySelector("#prompt-text, p");
+    if (target instanceof HTMLElement) {
+      if (!target.matches("button")) target.setAttribute("tabindex", "-1");
+      target.focus();
     }
   }
 
@@ -208,36 +226,38 @@ export function tablePage(ctx, id) {
     const error = h("p.error", { role: "alert", id: "command-error" });
     const groups = Object.entries(prompt.choices).map(([type, choice]) => choiceGroup(type, choice, error));
     fill(promptBox, heading, h("p.question", { id: "prompt-text" }, prompt.text), ...groups, error);
+    for (const group of groups) roving(group);
     promptBox.setAttribute("data-version", String(legal.version));
     if (hadFocus) { // keyboard play: the focus stays in the prompt, on its first choice
       const first = promptBox.querySelector("fieldset.choice button");
       if (first instanceof HTMLElement) first.focus();
     }
     const said = `${prompt.text}`;
-    if (said !== lastPrompt) { announce(`Your move: ${said}`); lastPrompt = said; }
+    if (said !== lastPrompt) { announce(`Your move: ${said}`, "prompt-announcer"); lastPrompt = said; }
   }
 
   /** @param {string} type @param {import("./api.js").PromptChoice} choice @param {HTMLElement} error */
   function choiceGroup(type, choice, error) {
     const commands = (legal?.commands ?? []).filter((c) => c.type === type);
+    const at = legal?.version; // the version these choices were offered at: the command says so
     const legend = h("legend", null, words(type));
     const kind = layout();
     const argName = Object.keys(commands[0]?.args ?? {})[0] ?? "value";
     // a seat is named by its player; anything else as the game's layout names it
     const label = (/** @type {unknown} */ value) => (argName === "seat" ? nameOf(Number(value)) : kind.label(value, argName, state?.view, type));
     if (choice.allows === "free") { // a value the server cannot list (a seal): the layout computes it
-      const own = kind.free?.(type, choice, state?.view, (command) => send(command, error), (reason) => { error.textContent = reason; });
+      const own = kind.free?.(type, choice, state?.view, (command) => send(command, error, at), (reason) => { error.textContent = reason; });
       return own ?? h("fieldset.choice", null, legend, h("p", null, `${words(type)} needs ${choice.description ?? "a value"}; this client cannot compute it.`));
     }
     if (choice.allows === "nothing") {
       return h("fieldset.choice", null, legend,
-        h("button", { type: "button", class: "cmd", "data-command": type, onclick: () => send(commands[0], error) }, words(type)));
+        h("button", { type: "button", class: "cmd", "data-command": type, onclick: () => send(commands[0], error, at) }, words(type)));
     }
     if (choice.allows === "one_of") {
       return h("fieldset.choice", null, legend, ...commands.map((command) => {
         const value = Object.values(command.args ?? {})[0];
         return h("button", { type: "button", class: "cmd", "data-command": type, "data-value": String(value),
-                             onclick: () => send(command, error) }, label(value));
+                             onclick: () => send(command, error, at) }, label(value));
       }));
     }
     if (choice.allows === "subset_of") {
@@ -249,7 +269,7 @@ export function tablePage(ctx, id) {
         confirm.textContent = `${words(type)}: ${picked.size ? [...picked].map((v) => label(v)).join(", ") : "none"}`;
         /** @type {HTMLButtonElement} */ (confirm).disabled = picked.size < min || picked.size > max;
       };
-      confirm.addEventListener("click", () => send(matching(commands, options.filter((o) => picked.has(o))), error));
+      confirm.addEventListener("click", () => send(matching(commands, options.filter((o) => picked.has(o))), error, at));
       update();
       return h("fieldset.choice", null, h("legend", null, `${words(type)}: choose ${min} to ${max}`),
         ...options.map((option) => h("button", { type: "button", class: "toggle", "aria-pressed": "false", "data-value": String(option),
@@ -272,7 +292,7 @@ export function tablePage(ctx, id) {
           error.textContent = `${words(argName)} must be a whole number from ${choice.min} to ${choice.max}`;
           return;
         }
-        send(matching(commands, amount), error);
+        send(matching(commands, amount), error, at);
       } }, words(type)));
   }
 
@@ -291,6 +311,7 @@ export function tablePage(ctx, id) {
 
   /** The legal targets where they are drawn (a region, a border, a card): click or Enter to choose. @param {Map<string, GameCommand[]>} targets */
   function wireTargets(targets) {
+    const at = legal?.version;
     for (const element of board.querySelectorAll("[data-target]")) {
       const commands = targets.get(element.getAttribute("data-target") ?? "");
       if (!commands) continue;
@@ -304,7 +325,7 @@ export function tablePage(ctx, id) {
       else element.append(h("span.visually-hidden", null, `: ${doing}`));
       const choose = () => {
         const error = /** @type {HTMLElement} */ (document.getElementById("command-error") ?? h("p"));
-        if (commands.length === 1 && commands[0]) { send(commands[0], error); return; }
+        if (commands.length === 1 && commands[0]) { send(commands[0], error, at); return; }
         const first = promptBox.querySelector(`button[data-value="${CSS.escape(element.getAttribute("data-target") ?? "")}"]`);
         if (first instanceof HTMLElement) first.focus();
         announce(`Choose: ${commands.map((c) => words(c.type)).join(" or ")}`);
@@ -323,17 +344,28 @@ export function tablePage(ctx, id) {
     return commands.find((c) => key(Object.values(c.args ?? {})[0]) === key(value));
   }
 
-  /** @param {GameCommand | undefined} command @param {HTMLElement} error */
-  async function send(command, error) {
+  /** A command chosen at version `at` carries it (`expected_version`): if the game moved on meanwhile
+   * (a stale confirm, a slow click), the server refuses it with 409 and the table is drawn afresh.
+   * @param {GameCommand | undefined} command @param {HTMLElement} error @param {number | undefined} at */
+  async function send(command, error, at) {
     if (!command) { error.textContent = "That choice is not among the moves allowed now."; return; }
     const kind = layout();
     if (kind.handsOver.has(command.type) && !(await confirmHandOver(command))) return;
     for (const button of promptBox.querySelectorAll("button")) /** @type {HTMLButtonElement} */ (button).disabled = true;
     try {
-      await api.submit(id, command);
+      await api.submit(id, at === undefined ? command : { ...command, expected_version: at });
       error.textContent = "";
+      notice.textContent = "";
       await refresh();
+      focusPrompt();
     } catch (failure) {
+      if (failure instanceof ProblemError && failure.problem.status === 409) {
+        notice.textContent = "The game moved on before your move arrived, so it was not played: the table is up to date, choose again.";
+        drawn = "";
+        await refresh();
+        focusPrompt();
+        return;
+      }
       error.textContent = ctx.reason(failure);
       drawn = ""; // draw the prompt again (its buttons were disabled while sending)
       await refresh();
@@ -372,9 +404,30 @@ export function tablePage(ctx, id) {
   const online = () => { drawn = ""; scheduleRefresh(); reopen(); };
   window.addEventListener("online", online);
   return () => {
-    closed = true; window.clearTimeout(retry); source?.close();
+    closed = true; window.clearTimeout(retry); window.clearTimeout(logTimer); source?.close();
     window.removeEventListener("online", online);
   };
+}
+
+/** A choice group is one Tab stop: arrow keys (and Home, End) move between its choices, and Tab
+ * leaves it (a roving tabindex); a subset's confirm stays a stop of its own. @param {Element} group */
+function roving(group) {
+  const items = /** @type {HTMLElement[]} */ ([...group.querySelectorAll("button:not(.confirm)")]);
+  if (items.length < 2) return;
+  items.forEach((item, i) => item.setAttribute("tabindex", i === 0 ? "0" : "-1"));
+  group.addEventListener("keydown", (/** @type {Event} */ e) => {
+    const key = /** @type {KeyboardEvent} */ (e).key;
+    const at = items.indexOf(/** @type {HTMLElement} */ (document.activeElement));
+    if (at < 0) return;
+    const next = key === "ArrowRight" || key === "ArrowDown" ? (at + 1) % items.length
+      : key === "ArrowLeft" || key === "ArrowUp" ? (at - 1 + items.length) % items.length
+      : key === "Home" ? 0 : key === "End" ? items.length - 1 : -1;
+    if (next < 0) return;
+    e.preventDefault();
+    items[at]?.setAttribute("tabindex", "-1");
+    items[next]?.setAttribute("tabindex", "0");
+    items[next]?.focus();
+  });
 }
 
 /** @param {Game} game @param {(n: number) => string} nameOf */
