@@ -123,7 +123,7 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
     register_views(api.spec, games.registry)
     app.extensions["config"] = config
     app.extensions["stream_tickets"] = StreamTickets(games.store)
-    for blueprint in (routes.players, routes.game_types, routes.games, meta.blp,
+    for blueprint in (routes.players, routes.sign_in_codes, routes.game_types, routes.games, meta.blp,
                       live.blp, read_models.scoreboards, read_models.histories, read_models.projections,
                       webhooks.blp, table_life.table, table_life.me):
         api.register_blueprint(blueprint)

@@ -14,6 +14,8 @@ from service.api.errors import problem_responses
 from service.api.lean import current_request, extensions, json_answer, lean, query
 
 players = Blueprint("players", __name__, url_prefix="/players", description="Players and their tokens")
+sign_in_codes = Blueprint("sign_in", __name__, url_prefix="/sign-in",
+                          description="Signing another tab or device in with a one-time code")
 game_types = Blueprint("game_types", __name__, url_prefix="/game-types", description="The games this server hosts")
 games = Blueprint("games", __name__, url_prefix="/games", description="Games: create, join, play, read")
 
@@ -86,15 +88,15 @@ def rotate_token():
 @problem_responses(players, 401)
 def create_sign_in_link():
     """A one-time code (10 minutes) that signs another tab or device in as you with your current token,
-    which stays valid here too: open ``/#/sign-in/<code>`` there, or post it to ``POST /players/sign-in``."""
+    which stays valid here too: open ``/#/sign-in/<code>`` there, or post it to ``POST /sign-in``."""
     return service().players.sign_in_link(bearer_token(required=True))
 
 
-@players.route("/sign-in", methods=["POST"])
-@players.arguments(s.SignInSchema())
-@players.response(200, s.PlayerWithTokenSchema)
-@players.doc(operationId="signIn")
-@problem_responses(players, 401, 422)
+@sign_in_codes.route("", methods=["POST"])
+@sign_in_codes.arguments(s.SignInSchema())
+@sign_in_codes.response(200, s.PlayerWithTokenSchema)
+@sign_in_codes.doc(operationId="signIn")
+@problem_responses(sign_in_codes, 401, 422)
 def sign_in(body):
     """Redeem a sign-in code: the player and its token. A code works once, within 10 minutes, and not
     after the token it was made with was rotated or revoked."""

@@ -134,7 +134,7 @@ class BotKindSchema(Schema):
 
 class SignInLinkSchema(Schema):
     code = fields.String(required=True, metadata={
-        "description": "one-time: POST it to /players/sign-in (the web client: open /#/sign-in/<code>)"})
+        "description": "one-time: POST it to /sign-in (the web client: open /#/sign-in/<code>)"})
     expires_in = fields.Integer(required=True, metadata={"description": "seconds it stays valid"})
 
 

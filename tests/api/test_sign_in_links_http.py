@@ -18,7 +18,7 @@ def _link(url, token):
 
 
 def _sign_in(url, body):
-    return requests.post(f"{url}/players/sign-in", json=body, timeout=10)
+    return requests.post(f"{url}/sign-in", json=body, timeout=10)
 
 
 def _works(url, player) -> bool:

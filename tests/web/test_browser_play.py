@@ -731,3 +731,46 @@ def test_a_seat_is_never_lost_and_a_stale_confirm_is_refused(web_server, browser
         device.close()
         ann.close()
         bob.close()
+
+
+def test_a_person_alone_plays_pax_pamir_against_wakhan_on_a_phone(web_server, browser, artifacts):
+    """'Play solo' in the lobby starts Pax Pamir against Wakhan in one click; the person plays it to the
+    end by clicking at 390 x 844; Wakhan is named, has her panel (her AI card), and the result is a
+    table with names."""
+    rng = random.Random(5)
+    eve = Seat(browser, web_server, "Eve")
+    try:
+        page = eve.page
+        page.set_viewport_size(SIZES["phone"])
+        page.click("button[data-solo=pax_pamir]")
+        page.wait_for_url(re.compile(r"#/game/[0-9a-f]{16}$"))
+        game_id = page.url.rsplit("/", 1)[1]
+        game = _game(web_server, game_id)
+        assert game["status"] == "active" and game["options"]["wakhan"] is True, game
+        page.wait_for_selector("#main .players .seat >> text=Wakhan")
+        moves = 0
+        deadline = time.monotonic() + 400
+        while game["status"] != "finished":
+            assert time.monotonic() < deadline and moves < 600, f"the game did not end ({moves} moves)"
+            before = game["version"]
+            _click_a_move(eve, rng, before, lambda before=before: _game(web_server, game_id)["version"] != before)
+            moves += 1
+            wait_until = time.monotonic() + 10
+            while _game(web_server, game_id)["version"] == before and time.monotonic() < wait_until:
+                time.sleep(0.05)
+            game = _game(web_server, game_id)
+            if moves == 6:
+                panel = page.inner_text("#main .players")
+                assert "Wakhan" in panel and "AI card" in panel, panel
+                _shot(eve, artifacts, "pax_pamir-against-wakhan")
+        page.wait_for_function("() => document.getElementById('live-status')?.textContent === 'game over'",
+                               timeout=30000)
+        page.wait_for_selector("#pax-result")
+        result = page.inner_text("section[aria-labelledby=pax-result]")
+        assert "Eve" in result and "Wakhan" in result and "Seat" not in result, result
+        assert "Seat" not in page.inner_text("#game-status"), page.inner_text("#game-status")
+        _shot(eve, artifacts, "pax_pamir-against-wakhan-finished")
+        _axe(eve, "the finished game against Wakhan")
+        assert not eve.errors, eve.errors
+    finally:
+        eve.close()

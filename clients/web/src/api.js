@@ -128,7 +128,7 @@ export const api = {
   /** @returns {Promise<SignInLink>} a one-time code signing another tab or device in as me */
   createSignInLink: () => call("POST", "/players/me/sign-in-links"),
   /** @param {string} code @returns {Promise<PlayerWithToken>} */
-  signIn: (code) => call("POST", "/players/sign-in", { code }),
+  signIn: (code) => call("POST", "/sign-in", { code }),
   /** @returns {Promise<null>} */
   revokeToken: () => call("DELETE", "/players/me/token"),
   /** @returns {Promise<GameType[]>} */

@@ -66,11 +66,33 @@ export function lobbyPage(ctx) {
   api.gameTypes().then((found) => {
     types = found;
     for (const type of types) typeFilter.append(h("option", { value: type.type }, type.title));
-    if (player) fill(create, h("h2", { id: "create-title" }, "Create a game"), createForm(types, ctx));
+    if (player) fill(create, h("h2", { id: "create-title" }, "Create a game"), soloChoices(types, ctx), createForm(types, ctx));
     refresh();
   }).catch((error) => fill(create, h("p.error", { role: "alert" }, ctx.reason(error))));
   const timer = window.setInterval(() => { if (!stopped && document.visibilityState === "visible") refresh(); }, 4000);
   return () => { stopped = true; window.clearInterval(timer); };
+}
+
+/** Play alone in one click: Pax Pamir against Wakhan, Dynasties against computer opponents.
+ * @param {GameType[]} types @param {Context} ctx */
+function soloChoices(types, ctx) {
+  const error = h("p.error", { role: "alert" });
+  /** @type {[string, string, () => Promise<import("./api.js").Game>][]} */
+  const choices = [
+    ["pax_pamir", "Play Pax Pamir alone, against Wakhan", () => api.createGame("pax_pamir", 1, { wakhan: true })],
+    ["dynasties", "Play Dynasties alone, against two computer opponents",
+     () => api.createGame("dynasties", 3, {}, [{ kind: "greedy" }, { kind: "random" }])],
+  ];
+  const offered = choices.filter(([type]) => types.some((t) => t.type === type));
+  if (!offered.length) return null;
+  return h("div.solo", { role: "group", "aria-labelledby": "solo-title" }, h("h3", { id: "solo-title" }, "Play solo"),
+    ...offered.map(([type, text, make]) => h("button", { type: "button", class: "cmd", "data-solo": type, onclick: async () => {
+      try {
+        const game = await make();
+        await api.join(game.id);
+        location.hash = `#/game/${game.id}`;
+      } catch (failure) { error.textContent = ctx.reason(failure); }
+    } }, text)), error);
 }
 
 /** @param {Context} ctx */

@@ -49,7 +49,8 @@ export function tablePage(ctx, id) {
   const layout = () => layouts[game?.type ?? ""] ?? layouts.generic;
   const seat = () => (game && player ? game.seats.find((s) => s.player_id === player.id)?.seat ?? null : null);
   /** @param {number | null | undefined} n */
-  const nameOf = (n) => (n === null || n === undefined ? "—" : game?.seats[n]?.name ?? `Seat ${n}`);
+  const nameOf = (n) => (n === null || n === undefined ? "—"
+    : game?.seats[n]?.name ?? layout().seatName?.(state?.view, n) ?? `Seat ${n + 1}`);
 
   function addEvents(/** @type {GameEvent[]} */ events) {
     const lines = [];
@@ -191,7 +192,7 @@ export function tablePage(ctx, id) {
             try { await api.undo(id); note.textContent = "Your last move was taken back."; scheduleRefresh(); }
             catch (error) { note.textContent = `Undo refused: ${ctx.reason(error)}`; }
           } }, "Undo my last move") : null,
-      "Notification" in window && Notification.permission === "default" && mySeat !== null
+      "Notification" in window && Notification.permission === "default" && mySeat !== null && game.status !== "finished"
         ? h("button", { type: "button", onclick: () => Notification.requestPermission().then(draw) }, "Notify me on my turn")
         : null,
       game.status !== "waiting" ? h("a.button", { href: `#/replay/${id}` }, "Replay") : null,
@@ -204,9 +205,10 @@ export function tablePage(ctx, id) {
     const kind = layout();
     const view = state.view;
     fill(players, h("h2", { id: "players-title" }, "Players"),
-      h("ul.seats", null, ...game.seats.map((s) => h("li", { class: game?.to_move.includes(s.seat) ? "seat to-move" : "seat" },
-        h("div.seatname", null, seatMark(s.seat), " ", h("strong", null, s.name ?? "(open seat)"),
-          s.seat === mySeat ? " (you)" : "", game?.to_move.includes(s.seat) ? h("span.badge", null, " ▶ to move") : null),
+      h("ul.seats", null, ...seatsAtTable(game, view).map((s) => h("li", { class: game?.to_move.includes(s.seat) ? "seat to-move" : "seat" },
+        h("div.seatname", null, seatMark(s.seat), " ", h("strong", null, s.name ?? kind.seatName?.(view, s.seat) ?? "(open seat)"),
+          s.seat === mySeat ? " (you)" : "", s.bot ? ` (computer: ${s.bot.kind}, ${s.bot.level})` : "",
+          game?.to_move.includes(s.seat) ? h("span.badge", null, " ▶ to move") : null),
         view ? h("dl.facts", null, ...kind.seatFacts(view, s.seat).flatMap(([label, value]) => [h("dt", null, label), h("dd", null, value)])) : null))));
   }
 
@@ -428,6 +430,14 @@ function roving(group) {
     items[next]?.setAttribute("tabindex", "0");
     items[next]?.focus();
   });
+}
+
+/** Every seat at the table: the game's seats, and the seats only the view has (Wakhan's).
+ * @param {Game} game @param {any} view @returns {{seat: number, name?: string | null, bot?: any}[]} */
+function seatsAtTable(game, view) {
+  const extra = (view?.players ?? []).map((/** @type {any} */ p) => p.seat)
+    .filter((/** @type {number} */ n) => !game.seats.some((s) => s.seat === n));
+  return [...game.seats, ...extra.map((/** @type {number} */ seat) => ({ seat }))];
 }
 
 /** @param {Game} game @param {(n: number) => string} nameOf */

@@ -19,6 +19,7 @@ import { paxPamir } from "./pax_pamir.js";
  *   handsOver: Set<string>,
  *   series: (view: any) => Record<string, number>[],
  *   prepare?: () => Promise<void>,
+ *   seatName?: (view: any, seat: number) => string | undefined,
  *   free?: (type: string, choice: import("../api.js").PromptChoice, view: any, submit: (command: import("../api.js").GameCommand) => void,
  *           fail: (reason: string) => void) => Element | null,
  * }} Layout

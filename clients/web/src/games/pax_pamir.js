@@ -228,12 +228,17 @@ export const paxPamir = {
           h("h3", null, seatMark(p.seat), ` ${ctx.nameOf(p.seat)}'s court`),
           p.court?.length ? h("div.cards", null, ...p.court.map((/** @type {unknown} */ c) => cardEl(c, view, `, in ${ctx.nameOf(p.seat)}'s court`, null, ctx.nameOf)))
                           : h("p", null, "empty")))),
-      view.outcome ? h("section", null, h("h2", null, "Result"), h("pre.raw", { tabindex: 0 }, JSON.stringify(view.outcome.details ?? view.outcome, null, 1))) : null);
+      view.outcome ? resultTable(view, ctx) : null);
   },
   seatFacts(view, seat) {
     const p = (view.players ?? []).find((/** @type {any} */ x) => x.seat === seat);
     if (!p) return [];
-    return [["Loyalty", p.loyalty ? coalitionMark(p.loyalty) : "not chosen"], ["Victory points", String(p.vp)],
+    const wakhan = view.wakhan?.seat === seat ? /** @type {[string, string][]} */ ([
+      ["AI card", view.wakhan.ai_card ? `card ${view.wakhan.ai_card} of her deck (${view.wakhan.ai_deck_count} left)` : "none drawn yet"],
+      ...(view.wakhan.next_back ? [/** @type {[string, string]} */ (["Next card's back", JSON.stringify(view.wakhan.next_back)
+        .replace(/[{}"]/g, "").replace(/,/g, ", ").replace(/:/g, ": ")])] : []),
+    ]) : [];
+    return [...wakhan, ["Loyalty", p.loyalty ? coalitionMark(p.loyalty) : "not chosen"], ["Victory points", String(p.vp)],
             ["Rupees", String(p.rupees)], ["Influence", String(p.influence)], ["Cylinders in supply", String(p.cylinders_in_supply)],
             ["Gifts", p.gifts?.length ? p.gifts.join(", ") : "none"], ["Prizes", String(p.prizes?.length ?? 0)],
             ["Hand", `${p.hand_count} cards`], ["Court", `${p.court?.length ?? 0} cards`],
@@ -310,10 +315,29 @@ export const paxPamir = {
     }
   },
   prepare: loadCatalogue,
+  seatName: (view, seat) => (view?.wakhan?.seat === seat ? "Wakhan" : undefined),
   quiet: new Set(["StepEntered", "StepLeft", "StepUpdated", "MarketSlotMarked", "SetupStarted"]),
   handsOver: new Set(["EndTurn"]),
   series: (view) => (view.players ?? []).map((/** @type {any} */ p) => ({ "victory points": p.vp, rupees: p.rupees })),
 };
+
+/** The result as a table: each player's victory points, rupees and military stars (the tie-breaks), winners first.
+ * @param {any} view @param {import("./index.js").DrawContext} ctx */
+function resultTable(view, ctx) {
+  const outcome = view.outcome ?? {};
+  const winners = new Set(outcome.winners ?? []);
+  const seats = (view.players ?? []).map((/** @type {any} */ p) => p.seat)
+    .sort((/** @type {number} */ a, /** @type {number} */ b) => Number(winners.has(b)) - Number(winners.has(a)) || (outcome.vp?.[b] ?? 0) - (outcome.vp?.[a] ?? 0));
+  return h("section", { "aria-labelledby": "pax-result" }, h("h2", { id: "pax-result" }, "Result"),
+    h("p", null, `${[...winners].map((n) => ctx.nameOf(n)).join(" and ")} win${winners.size === 1 ? "s" : ""}`,
+      outcome.reason ? ` (${words(outcome.reason).toLowerCase()})` : "", "."),
+    h("table.list", null, h("thead", null, h("tr", null, ...["Player", "Victory points", "Rupees", "Military stars", ""].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", null, ...seats.map((/** @type {number} */ seat) => {
+        const p = (view.players ?? []).find((/** @type {any} */ x) => x.seat === seat);
+        return h("tr", null, h("th", { scope: "row" }, seatMark(seat), ` ${ctx.nameOf(seat)}`), h("td", null, String(outcome.vp?.[seat] ?? p?.vp ?? "")),
+          h("td", null, String(p?.rupees ?? "")), h("td", null, String(p?.stars?.military ?? "")), h("td", null, winners.has(seat) ? "winner" : ""));
+      }))));
+}
 
 /** A log line with card names in it: an element that also keeps its plain words (for announcements).
  * @param {...(string | Node)} parts */
