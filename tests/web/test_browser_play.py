@@ -749,6 +749,7 @@ def test_a_person_alone_plays_pax_pamir_against_wakhan_on_a_phone(web_server, br
         assert game["status"] == "active" and game["options"]["wakhan"] is True, game
         page.wait_for_selector("#main .players .seat >> text=Wakhan")
         moves = 0
+        zoomed = False
         deadline = time.monotonic() + 400
         while game["status"] != "finished":
             assert time.monotonic() < deadline and moves < 600, f"the game did not end ({moves} moves)"
@@ -759,6 +760,14 @@ def test_a_person_alone_plays_pax_pamir_against_wakhan_on_a_phone(web_server, br
             while _game(web_server, game_id)["version"] == before and time.monotonic() < wait_until:
                 time.sleep(0.05)
             game = _game(web_server, game_id)
+            map_targets = page.locator("#main .board svg.map .target")
+            if not zoomed and map_targets.count():  # a zoom keeps the legal targets on the map
+                before_zoom = map_targets.count()
+                page.click("text=Zoom in")
+                assert page.locator("#main .board svg.map .target").count() == before_zoom
+                page.click("text=Fit")
+                assert page.locator("#main .board svg.map .target").count() == before_zoom
+                zoomed = True
             if moves == 6:
                 panel = page.inner_text("#main .players")
                 assert "Wakhan" in panel and "AI card" in panel, panel
@@ -771,6 +780,7 @@ def test_a_person_alone_plays_pax_pamir_against_wakhan_on_a_phone(web_server, br
         assert "Seat" not in page.inner_text("#game-status"), page.inner_text("#game-status")
         _shot(eve, artifacts, "pax_pamir-against-wakhan-finished")
         _axe(eve, "the finished game against Wakhan")
+        assert zoomed, "no map target was ever offered to zoom with"
         assert not eve.errors, eve.errors
     finally:
         eve.close()

@@ -30,6 +30,8 @@ export function tablePage(ctx, id) {
   fill(ctx.main, h("div.tablehead", null, title, status, live, tools, notice),
     h("div.table", null, h("div.left", null, promptBox, board), h("div.right", null, players, logBox)));
 
+  // a layout that draws part of the table again (a zoom) asks for its targets to be wired again
+  board.addEventListener("layout-redrawn", () => wireTargets(targetsOf(legal)));
   /** @type {Game | null} */ let game = null;
   /** @type {State | null} */ let state = null;
   /** @type {LegalCommands | null} */ let legal = null;
@@ -316,7 +318,7 @@ export function tablePage(ctx, id) {
     const at = legal?.version;
     for (const element of board.querySelectorAll("[data-target]")) {
       const commands = targets.get(element.getAttribute("data-target") ?? "");
-      if (!commands) continue;
+      if (!commands || element.classList.contains("target")) continue; // not a target, or wired already
       element.classList.add("target");
       element.setAttribute("tabindex", "0");
       element.setAttribute("role", "button");

@@ -189,7 +189,11 @@ export const paxPamir = {
   title: "Pax Pamir",
   render(view, ctx) {
     const mapBox = h("div.mapbox", { tabindex: 0, role: "region", "aria-label": "Map (scrolls when zoomed)" });
-    const redraw = () => fill(mapBox, mapSvg(view, ctx));
+    // a zoom draws the map again: the table wires the legal targets on the new drawing too
+    const redraw = () => {
+      fill(mapBox, mapSvg(view, ctx));
+      mapBox.dispatchEvent(new CustomEvent("layout-redrawn", { bubbles: true }));
+    };
     redraw();
     const zoomBy = (/** @type {number} */ f) => { zoom = Math.min(3, Math.max(1, f === 0 ? 1 : zoom * f)); redraw(); };
     const me = (view.players ?? []).find((/** @type {any} */ p) => p.seat === view.viewer);
