@@ -49,6 +49,7 @@ A table is printed and the figures written to ``bench/results/lanes-*.json``.
 
     .venv/bin/python bench/bench_lanes.py [--store sqlite redis] [--shape lanes|single] \\
         [--seconds 300] [--games 30] [--clock-games 5] [--human-delay 2-5] [--think 0.3] \\
+        [--bot-processes K] [--webhook-processes K] \\
         [--baseline /path/to/checkout --baseline-shape single] [--checkout DIR] [--label after]
 """
 
@@ -487,7 +488,8 @@ def worker_commands(target: Target, store: str, args) -> list[tuple[str, list[st
         return [("worker", worker)]
     commands = []
     for lane in LANES:
-        extra = ["--processes", str(args.bot_processes)] if lane == "bots" and args.bot_processes else []
+        processes = {"bots": args.bot_processes, "webhooks": args.webhook_processes}.get(lane)
+        extra = ["--processes", str(processes)] if processes else []
         commands.append((f"worker-{lane}", [*worker, "--lanes", lane, *extra]))
     return commands
 
@@ -830,6 +832,8 @@ def main() -> None:
     parser.add_argument("--shape", choices=("lanes", "single"), default="lanes",
                         help="Redis workers: one per lane (lanes) or one for everything (single, before issue 33)")
     parser.add_argument("--label", default="this")
+    parser.add_argument("--webhook-processes", type=int,
+                        help="Redis lanes: --processes of the webhooks worker (the compose file runs 4)")
     parser.add_argument("--bot-processes", type=int,
                         help="Redis lanes: --processes of the bots worker (default: none passed, 1 counted); "
                              "SQLite: the bot processes the server runs, for the per-process figure")
