@@ -41,7 +41,7 @@ from the games' events read back at the end (server timestamps):
   ``POST /games/{id}/commands`` p99 (the humans' moves).
 
 Runs go one after the other, each with its own server, SQLite file or Redis database
-(``--redis-db``, which must be empty) and key prefix; ``--baseline DIR`` adds the code of
+(``--redis-db``, else the highest-numbered empty one) and key prefix; ``--baseline DIR`` adds the code of
 another checkout (the code before: ``--baseline-shape single``) to the same invocation,
 and the table gives its figures beside this checkout's with their ratio. The servers run
 this interpreter with ``PYTHONPATH`` and the working directory set to the checkout.
@@ -509,6 +509,16 @@ def wait_healthy(url: str, processes: Processes, seconds: float = 90) -> None:
     raise RuntimeError(f"{url} not healthy after {seconds} s")
 
 
+def empty_db(url: str) -> int:
+    """The highest-numbered empty database of the Redis at ``url`` (others' tests use the low ones)."""
+    import redis
+
+    for db in range(15, 0, -1):
+        if not redis.Redis.from_url(f"{url.rstrip('/')}/{db}").dbsize():
+            return db
+    raise SystemExit("no empty Redis database: name one with --redis-db")
+
+
 def redis_keys_clear(client, prefix: str) -> None:
     for pattern in (f"{prefix}:*", f"{prefix}-*", "rq:*"):
         batch = list(client.scan_iter(match=pattern, count=1000))
@@ -526,10 +536,11 @@ def one_run(store_kind: str, target: Target, args) -> dict:
     if store_kind == "redis":
         import redis
 
-        store = f"{args.redis.rstrip('/')}/{args.redis_db}"
+        db = args.redis_db if args.redis_db is not None else empty_db(args.redis)
+        store = f"{args.redis.rstrip('/')}/{db}"
         redis_client = redis.Redis.from_url(store)
         if redis_client.dbsize():
-            raise SystemExit(f"Redis database {args.redis_db} is not empty: choose an unused one with --redis-db")
+            raise SystemExit(f"Redis database {db} is not empty: choose an unused one with --redis-db")
     else:
         store = f"sqlite:///{logs / 'events.db'}"
     port = free_port()
@@ -754,6 +765,7 @@ ROWS = [
     ("bot reply p95, s beyond think (+decide)", lambda f: f["bot_reply_excess_s"]["p95"]),
     ("bot reply max, s beyond think (+decide)", lambda f: f["bot_reply_excess_s"]["max"]),
     ("bot reply p95, s beyond max(think, decide)", lambda f: f["bot_reply_beyond_longer_s"]["p95"]),
+    ("bot reply p95, s from prompt (raw)", lambda f: f["bot_reply_raw_s"]["p95"]),
     ("bot decisions logged / prompts", lambda f: f"{f['bot_decisions_logged']}/{f['bot_prompts']}"),
     ("bot decide ms p50 (logged)", lambda f: (f["bot_decide_ms"] or {}).get("p50")),
     ("longest a bot stayed prompted, s", lambda f: f["bot_longest_prompted_s"]),
@@ -841,7 +853,8 @@ def main() -> None:
     parser.add_argument("--baseline-shape", choices=("lanes", "single"), default="single")
     parser.add_argument("--baseline-label", default="before")
     parser.add_argument("--redis", default=os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379"))
-    parser.add_argument("--redis-db", type=int, default=13, help="an empty database for the run")
+    parser.add_argument("--redis-db", type=int,
+                        help="an empty database for the run (default: the highest-numbered empty one)")
     parser.add_argument("--probe", nargs=3, metavar=("URL", "SECONDS", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.probe:
