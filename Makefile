@@ -7,7 +7,7 @@ PORT   ?= 8000
 STORE  ?= sqlite:///./data/events.db
 TS     := clients/typescript
 
-.PHONY: serve test lint openapi bench clean worker drills repeat compile pure
+.PHONY: serve test lint openapi bench clean worker drills repeat compile pure soak archive
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -64,6 +64,14 @@ test: $(VENV)/.installed-dev lint $(TS)/node_modules/.package-lock.json $(VENV)/
 
 drills: $(VENV)/.installed-dev  ## the heavy reliability drills (kill -9 loops, thousands of streams)
 	$(PY) -m pytest -m drill tests/reliability -s
+
+# an hour of the production shape on Redis (bench/soak.py: several web processes, one worker per
+# lane, live games of both types with bot seats); SOAK_ARGS to change it, e.g. --archive-url
+soak: $(VENV)/.installed-dev  ## the one-hour soak (not CI): a row of figures every 5 minutes
+	$(PY) bench/soak.py --minutes 60 --report-every 300 $(SOAK_ARGS)
+
+archive: $(VENV)/.installed  ## move finished games past GAMES_ARCHIVE_AFTER from Redis to GAMES_ARCHIVE_URL now
+	$(PY) -m service archive
 
 repeat: $(VENV)/.installed-dev  ## the fast tests three times over, under two hash seeds: a test that flakes shows here
 	PYTHONHASHSEED=1 $(PY) -m pytest tests/unit --count 3 -q

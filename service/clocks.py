@@ -19,6 +19,8 @@ lost with a process.
 from __future__ import annotations
 
 import logging
+import math
+import time
 from collections.abc import Callable, Hashable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -165,13 +167,31 @@ class RqTimeouts(Timeouts):
         from service.adapters.redis_client import connect
 
         self.queue = Queue(config.lane_queue("clocks"), connection=connect(config.rq_url))
+        self.prefix = config.redis_prefix
         super().__init__(service, self._enqueue)
 
     def _enqueue(self, delay: float, key: Hashable) -> None:
+        """One job per clock run and due second (its id names the game, seat, version and that
+        second): scheduling it again for the same second (the clocks' sweep) replaces it. A queue that cannot be reached (its master failing
+        over) loses nothing: the move is stored, and the clocks' sweep schedules it again."""
+        import redis
+        from rq import Retry
+
+        from service.rq_projections import job_safe
+
         game_id, seat, version = _parts(key)
-        job = {"job_timeout": 60, "result_ttl": 60, "description": f"clock of seat {seat} in {game_id}"}
-        if delay <= 0:  # due already (a worker's start): straight to the queue, no scheduler needed
-            self.queue.enqueue("service.lane_jobs.timeout_job", game_id, seat, version, **job)
-        else:
-            self.queue.enqueue_in(timedelta(seconds=delay), "service.lane_jobs.timeout_job", game_id, seat, version,
-                                  **job)
+        # retried: a job cut off in its worker's hands by a failover of the queue's master is failed
+        # by RQ's cleanup of its intermediate queue (after a minute), and then run again
+        job = {"job_timeout": 60, "result_ttl": 60, "description": f"clock of seat {seat} in {game_id}",
+               "retry": Retry(max=3, interval=[1, 5, 30]),
+               "job_id": job_safe(f"{self.prefix}-timeout-{game_id}-{seat}-{version}-"
+                                 f"{math.ceil(time.time() + max(0.0, delay))}")}
+        try:
+            if delay <= 0:  # due already (a worker's start): straight to the queue, no scheduler needed
+                self.queue.enqueue("service.lane_jobs.timeout_job", game_id, seat, version, **job)
+            else:
+                self.queue.enqueue_in(timedelta(seconds=delay), "service.lane_jobs.timeout_job", game_id, seat,
+                                      version, **job)
+        except redis.RedisError:
+            self._scheduled.discard((game_id, seat, version))
+            log.exception("could not schedule the timeout of seat %s in game %s; the clocks' sweep will", seat, game_id)

@@ -45,7 +45,8 @@ class Config:
     #: Redis key prefix (lets several deployments or tests share one Redis)
     redis_prefix: str = "dyn"
     redis_partitions: int = 16
-    #: RQ mode: the Redis that holds the job queues (default: the store's URL), and the name the
+    #: RQ mode: the Redis that holds the job queues (default: the store's URL; behind Sentinel:
+    #: ``redis+sentinel://HOST:PORT[,HOST:PORT...]/MASTER[/DB]``), and the name the
     #: queues of the lanes start with: ``<queue_name>-clocks``, ``-bots``, ``-webhooks`` and
     #: ``-projections`` (``lane_queue``; docs/operations.md "Lanes")
     queue_url: str = ""
@@ -220,5 +221,5 @@ class Config:
         values.update({k: v for k, v in overrides.items() if v is not None})
         if not values["projections"]:
             values["projections"] = "rq" if values["store_url"].startswith(("redis://", "rediss://", "redis-cluster://",
-                                                                            "rediss-cluster://")) else "inline"
+                                                                            "rediss-cluster://", "redis+sentinel://")) else "inline"
         return cls(**values)

@@ -24,7 +24,7 @@ def open_store(config: Config) -> EventStore:
 
         path = url.removeprefix("sqlite:///")
         return SqliteStore(path or "./data/events.db", synchronous=config.sqlite_synchronous)
-    if scheme in ("redis", "rediss", "redis-cluster", "rediss-cluster"):
+    if scheme in ("redis", "rediss", "redis-cluster", "rediss-cluster", "redis+sentinel"):
         from service.adapters.redis_store import RedisStore
 
         options: dict[str, Any] = {"partitions": config.redis_partitions, "prefix": config.redis_prefix,

@@ -283,7 +283,7 @@ def run_worker(config: Config, *, lanes: tuple[str, ...] = LANES, burst: bool = 
     in-memory model stay warm between jobs. The scheduler (a child process) re-enqueues
     retries when their backoff is over.
     """
-    if not config.rq_url.startswith(("redis://", "rediss://", "unix://")):
+    if not config.rq_url.startswith(("redis://", "rediss://", "unix://", "redis+sentinel://")):
         raise SystemExit(f"the worker needs Redis for its queue: --store redis://HOST:PORT/DB (or GAMES_QUEUE_URL); "
                          f"got {config.rq_url!r}. With SQLite the projections run in the web process.")
     unknown = [lane for lane in lanes if lane not in LANES]
@@ -354,6 +354,12 @@ def _sweep_clocks(config: Config) -> None:
         log.exception("could not sweep the turn clocks")
 
 
+#: the clocks' worker schedules every running clock again every this many sweeps: a timeout
+#: whose scheduling failed (the queue's master failing over under an append) is lost for at
+#: most that long (each run loads every game with a running clock, hence not every sweep)
+CLOCK_SWEEP_EVERY = 6
+
+
 def _sweep(config: Config, lanes: tuple[str, ...] = LANES) -> None:
     """The safety net under the jobs, for the worker's lanes: every ``config.sweep_interval``
     seconds, ask for a move of every bot left prompted (bots), free the scheduler lock of a
@@ -368,9 +374,13 @@ def _sweep(config: Config, lanes: tuple[str, ...] = LANES) -> None:
     runner: ProjectionRunner | None = None
     projections: RqProjections | None = None
     stalled: dict[str, list[dict[str, int]]] = {}  # lagging projections' checkpoints at the last sweep
+    sweeps = 0
     while True:
         time.sleep(config.sweep_interval)
+        sweeps += 1
         try:
+            if "clocks" in lanes and sweeps % CLOCK_SWEEP_EVERY == 0:
+                _sweep_clocks(config)
             if runner is None or projections is None:
                 runner = ProjectionRunner(open_store(config))
                 projections = RqProjections.from_config(config, runner.names)

@@ -108,16 +108,83 @@ class LeanConnectionPool(redis.ConnectionPool):
 
 
 CLUSTER_SCHEMES = ("redis-cluster://", "rediss-cluster://")
+SENTINEL_SCHEMES = ("redis+sentinel://",)
 
 
 def is_cluster(url: str) -> bool:
     return url.startswith(CLUSTER_SCHEMES)
 
 
+def is_sentinel(url: str) -> bool:
+    return url.startswith(SENTINEL_SCHEMES)
+
+
+class ReplicatedWrites(redis.Redis):
+    """A client whose pipelines (RQ enqueues a job in one) return only once ``wait_replicas``
+    replicas hold what the master wrote (``WAIT``; on Redis 7 a WAIT on any connection waits
+    for everything the master wrote before it), else raise: an enqueue it acknowledged survives
+    the master's loss, as long as one of those replicas is promoted."""
+
+    wait_replicas = 0
+    wait_timeout_ms = 1000
+
+    def pipeline(self, transaction: bool = True, shard_hint: Any = None) -> Any:
+        pipe = super().pipeline(transaction, shard_hint)
+        if not self.wait_replicas:
+            return pipe
+        client, execute = self, pipe.execute
+
+        def execute_then_wait(raise_on_error: bool = True) -> Any:
+            results = execute(raise_on_error)
+            confirmed = client.execute_command("WAIT", client.wait_replicas, client.wait_timeout_ms)
+            if int(confirmed) < client.wait_replicas:
+                raise redis.ConnectionError(f"{confirmed} of {client.wait_replicas} replicas confirmed the write "
+                                            f"within {client.wait_timeout_ms} ms")
+            return results
+
+        pipe.execute = execute_then_wait  # type: ignore[method-assign]
+        return pipe
+
+
+def sentinel_address(url: str) -> tuple[list[tuple[str, int]], str, int, int]:
+    """The sentinels, the master's name, the database and the replicas a write waits for, of
+    ``redis+sentinel://HOST:PORT[,HOST:PORT...]/MASTER[/DB][?wait=N]``."""
+    query = url.partition("?")[2]
+    wait = 0
+    for pair in filter(None, query.split("&")):
+        key, _, value = pair.partition("=")
+        if key != "wait" or not value.isdigit():
+            raise ValueError(f"a Sentinel URL takes one option, wait=N (replicas a write waits for), not {pair!r}")
+        wait = int(value)
+    rest = url.split("://", 1)[1].split("?", 1)[0]
+    hosts, _, path = rest.partition("/")
+    name, _, db = path.partition("/")
+    if not hosts or not name:
+        raise ValueError(f"a Sentinel URL names its sentinels and its master: "
+                         f"redis+sentinel://HOST:PORT[,HOST:PORT...]/MASTER[/DB], not {url!r}")
+    sentinels = []
+    for host in hosts.split(","):
+        address, _, port = host.rpartition(":") if ":" in host else (host, "", "")
+        sentinels.append((address or "127.0.0.1", int(port or 26379)))
+    return sentinels, name, int(db or 0), wait
+
+
 def connect(url: str, **options):
     """A client for ``url``: ``redis://HOST:PORT/DB`` (a ``redis.Redis`` on a
-    ``LeanConnectionPool``) or ``redis-cluster://HOST:PORT[,HOST:PORT...]`` (a
-    ``redis.RedisCluster`` that discovers the cluster from any of those nodes)."""
+    ``LeanConnectionPool``), ``redis-cluster://HOST:PORT[,HOST:PORT...]`` (a
+    ``redis.RedisCluster`` that discovers the cluster from any of those nodes), or
+    ``redis+sentinel://HOST:PORT[,HOST:PORT...]/MASTER[/DB][?wait=N]`` (a ``redis.Redis`` whose
+    connections go to the master the sentinels name: asked again after a failover, when a
+    connection fails or the node it reached answers that it is a replica now; with ``wait``,
+    ``ReplicatedWrites``)."""
+    if is_sentinel(url):
+        from redis.sentinel import Sentinel
+
+        sentinels, name, db, wait = sentinel_address(url)
+        sentinel = Sentinel(sentinels, sentinel_kwargs={"socket_timeout": 1.0, "socket_connect_timeout": 1.0})
+        client = sentinel.master_for(name, redis_class=ReplicatedWrites, db=db, **options)
+        client.wait_replicas = wait
+        return client
     if not is_cluster(url):
         return redis.Redis(connection_pool=LeanConnectionPool.from_url(url, **options))
     from redis.cluster import ClusterNode, RedisCluster

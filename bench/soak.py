@@ -1,0 +1,372 @@
+"""A soak of the production shape on Redis (issue 38, Deliver 3; ``make soak``, not in CI).
+
+Starts, as an operator would: a private ``redis-server`` (so its memory is this run's alone),
+``python -m service serve --workers N`` (gunicorn, gevent) on it, and one
+``python -m service worker --lanes LANE`` per lane; with ``--archive-url`` the archive of
+finished games too (``GAMES_ARCHIVE_AFTER`` from ``--archive-after``). Then keeps
+``--live-games`` games in play for ``--minutes``, Dynasties and Pax Pamir in turn, two seats
+each: a scripted person (a random legal command as soon as it is asked, at most ``--rate``
+commands a second over all games) and a ``random`` bot on the bots' lane. A game that ends is
+replaced by a new one, so the finished games pile up (and, with an archive, leave Redis).
+
+Every ``--report-every`` seconds one row: the RSS of each process (the web master and workers,
+each lane's worker with its children), Redis ``used_memory``, POST and GET p50/p99 in the
+interval (``POST /games/{id}/commands``, ``GET /games/{id}/legal-commands``), the lanes' queue
+depths (waiting + scheduled jobs), the projections' lag (events, ``GET /projections``), errors
+(any answer but 2xx, 304, 409 and 429, and failed requests) and 429s, games live, finished and
+archived. Before the load starts, and at the end, the Redis memory per live game and per
+finished game is measured: ``used_memory`` before and after creating the live games, and
+the fall when the finished games are archived at the end (``--archive-url``).
+
+    .venv/bin/python bench/soak.py [--minutes 60] [--report-every 300] [--live-games 500] \\
+        [--rate 40] [--web-workers 2] [--archive-url postgresql://...] [--archive-after 300]
+
+Prints a table and writes the rows to ``bench/results/soak-<time>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import redis
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+LANES = ("clocks", "bots", "webhooks", "projections")
+KINDS = ("dynasties", "pax_pamir")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def quantile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def rss_of_group(pgid: int) -> int:
+    """Resident memory (bytes) of every process in the process group ``pgid``."""
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[2]) != pgid:  # fields after the name: state, ppid, pgrp
+                continue
+            with open(f"/proc/{entry}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def rss_of(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
+@dataclass
+class Stats:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    posts: list[float] = field(default_factory=list)
+    gets: list[float] = field(default_factory=list)
+    errors: int = 0
+    limited: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    finished: int = 0
+
+    def take(self) -> tuple[list[float], list[float], int, int]:
+        with self.lock:
+            out = (self.posts, self.gets, self.errors, self.limited)
+            self.posts, self.gets, self.errors, self.limited = [], [], 0, 0
+            return out
+
+    def error(self, what: str) -> None:
+        with self.lock:
+            self.errors += 1
+            if len(self.error_samples) < 20:
+                self.error_samples.append(what)
+
+
+class Table:
+    """One live game: its person's token and session."""
+
+    def __init__(self, api: str, kind: str, number: int):
+        self.session = requests.Session()
+        name = f"soak-{number}"
+        player = self.session.post(f"{api}/players", json={"name": name}, timeout=60).json()
+        self.auth = {"Authorization": f"Bearer {player['token']}"}
+        created = self.session.post(f"{api}/games", json={"type": kind, "seats": 2, "bots": [{"kind": "random"}]},
+                                    headers=self.auth, timeout=60)
+        created.raise_for_status()
+        self.id = created.json()["id"]
+        joined = self.session.post(f"{api}/games/{self.id}/join", json={}, headers=self.auth, timeout=60)
+        joined.raise_for_status()
+
+
+class Load:
+    def __init__(self, api: str, live: int, rate: float, threads: int, stats: Stats):
+        self.api, self.rate, self.stats = api, rate, stats
+        self.stop = threading.Event()
+        self.created = 0
+        self.tables: list[Table | None] = [None] * live
+        self.rng = random.Random(38)
+        self.next_post = time.monotonic()
+        self.pace = threading.Lock()
+        self.threads = [threading.Thread(target=self.play, args=(i, threads), daemon=True) for i in range(threads)]
+
+    def new_table(self) -> Table:
+        self.created += 1
+        return Table(self.api, KINDS[self.created % 2], self.created)
+
+    def fill(self) -> None:
+        for i in range(len(self.tables)):
+            self.tables[i] = self.new_table()
+
+    def wait_turn(self) -> None:
+        with self.pace:
+            self.next_post = max(self.next_post + 1 / self.rate, time.monotonic() - 1)
+            due = self.next_post
+        delay = due - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+
+    def request(self, table: Table, method: str, path: str, **kwargs):
+        started = time.perf_counter()
+        try:
+            answer = table.session.request(method, f"{self.api}{path}", headers=table.auth, timeout=60, **kwargs)
+        except requests.RequestException as exc:
+            self.stats.error(f"{method} {path}: {exc!r}")
+            return None
+        ms = (time.perf_counter() - started) * 1000
+        with self.stats.lock:
+            (self.stats.posts if method == "POST" else self.stats.gets).append(ms)
+        if answer.status_code == 429:
+            with self.stats.lock:
+                self.stats.limited += 1
+        elif answer.status_code >= 300 and answer.status_code not in (304, 409):
+            self.stats.error(f"{method} {path}: {answer.status_code} {answer.text[:200]}")
+        return answer
+
+    def play(self, index: int, threads: int) -> None:
+        mine = list(range(index, len(self.tables), threads))
+        while not self.stop.is_set():
+            acted = False
+            for slot in mine:
+                if self.stop.is_set():
+                    return
+                table = self.tables[slot]
+                if table is None:
+                    continue
+                answer = self.request(table, "GET", f"/games/{table.id}/legal-commands")
+                if answer is None or answer.status_code != 200:
+                    continue
+                body = answer.json()
+                if body["commands"]:
+                    self.wait_turn()
+                    command = self.rng.choice(body["commands"])
+                    self.request(table, "POST", f"/games/{table.id}/commands", json=command)
+                    acted = True
+                elif body["prompt"] is None:
+                    state = self.request(table, "GET", f"/games/{table.id}")
+                    if state is not None and state.status_code == 200 and state.json().get("status") == "finished":
+                        with self.stats.lock:
+                            self.stats.finished += 1
+                        try:
+                            self.tables[slot] = self.new_table()
+                        except (requests.RequestException, KeyError) as exc:
+                            self.stats.error(f"new game: {exc!r}")
+            if not acted:
+                time.sleep(0.2)
+
+
+def queue_depths(client: redis.Redis, queue: str) -> dict[str, int]:
+    return {lane: int(client.llen(f"rq:queue:{queue}-{lane}")) + int(client.zcard(f"rq:scheduled:{queue}-{lane}"))
+            for lane in LANES}
+
+
+def projection_lag(api: str) -> int | None:
+    try:
+        body = requests.get(f"{api}/projections", timeout=30).json()
+        return sum(max(0, p["lag"]) for p in body["projections"])
+    except (requests.RequestException, KeyError, ValueError):
+        return None
+
+
+def archived(url: str | None) -> int | None:
+    if not url:
+        return None
+    import psycopg
+
+    try:
+        with psycopg.connect(url, autocommit=True, connect_timeout=5) as c:
+            return int(c.execute("SELECT count(*) FROM archived_games").fetchone()[0])
+    except psycopg.Error:
+        return 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--minutes", type=float, default=60)
+    parser.add_argument("--report-every", type=float, default=300)
+    parser.add_argument("--live-games", type=int, default=500)
+    parser.add_argument("--rate", type=float, default=40, help="the people's commands per second, all games")
+    parser.add_argument("--threads", type=int, default=16, help="client threads")
+    parser.add_argument("--web-workers", type=int, default=2)
+    parser.add_argument("--archive-url", default="", help="postgresql://... (empty: no archive)")
+    parser.add_argument("--archive-after", default="300", help="GAMES_ARCHIVE_AFTER for the run")
+    args = parser.parse_args()
+
+    workdir = Path(tempfile.mkdtemp(prefix="soak-"))
+    redis_port, web_port = free_port(), free_port()
+    store = f"redis://127.0.0.1:{redis_port}/0"
+    api = f"http://127.0.0.1:{web_port}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_STORE": store, "GAMES_QUEUE": "soak", "GAMES_LIMITS": "off",
+           "GAMES_LIMIT_BOT_GAMES_PER_PLAYER": "0", "GAMES_LIMIT_WAITING_GAMES_PER_PLAYER": "0",
+           "GAMES_BOT_THINK_SECONDS": "0"}
+    if args.archive_url:
+        env.update(GAMES_ARCHIVE_URL=args.archive_url, GAMES_ARCHIVE_AFTER=args.archive_after, GAMES_ARCHIVE_EVERY="60")
+    processes: dict[str, subprocess.Popen] = {}
+
+    def start(name: str, argv: list[str]) -> None:
+        with open(workdir / f"{name}.log", "wb") as out:
+            processes[name] = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                               start_new_session=True)
+
+    start("redis", [shutil.which("redis-server") or "redis-server", "--port", str(redis_port), "--bind", "127.0.0.1",
+                    "--save", "", "--appendonly", "no", "--dir", str(workdir)])
+    client = redis.Redis(port=redis_port)
+    for _ in range(100):
+        try:
+            client.ping()
+            break
+        except redis.RedisError:
+            time.sleep(0.1)
+    start("web", [sys.executable, "-m", "service", "serve", "--port", str(web_port), "--workers",
+                  str(args.web_workers)])
+    for lane in LANES:
+        start(f"worker-{lane}", [sys.executable, "-m", "service", "worker", "--lanes", lane])
+    rows: list[dict] = []
+    stats = Stats()
+    load = Load(api, args.live_games, args.rate, args.threads, stats)
+    try:
+        for _ in range(300):
+            try:
+                if requests.get(f"{api}/health", timeout=2).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            time.sleep(0.2)
+        empty = int(client.info("memory")["used_memory"])
+        load.fill()
+        time.sleep(5)
+        filled = int(client.info("memory")["used_memory"])
+        per_live_at_start = (filled - empty) / args.live_games
+        print(f"soak: {args.live_games} live games created; Redis used_memory {empty / 1e6:.1f} -> "
+              f"{filled / 1e6:.1f} MB, {per_live_at_start / 1e3:.1f} kB a game at its start", flush=True)
+        for thread in load.threads:
+            thread.start()
+        started = time.monotonic()
+        end = started + args.minutes * 60
+        while time.monotonic() < end:
+            time.sleep(min(args.report_every, max(0.0, end - time.monotonic())))
+            posts, gets, errors, limited = stats.take()
+            web = processes["web"]
+            row = {
+                "minute": round((time.monotonic() - started) / 60, 1),
+                "rss_web_master_mb": round(rss_of(web.pid) / 1e6, 1),
+                "rss_web_workers_mb": [round(rss_of(p) / 1e6, 1) for p in sorted(children(web.pid))],
+                "rss_workers_mb": {lane: round(rss_of_group(processes[f"worker-{lane}"].pid) / 1e6, 1) for lane in LANES},
+                "redis_used_mb": round(int(client.info("memory")["used_memory"]) / 1e6, 1),
+                "post_p50_ms": quantile(posts, 0.5), "post_p99_ms": quantile(posts, 0.99),
+                "get_p50_ms": quantile(gets, 0.5), "get_p99_ms": quantile(gets, 0.99),
+                "posts": len(posts), "gets": len(gets),
+                "queues": queue_depths(client, "soak"), "projection_lag": projection_lag(api),
+                "errors": errors, "429s": limited, "live": args.live_games, "finished": stats.finished,
+                "archived": archived(args.archive_url),
+                "died": [name for name, p in processes.items() if p.poll() is not None],
+            }
+            for key in ("post_p50_ms", "post_p99_ms", "get_p50_ms", "get_p99_ms"):
+                row[key] = round(row[key], 1) if row[key] is not None else None
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+        load.stop.set()
+        for thread in load.threads:
+            thread.join(timeout=60)
+        summary = {"live_games": args.live_games, "rate": args.rate, "minutes": args.minutes,
+                   "redis_per_live_game_at_start_kb": round(per_live_at_start / 1e3, 1), "rows": rows,
+                   "error_samples": stats.error_samples, "games_created": load.created}
+    finally:
+        load.stop.set()
+        for process in processes.values():
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        time.sleep(3)
+        for process in processes.values():
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            process.wait()
+    print("\n| minute | web RSS MB (master; workers) | lane workers RSS MB (clocks/bots/webhooks/projections) | Redis MB "
+          "| POST p50/p99 ms | GET p50/p99 ms | queues (c/b/w/p) | lag | errors | 429 | finished | archived |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['minute']} | {r['rss_web_master_mb']}; {', '.join(map(str, r['rss_web_workers_mb']))} | "
+              f"{'/'.join(str(r['rss_workers_mb'][lane]) for lane in LANES)} | {r['redis_used_mb']} | "
+              f"{r['post_p50_ms']}/{r['post_p99_ms']} | {r['get_p50_ms']}/{r['get_p99_ms']} | "
+              f"{'/'.join(str(r['queues'][lane]) for lane in LANES)} | {r['projection_lag']} | {r['errors']} | "
+              f"{r['429s']} | {r['finished']} | {r['archived']} |")
+    out = ROOT / "bench" / "results" / f"soak-{datetime.now():%Y%m%d-%H%M%S}.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(summary, indent=1))
+    print(f"written to {out}")
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
