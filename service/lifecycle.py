@@ -258,7 +258,8 @@ class Lifecycle:
         answer["game_id"] = game_id
         if code is not None:  # shown only now: the link's holder accepts with it
             answer["code"] = code
-            answer["link"] = f"/?game={game_id}&invitation={invitation_id}&code={code}"
+            # after the '#': browsers never send it, so the code stays out of every access log
+            answer["link"] = f"/#/invitation/{game_id}/{invitation_id}/{code}"
         return answer
 
     def invitations(self, game_id: str, player: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -81,7 +81,7 @@ export function leaveThisTab() {
  * @param {Record<string, string>} [extra]
  * @returns {Promise<T>}
  */
-async function call(method, path, body, extra = {}) {
+export async function call(method, path, body, extra = {}) {
   /** @type {Record<string, string>} */
   const headers = { Accept: "application/json", ...extra };
   const player = me();

@@ -6,6 +6,7 @@ import { h, fill, announce } from "./dom.js";
 import { lobbyPage } from "./lobby.js";
 import { tablePage } from "./table.js";
 import { replayPage } from "./replay.js";
+import { tableLife, invitationPage, mountNotices } from "./table_life.js";
 
 const main = /** @type {HTMLElement} */ (document.getElementById("main"));
 const account = /** @type {HTMLElement} */ (document.getElementById("account"));
@@ -82,11 +83,16 @@ async function signInWith(code) {
 function route() {
   if (leave) leave();
   leave = null;
-  const [, page = "", id = "", step = ""] = location.hash.replace(/^#/, "").split("/");
+  const [, page = "", id = "", step = "", code = ""] = location.hash.replace(/^#/, "").split("/");
   main.replaceChildren();
   const context = { main, renderAccount, reason };
   if (page === "sign-in" && id) { signInWith(id); return; }
-  if (page === "game" && id) leave = tablePage(context, id);
+  mountNotices();
+  if (page === "invitation" && id && step) leave = invitationPage(context, id, step, code || null);
+  else if (page === "game" && id) {
+    const table = tablePage(context, id), life = tableLife(context, id);
+    leave = () => { table(); life(); };
+  }
   else if (page === "replay" && id) leave = replayPage(context, id, step === "" ? null : Number(step));
   else leave = lobbyPage(context);
   main.focus({ preventScroll: true });
