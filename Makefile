@@ -9,14 +9,18 @@ TS     := clients/typescript
 
 .PHONY: serve test lint openapi bench clean worker drills repeat compile pure soak archive
 
-$(VENV)/.installed: pyproject.toml
+# The contributor's venv: the dependencies and this checkout installed editable, as pure Python
+# (an editable install never compiles: the sources are what runs).
+$(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e .
+	rm -f $(VENV)/.engine-installed
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e '.[dev]'
+	rm -f $(VENV)/.engine-installed
 	touch $@
 
 # the TypeScript check of openapi.yaml (tests/api/test_typescript_types.py) needs Node.js;
@@ -25,26 +29,44 @@ $(TS)/node_modules/.package-lock.json: $(TS)/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then cd $(TS) && npm ci --no-audit --no-fund; \
 	else echo "make: npm not found: install Node.js 18+ for the TypeScript check of openapi.yaml"; fi
 
-# The rules engine compiled with mypyc (tools/compile_domain.py): C extensions beside domain/'s
-# sources, which Python imports instead of them. Rebuilt when a domain source changes; where
-# mypyc (a dev dependency) or a C compiler is missing, or the build fails, the pure-Python
-# sources run instead: the same rules, slower. `make pure` removes the compiled modules.
-DOMAIN_SOURCES := $(shell find domain -name '*.py')
-$(VENV)/.compiled: $(DOMAIN_SOURCES) tools/compile_domain.py
-	@if [ -x $(VENV)/bin/mypyc ]; then \
-	  $(PY) tools/compile_domain.py || { echo "make: the mypyc build failed; the engine runs as pure Python"; \
-	                                     $(PY) tools/compile_domain.py --clean; }; \
-	else echo "make: mypyc not installed (make .venv/.installed-dev); the engine runs as pure Python"; fi
+# The server's package as a wheel (setup.py): its rules engine (domain/) compiled with mypyc
+# where mypyc and a C compiler are found, else pure Python (the same rules, slower); it says
+# which. GAMES_USE_MYPYC=1 insists on compiling, =0 builds pure Python. Build output stays in
+# build/, never beside the sources. Rebuilt when a source changes (after the first build, an
+# edit that leaves the C code unchanged costs about a minute of mypy's analysis).
+PACKAGE_SOURCES := $(shell find domain projections service -name '*.py')
+WHEELS := build/wheels
+$(WHEELS)/.built: pyproject.toml setup.py README.md $(PACKAGE_SOURCES) | $(VENV)/.installed
+	rm -rf $(WHEELS)
+	@echo "make: building the server's package; its rules engine is compiled with mypyc where a C compiler"
+	@echo "      is found: a few minutes the first time (GAMES_USE_MYPYC=0: pure Python, in seconds)"
+	$(PY) -m pip wheel --no-deps --wheel-dir $(WHEELS) .
+	@echo "make: $$(cat build/engine.txt)"
 	@touch $@
 
-compile: $(VENV)/.compiled
+# the built package in the venv, replacing the editable checkout (`make serve` runs it)
+$(VENV)/.engine-installed: $(WHEELS)/.built $(VENV)/.installed
+	$(PY) -m pip install --quiet --no-deps --force-reinstall $(WHEELS)/*.whl
+	@touch $@
 
-pure:
-	$(PY) tools/compile_domain.py --clean
-	rm -f $(VENV)/.compiled
+# The built package unpacked into build/engine, where the tests find its compiled domain/
+# (tests/helpers/engine.py); with DOMAIN_PURE=1 they run the sources instead. `make pure`
+# removes it: the tests then run the sources too.
+ENGINE := build/engine
+$(ENGINE)/.built: $(WHEELS)/.built
+	rm -rf $(ENGINE)
+	$(PY) -m zipfile -e $(WHEELS)/*.whl $(ENGINE)
+	@touch $@
 
-serve: $(VENV)/.installed $(VENV)/.compiled  ## install, then run the server on the embedded SQLite store
-	$(PY) -m service serve --host $(HOST) --port $(PORT) --store $(STORE)
+compile: $(ENGINE)/.built
+
+pure:  ## the tests run the sources (and a build left beside them by an older checkout is removed)
+	rm -rf $(ENGINE)
+	find domain -name '*.so' -delete
+
+# -P: the installed package, not this checkout's sources (the current directory stays off the path)
+serve: $(VENV)/.engine-installed  ## install the server (its engine compiled where it can be), serve on SQLite
+	$(PY) -P -m service serve --host $(HOST) --port $(PORT) --store $(STORE)
 
 worker: $(VENV)/.installed  ## an RQ worker of every lane (Redis deployments; LANES=clocks,bots,... for some)
 	$(PY) -m service worker --lanes $(or $(LANES),clocks,bots,webhooks,projections)
@@ -54,11 +76,11 @@ lint: $(VENV)/.installed-dev
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/mypy domain projections service
 
-test: $(VENV)/.installed-dev lint $(TS)/node_modules/.package-lock.json $(VENV)/.compiled  ## install dev and node dependencies, lint, compile, run every test
+test: $(VENV)/.installed-dev lint $(TS)/node_modules/.package-lock.json $(ENGINE)/.built  ## install dev and node dependencies, lint, build, run every test
 	$(PY) -m pytest
 	@# where the suite ran on the compiled engine, the random-play property tests and the stored
 	@# streams run once more on the pure-Python sources (about a minute)
-	@if [ "$$($(PY) tools/compile_domain.py --check)" = compiled ]; then \
+	@if [ "$$($(PY) -m tests.helpers.engine)" = compiled ]; then \
 	  echo "make: the property tests again, on the pure-Python engine (DOMAIN_PURE=1)"; \
 	  DOMAIN_PURE=1 $(PY) -m pytest tests/property tests/unit/kernel/test_stored_streams_fold.py; fi
 
@@ -84,5 +106,5 @@ bench: $(VENV)/.installed-dev
 	for script in bench/*.py; do $(PY) $$script; done
 
 clean:
-	-$(PY) tools/compile_domain.py --clean
-	rm -rf $(VENV) data $(TS)/node_modules $(TS)/src/generated
+	find domain -name '*.so' -delete
+	rm -rf $(VENV) build data $(TS)/node_modules $(TS)/src/generated

@@ -118,6 +118,9 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     elif args.workers is None:
         args.workers = 2
     shown = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    from domain import engine
+
+    print(f"The rules engine is {'compiled (mypyc)' if engine() == 'compiled' else 'pure Python'}", flush=True)
     print(f"Open http://{shown}:{args.port}/ in a browser to play (the API's contract: /docs)", flush=True)
     if config.projections == "inline" and config.store_url.startswith("sqlite:") and not config.inline_projector:
         config = dataclasses.replace(config, inline_projector="process")  # service.projector

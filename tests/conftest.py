@@ -14,20 +14,28 @@ import subprocess
 import tempfile
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 import redis
 
-from tests.helpers.pure_domain import stale_compiled_modules, use_pure_domain
+from tests.helpers.engine import (
+    built_beside_the_sources,
+    compiled_build_present,
+    stale_sources,
+    use_compiled_domain,
+)
 
-# The engine under test: the mypyc build where `make compile` made one (the default), or the
-# Python sources with DOMAIN_PURE=1 (tests/helpers/pure_domain.py).
-if os.environ.get("DOMAIN_PURE") == "1":
-    use_pure_domain()
-elif stale := stale_compiled_modules(Path(__file__).resolve().parent.parent):
-    raise pytest.UsageError(f"the compiled engine is older than {', '.join(stale[:3])}"
-                            f"{' and more' if len(stale) > 3 else ''}: run `make compile` (or `make pure`)")
+# The engine under test: the mypyc build where `make compile` made one in build/engine (the
+# default), or the Python sources with DOMAIN_PURE=1 (tests/helpers/engine.py).
+if leftovers := built_beside_the_sources():
+    raise pytest.UsageError(f"compiled modules beside the sources ({leftovers[0]}...) would run instead of them: "
+                            "remove them (`make pure`; builds now go to build/)")
+if os.environ.get("DOMAIN_PURE") != "1" and compiled_build_present():
+    if stale := stale_sources():
+        raise pytest.UsageError(f"the compiled engine (build/engine) was built from other sources than "
+                                f"{', '.join(stale[:3])}{' and more' if len(stale) > 3 else ''}: run `make compile` "
+                                f"(or `make pure`, or DOMAIN_PURE=1)")
+    use_compiled_domain()
 
 
 def _reachable(url: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import Response, current_app, render_template_string
 from flask_smorest import Blueprint
 
+from domain import engine
 from service.api.contract import spec_yaml
 from service.api.errors import problem, problem_responses
 from service.api.faults import checks
@@ -30,7 +31,8 @@ def health():
     found = checks(current_app)
     down = [name for name, check in found.items() if not check["ok"]]
     if not down:
-        return {"status": "ok", "store": type(store).__name__, "checks": found, "warnings": _warnings(games)}
+        return {"status": "ok", "store": type(store).__name__, "engine": engine(), "checks": found,
+                "warnings": _warnings(games)}
     response = problem(503, "unavailable", "Service Unavailable", f"not answering: {', '.join(down)}",
                        checks=found, store=type(store).__name__)
     response.headers["Retry-After"] = "5"

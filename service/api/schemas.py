@@ -477,6 +477,9 @@ class HealthCheckSchema(Schema):
 class HealthSchema(Schema):
     status = fields.String(required=True, validate=validate.OneOf(["ok"]))
     store = fields.String(required=True)
+    engine = fields.String(required=True, validate=validate.OneOf(["compiled", "pure"]), metadata={
+        "description": "the rules engine that runs: `compiled` (mypyc, as `pip install .` builds it where a C "
+                       "compiler is found) or `pure` (Python sources: the same rules, slower)"})
     checks = fields.Dict(keys=fields.String(), values=fields.Nested(HealthCheckSchema), metadata={
         "description": "each backing service (store, queue, limits) and whether it answers"})
     warnings = fields.List(fields.String(), metadata={

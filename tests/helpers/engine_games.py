@@ -70,12 +70,12 @@ def looks(kind: str, state: Any, seats: int) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
-    if "--pure" in argv:
-        from tests.helpers.pure_domain import use_pure_domain
+    from tests.helpers.engine import compiled_build_present, domain_is_compiled, use_compiled_domain
 
-        use_pure_domain()
+    if "--pure" in argv:
         argv = [arg for arg in argv if arg != "--pure"]
-    from tests.helpers.pure_domain import domain_is_compiled
+    elif compiled_build_present():
+        use_compiled_domain()
 
     kind, seats = argv[0], int(argv[1])
     if argv[2:] == ["--load"]:

@@ -1,7 +1,8 @@
-"""The compiled engine (``make compile``: mypyc) and the pure-Python one are the same rules.
+"""The compiled engine (``make compile``: the package built with mypyc, in build/engine) and the
+pure-Python one are the same rules.
 
 Seeded random games of both games are played twice, each in its own process: once on the
-Python sources (``tests/helpers/pure_domain.py``), once on the compiled modules. Every event
+Python sources, once on the compiled modules (``tests/helpers/engine.py``). Every event
 (secrets included), every offer of legal commands, the final views and the outcome must be
 identical; a state pickled by either engine (mid-game and at the end) must load in the other and show the
 same (the service's snapshots are pickles, keyed on the rules' version, not on the build).
@@ -20,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.engine import compiled_build_present
+
 ROOT = Path(__file__).resolve().parents[3]
 
 CASES = [("pax_pamir", 2, [1, 2, 3]), ("pax_pamir", 5, [4, 5]), ("dynasties", 3, [6, 7, 8, 9]),
@@ -34,16 +37,9 @@ def _run(*args: str, pure: bool, stdin: str | None = None) -> dict:
     return json.loads(out.stdout)
 
 
-def _compiled_build_present() -> bool:
-    probe = subprocess.run([sys.executable, "-c", "from tests.helpers.pure_domain import domain_is_compiled; "
-                            "print(domain_is_compiled())"], cwd=ROOT, capture_output=True, text=True,
-                           env={key: value for key, value in os.environ.items() if key != "DOMAIN_PURE"})
-    return probe.stdout.strip() == "True"
-
-
 @pytest.fixture(scope="module")
 def compiled_build():
-    if not _compiled_build_present():
+    if not compiled_build_present():
         if os.environ.get("REQUIRE_COMPILED") == "1":
             pytest.fail("REQUIRE_COMPILED=1 but domain/ has no compiled build: run `make compile`")
         pytest.skip("no compiled build of domain/ here (make compile needs mypyc and a C compiler)")
