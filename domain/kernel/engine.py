@@ -106,12 +106,16 @@ class StepRules(Generic[S]):
         """The one check of a new game, made once when it is created: the seat count, every
         option, the options together, and the options against the seat count. ``setup``
         trusts what passed it."""
-        if isinstance(seats, bool) or not isinstance(seats, int) or not self.min_seats <= seats <= self.max_seats:
-            raise InvalidOptions("seats", f"{self.title} is for {self.min_seats} to {self.max_seats} seats, "
-                                          f"not {short(seats)}")
+        self._refuse_seat_count(seats)
+        assert isinstance(seats, int)
         options = self.options_type.check(given)
         options.validate_seats(seats)
         return options
+
+    def _refuse_seat_count(self, seats: object) -> None:
+        if isinstance(seats, bool) or not isinstance(seats, int) or not self.min_seats <= seats <= self.max_seats:
+            raise InvalidOptions("seats", f"{self.title} is for {self.min_seats} to {self.max_seats} seats, "
+                                          f"not {short(seats)}")
 
     def evolve(self, state: S | None, event: Event) -> S:
         """A frame event changes the stack ``frames`` finds (in place); any other event is the
@@ -122,9 +126,14 @@ class StepRules(Generic[S]):
             return state
         return self.apply(state, event)
 
-    def begin_setup(self, rng: Rng) -> Flow[S]:
+    def begin_setup(self, seats: int, options: GameOptions, rng: Rng) -> Flow[S]:
         """The flow a game's ``setup`` runs in. There is no state until its first event,
-        which ``apply`` turns into one: a setup procedure emits before it reads ``state``."""
+        which ``apply`` turns into one: a setup procedure emits before it reads ``state``.
+
+        A seat count the game cannot be played with is refused here too (``InvalidOptions``,
+        as ``check_setup`` refuses it), for a caller in process that skipped that check."""
+        self._refuse_seat_count(seats)
+        options.validate_seats(seats)
         return self.begin(cast(S, None), rng)
 
     def begin(self, state: S, rng: Rng) -> Flow[S]:

@@ -50,7 +50,7 @@ class DynastiesRules(StepRules[DynastiesState]):
         return DynastiesOptions.check(given)
 
     def setup(self, seats: int, options: DynastiesOptions, rng: Rng) -> list[Event]:
-        flow = self.begin_setup(rng)
+        flow = self.begin_setup(seats, options, rng)
         _rules.setup(flow, seats, options)
         self.run_until_input(flow)
         return flow.events

@@ -90,7 +90,7 @@ class PaxPamirRules(StepRules[PaxState]):
 
     def setup(self, seats: int, options: PaxOptions, rng: Rng) -> list[Event]:
         """``seats`` are the human seats; Wakhan (an option) sits in one more (section 20)."""
-        flow = self.begin_setup(rng)
+        flow = self.begin_setup(seats, options, rng)
         setup.setup(flow, options.table_seats(seats), options)
         self.run_until_input(flow)
         return flow.events
