@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Final
 
 
-@dataclass
+@dataclass(init=False)
 class Command:
     """A command such as ``Command("PlaceNoble", {"card": "coppe-07"})``.
 
@@ -17,13 +17,14 @@ class Command:
     fields are C struct slots), made by a compiled ``__init__``: ``legal_commands`` makes one
     per choice listed, on every call. Its fields are typed ``Any`` because a command may hold
     anything a client sent (``Command(7, {})``): the kernel refuses a malformed one with its
-    reason, where a typed native field would refuse it first with a ``TypeError``. (Not a
-    frozen dataclass: a native class's frozen ``__init__`` sets each field through
+    reason, where a typed native field would refuse it first with a ``TypeError``. Its fields
+    are ``Final``, which mypy enforces and the compiled native class too. (Not a frozen
+    dataclass: a native class's frozen ``__init__`` sets each field through
     ``object.__setattr__``.)
     """
 
-    type: Any
-    args: Any = field(default_factory=dict)
+    type: Final[Any]
+    args: Final[Any]
 
     def __init__(self, type: Any, args: Any = None):
         self.type = type

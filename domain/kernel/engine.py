@@ -14,7 +14,7 @@ calls the handler, and runs automatic steps until some seat must answer.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, Generic, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from mypy_extensions import mypyc_attr
 
@@ -30,12 +30,6 @@ from domain.kernel.upcasting import NONE as NO_HISTORY
 from domain.kernel.upcasting import Upcasters
 
 S = TypeVar("S")
-
-class _KeepsFrames(Protocol):
-    """A state with its seat count and its frame stack as attributes (the defaults below)."""
-
-    seats: int
-    frames: list[Frame]
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -83,13 +77,15 @@ class StepRules(Generic[S]):
 
     def frames(self, state: S) -> list[Frame]:
         """By default the stack is ``state.frames``; a game that derives it overrides this."""
-        kept: _KeepsFrames = state  # type: ignore[assignment]  # (no ``cast``: a call, on every event)
-        return kept.frames
+        kept: Any = state  # (not ``cast``: a call, on every event)
+        frames: list[Frame] = kept.frames
+        return frames
 
     def seat_count(self, state: S) -> int:
         """By default ``state.seats``."""
-        kept: _KeepsFrames = state  # type: ignore[assignment]  # (no ``cast``: a call, several a command)
-        return kept.seats
+        kept: Any = state  # (not ``cast``: a call, several a command)
+        seats: int = kept.seats
+        return seats
 
     def is_over(self, state: S) -> bool:
         raise NotImplementedError

@@ -8,8 +8,8 @@ never crosses a barrier.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Final
 
 from domain.kernel.upcasting import Upcasters
 
@@ -20,18 +20,20 @@ EVERYONE = "everyone"
 Viewer = int | str | None
 
 
-@dataclass
+@dataclass(init=False)
 class Event:
-    """Never changed once made (``dataclasses.replace`` makes a changed copy). Not a frozen
-    dataclass: where the engine is compiled it is a native class (its fields are C struct
-    slots, read by every ``evolve``), whose ``__init__`` below is compiled; a frozen one's
-    would set each field through ``object.__setattr__``, and every command makes several."""
+    """Never changed once made (``with_barrier`` or ``dataclasses.replace`` make a changed
+    copy): its fields are ``Final``, which mypy enforces and, where the engine is compiled,
+    the native class too (a field cannot be set after ``__init__``). Not a frozen dataclass:
+    compiled, its fields are C struct slots, read by every ``evolve``, set by the compiled
+    ``__init__`` below; a frozen one's would set each field through ``object.__setattr__``,
+    and every command makes several."""
 
-    type: str
-    data: dict[str, Any] = field(default_factory=dict)
-    secret: dict[str, Any] | None = None
-    secret_to: frozenset[int] = frozenset()
-    barrier: bool = False
+    type: Final[str]
+    data: Final[dict[str, Any]]
+    secret: Final[dict[str, Any] | None]
+    secret_to: Final[frozenset[int]]
+    barrier: Final[bool]
 
     def __init__(self, type: str, data: dict[str, Any] | None = None, secret: dict[str, Any] | None = None,
                  secret_to: frozenset[int] = frozenset(), barrier: bool = False):

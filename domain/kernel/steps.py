@@ -77,6 +77,9 @@ class Step(Generic[S]):
     #: True when the owner's prompt always offers something (a verb without an argument,
     #: such as ending the turn): the owner is then known to be asked without building it.
     always_asks: ClassVar[bool] = False
+    #: Derived when the class is made: a step that writes neither ``prompt`` nor ``ask`` (an
+    #: automatic procedure) never asks anyone, so ``advance`` runs without a prompt built.
+    never_asks: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -86,6 +89,8 @@ class Step(Generic[S]):
             found[value.verb] = attr
             setattr(cls, attr, value.method)  # bound as any method is, with no descriptor of ours
         cls.handlers = found
+        below = cls.__mro__[:cls.__mro__.index(Step)]
+        cls.never_asks = not [k for k in below if "prompt" in vars(k) or "ask" in vars(k)]
 
     def prompt(self, state: S, frame: Frame, seat: int) -> Prompt | None:
         """The question put to ``seat`` now, or None. By default only the owner is asked."""
@@ -98,27 +103,41 @@ class Step(Generic[S]):
         return None
 
     def asked(self, state: S, frame: Frame, seats: int) -> list[int]:
-        """The seats with a prompt now (``to_move``). By default each possible seat's
-        prompt is built; a step that can tell more cheaply overrides this (and ``awaits``).
+        """The seats with a prompt now (``to_move``), from ``asks`` (a seat's frame) or
+        ``asks_seat`` (a frame every seat may answer): the step's own statement of when it
+        asks, never restated here.
 
         A prompt that offers nothing (every choice left out, as ``one_of`` does with an
         empty set) asks nobody, as ``StepRules.prompt`` says."""
+        if self.never_asks:
+            return []
         if frame.seat is not None:
             return [frame.seat] if self.asks(state, frame) else []
-        return [seat for seat in range(seats) if self.prompt(state, frame, seat)]
+        return [seat for seat in range(seats) if self.asks_seat(state, frame, seat)]
 
     def awaits(self, state: S, frame: Frame, seats: int) -> bool:
-        """Does some seat owe an answer now? If not, ``advance`` runs. By default: is some
-        seat ``asked``."""
+        """Does some seat owe an answer now? If not, ``advance`` runs. Is some seat ``asked``
+        (a step overrides this only to stop the game, as a finished game's last step does)."""
+        if self.never_asks:
+            return False
         if frame.seat is not None:
             return self.asks(state, frame)
-        return any(self.prompt(state, frame, seat) for seat in range(seats))
+        for seat in range(seats):
+            if self.asks_seat(state, frame, seat):
+                return True
+        return False
 
     def asks(self, state: S, frame: Frame) -> bool:
-        """Does the owner of a seat's frame have a prompt now (``asked`` and ``awaits`` ask
-        this)? By default its prompt is built; a step that can tell more cheaply overrides
-        this, and must agree with its prompt (the random-play tests check they do)."""
+        """Does the owner of a seat's frame have a prompt now? By default its prompt is
+        built. A step that can tell more cheaply overrides this, and then says it once: its
+        ``ask`` begins with ``if not self.asks(...)`` and does not test it again (the
+        random-play tests check that the two agree)."""
         return self.always_asks or bool(self.prompt(state, frame, frame.owner_seat))
+
+    def asks_seat(self, state: S, frame: Frame, seat: int) -> bool:
+        """``asks`` for a frame every seat may answer (no owner): does ``seat`` have a prompt
+        now? By default its prompt is built; an override is the guard its ``prompt`` begins with."""
+        return bool(self.prompt(state, frame, seat))
 
     def advance(self, flow: Flow[S], frame: Frame) -> None:
         """The automatic work done when nobody is asked anything."""

@@ -17,7 +17,6 @@ from mypy_extensions import mypyc_attr
 from domain.games.dynasties import bots as _bots
 from domain.games.dynasties import rules as _rules
 from domain.games.dynasties.events import UPCASTERS
-from domain.games.dynasties.evolve import EVENT_TYPES
 from domain.games.dynasties.evolve import evolve as _evolve
 from domain.games.dynasties.options import MAX_SEATS, MIN_SEATS, OPTIONS, DynastiesOptions
 from domain.games.dynasties.state import OVER, SETUP, DynastiesState, copy_state
@@ -41,7 +40,6 @@ class DynastiesRules(StepRules[DynastiesState]):
     max_seats = MAX_SEATS
     options = OPTIONS
     options_type = DynastiesOptions
-    event_types = EVENT_TYPES
     upcasters = UPCASTERS
     verbs = _rules.VERBS
     steps = _rules.STEPS

@@ -3,8 +3,6 @@ validates and never draws randomness (the card drawn is in the event)."""
 
 from __future__ import annotations
 
-from typing import Final
-
 from domain.games.dynasties.events import SETUP_STARTED
 from domain.games.dynasties.options import DynastiesOptions
 from domain.games.dynasties.state import (
@@ -290,23 +288,9 @@ def _nobles_retired(s: DynastiesState, e: Event) -> None:
     s.pending = None
 
 
-#: Every event type of Dynasties, ``SetupStarted`` first (the ``case`` labels of ``evolve``;
-#: ``tests/unit/dynasties/test_evolve_types.py`` checks that the two name the same types).
-EVENT_TYPES: Final[tuple[str, ...]] = (
-    SETUP_STARTED, "DeckShuffled", "CardDrawn", "GraveyardReshuffled", "DrawFailed", "RoundStarted",
-    "PhaseStarted", "ProspectsEnquired", "TributeSealed", "TributeCommitted", "TributesRevealed",
-    "TributeStalemate", "FirstPlayerChosen", "StakesPaid", "DebtRecorded", "TurnStarted",
-    "NoblePlaced", "PlacementSkipped", "KingsDeposed", "DynastyChanged", "ConclaveFormed",
-    "StakesEmptied", "ConclaveCardsTaken", "PurebloodFormed", "PurebloodPaid", "TurnEnded",
-    "FamiliesTallied", "ConclusionTied", "StakesWon", "StakesCarried", "StakesSplit", "DebtSettled",
-    "PlayerBroke", "GameEnded", "CoronationBuried", "CoronationEnshrined", "FamiliesBuried",
-    "DrawOrderChosen", "HandLimitChecked", "NoblesRetired",
-)
-
-
 def evolve(state: DynastiesState | None, event: Event) -> DynastiesState:
-    """Apply one event: the function of its type. A ``match`` on the type rather than a table
-    of functions: compiled, each ``case`` is a string comparison and a direct C call, where
+    """Apply one event: the function of its type. A ``match`` on the type (the one list of
+    Dynasties' event types) rather than a table of functions: compiled, each ``case`` is a string comparison and a direct C call, where
     a function read from a table is called through Python's calling convention (about 640
     instructions an event, a quarter of folding one). The most frequent types come first."""
     if event.type == SETUP_STARTED:

@@ -703,9 +703,6 @@ VERBS = (
 class Phase(Step[DynastiesState]):
     """A phase that only runs automatic procedures (``procedure``)."""
 
-    def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
-        return False
-
     def advance(self, p: Play, frame: Frame) -> None:
         self.procedure(p)
 
@@ -760,8 +757,11 @@ class Tribute(Step[DynastiesState]):
 
     name = TRIBUTE
 
+    def asks_seat(self, s: DynastiesState, frame: Frame, seat: int) -> bool:
+        return owes_tribute_now(s, seat)
+
     def prompt(self, s: DynastiesState, frame: Frame, seat: int) -> Prompt | None:
-        if not owes_tribute_now(s, seat):
+        if not self.asks_seat(s, frame, seat):
             return None
         if not s.options.commit_reveal_tributes:
             return Prompt(seat, "Give one Noble from your hand as your secret Tribute.").one_of(
@@ -773,12 +773,6 @@ class Tribute(Step[DynastiesState]):
             REVEAL_TRIBUTE, test=partial(opens_a_seal, s, seat),
             why="your reveal does not match your seal: sha256(salt || card id) with this salt is the hash of no "
                 "Noble in your hand")
-
-    def asked(self, s: DynastiesState, frame: Frame, seats: int) -> list[int]:
-        return [seat for seat in range(seats) if owes_tribute_now(s, seat)]
-
-    def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
-        return any(owes_tribute_now(s, seat) for seat in range(seats))
 
     @handles("SubmitTribute")
     def submit(self, p: Play, frame: Frame, seat: int, card: str) -> None:
@@ -803,18 +797,14 @@ class RaisingTheFamily(Step[DynastiesState]):
 
     name = RAISING
 
+    def asks_seat(self, s: DynastiesState, frame: Frame, seat: int) -> bool:
+        return placer_asked(s) == seat
+
     def prompt(self, s: DynastiesState, frame: Frame, seat: int) -> Prompt | None:
-        if placer_asked(s) != seat:
+        if not self.asks_seat(s, frame, seat):
             return None
         return Prompt(seat, f"Turn {s.turn}: place a Noble from your hand into your Family.").one_of(
             "PlaceNoble", in_display_order(s.hands[seat]), why="you can only place a Noble from your hand")
-
-    def asked(self, s: DynastiesState, frame: Frame, seats: int) -> list[int]:
-        placer = placer_asked(s)
-        return [] if placer is None else [placer]
-
-    def awaits(self, s: DynastiesState, frame: Frame, seats: int) -> bool:
-        return placer_asked(s) is not None
 
     @handles("PlaceNoble")
     def place(self, p: Play, frame: Frame, seat: int, card: str) -> None:

@@ -17,7 +17,7 @@ from domain.games.pax_pamir import bots as _bots
 from domain.games.pax_pamir.catalogue import CATALOGUE
 from domain.games.pax_pamir.data.board import MAX_SEATS, MIN_SEATS, Suit
 from domain.games.pax_pamir.events import UPCASTERS
-from domain.games.pax_pamir.evolve import EVENT_TYPES, evolve
+from domain.games.pax_pamir.evolve import evolve
 from domain.games.pax_pamir.options import WAKHAN_HUMAN_SEATS, PaxOptions
 from domain.games.pax_pamir.queries import stars
 from domain.games.pax_pamir.state import PaxState, copy_state
@@ -76,7 +76,6 @@ class PaxPamirRules(StepRules[PaxState]):
     max_seats = MAX_SEATS
     options_type = PaxOptions
     options = PaxOptions.specs()
-    event_types = EVENT_TYPES
     upcasters = UPCASTERS
     verbs = (*(verb for module in MODULES for verb in getattr(module, "VERBS", ())), *WAKHAN_VERBS)
     steps = step_table(*(step for module in MODULES for step in getattr(module, "STEPS", ())), *WAKHAN_STEPS)

@@ -144,23 +144,9 @@ class Battle(ActionStep):
             return card_enemies(s, seat_of(frame), site)
         return region_enemies(s, seat_of(frame), REGION_BY_ID[site])
 
-    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        seat = seat_of(frame)
-        if frame.site is None:
-            regions, cards = battle_regions(s, seat), battle_cards(s, seat)
-            if not (regions or cards):
-                return None
-            return (Prompt(seat, "Battle: choose a region or a court card to battle on.")
-                    .one_of(BATTLE_REGION, regions).one_of(BATTLE_CARD, cards))
-        targets = self._targets(s, frame)
-        if not targets:
-            return None
-        where = f"card {frame.site}" if isinstance(frame.site, int) else str(frame.site).title()
-        return (Prompt(seat, f"Battle in {where}: remove up to {frame.left} more enemy piece(s), or stop.")
-                .one_of(REMOVE_ENEMY, targets).nothing(STOP_ACTION))
-
     def asks(self, s: PaxState, frame: Frame) -> bool:
-        """``ask`` is not None, told without naming every site and piece."""
+        """A site to battle on, or, on the site chosen, removals left and an enemy piece there
+        (told without naming every site and piece)."""
         seat = seat_of(frame)
         site = frame.site
         if site is None:
@@ -170,6 +156,17 @@ class Battle(ActionStep):
         if isinstance(site, int):
             return bool(card_enemies(s, seat, site))
         return _has_region_enemy(s, seat, REGION_BY_ID[site])
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        if not self.asks(s, frame):
+            return None
+        seat = seat_of(frame)
+        if frame.site is None:
+            return (Prompt(seat, "Battle: choose a region or a court card to battle on.")
+                    .one_of(BATTLE_REGION, battle_regions(s, seat)).one_of(BATTLE_CARD, battle_cards(s, seat)))
+        where = f"card {frame.site}" if isinstance(frame.site, int) else str(frame.site).title()
+        return (Prompt(seat, f"Battle in {where}: remove up to {frame.left} more enemy piece(s), or stop.")
+                .one_of(REMOVE_ENEMY, self._targets(s, frame)).nothing(STOP_ACTION))
 
     def finish(self, t: Play, frame: Frame) -> None:
         """R-BAT-3: Safe House choices, owed by the spies' owners in seat order from the

@@ -73,15 +73,12 @@ class LimitDiscard(Step[PaxState]):
 
     name = names.LIMIT_DISCARD
 
-    def _over(self, s: PaxState, frame: Frame) -> bool:
-        return over_limit(s, frame.owner_seat, frame.where)
-
     def asks(self, s: PaxState, frame: Frame) -> bool:
         """Over the limit, the owner is asked (a card to discard is always there)."""
-        return self._over(s, frame)
+        return over_limit(s, frame.owner_seat, frame.where)
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        if not self._over(s, frame):
+        if not self.asks(s, frame):
             return None
         player = s.players[frame.owner_seat]
         if frame.where == "court":
@@ -132,9 +129,6 @@ class Refill(Step[PaxState]):
     discarded, one check is resolved, then shifting and refilling go on."""
 
     name = names.REFILL
-
-    def awaits(self, s: PaxState, frame: Frame, seats: int) -> bool:
-        return False
 
     def advance(self, t: Play, frame: Frame) -> None:
         shift_market(t)

@@ -49,9 +49,6 @@ class Procedure(Step[PaxState]):
 
     stages: ClassVar[tuple[str, ...]] = ()
 
-    def awaits(self, s: PaxState, frame: Frame, seats: int) -> bool:
-        return False
-
     def advance(self, t: Play, frame: Frame) -> None:
         """Runs stages until one calls a sub-step (or ends the procedure, or the game), then
         the procedure ends. The stage reached is recorded only when a sub-step is called (it

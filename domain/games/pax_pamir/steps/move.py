@@ -116,34 +116,37 @@ class Move(ActionStep):
 
     name = names.MOVE
 
-    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        seat = seat_of(frame)
-        piece = frame.piece
-        if piece is not None:
-            kind, place = places.parse_piece(piece)
-            if kind == "spy":
-                cards = spy_destinations(s, seat, int(place))
-                if cards:
-                    return Prompt(seat, f"Move: the spy on card {place} goes to...").one_of(MOVE_SPY_TO, cards)
-            else:
-                regions = region_destinations(s, seat, REGION_BY_ID[place])
-                if regions:
-                    return Prompt(seat, f"Move: the {kind} in {place.title()} goes to...").one_of(MOVE_TO, regions)
-        pieces = movable_pieces(s, seat)
-        if frame.left <= 0 or not pieces:
-            return None
-        return (Prompt(seat, f"Move: {frame.left} step(s) left; choose a piece to move, or stop.")
-                .one_of(MOVE_PIECE, pieces).nothing(STOP_ACTION))
-
     def asks(self, s: PaxState, frame: Frame) -> bool:
-        """``ask`` is not None, told without listing every piece and destination."""
-        seat = seat_of(frame)
+        """A chosen piece with somewhere to go, or steps left and a piece that can move (told
+        without listing every piece and destination)."""
+        return self._destinations(s, frame) is not None or self._may_choose(s, frame)
+
+    def _may_choose(self, s: PaxState, frame: Frame) -> bool:
+        """Steps left, and a piece that can move one."""
+        return frame.left > 0 and can_move(s, seat_of(frame))
+
+    def _destinations(self, s: PaxState, frame: Frame) -> Prompt | None:
+        """Where the chosen piece may go, asked of its mover; None when no piece is chosen or
+        it has nowhere to go (then another piece may be chosen)."""
         piece = frame.piece
-        if piece is not None:
-            kind, place = places.parse_piece(piece)
-            if spy_destinations(s, seat, int(place)) if kind == "spy" else region_destinations(s, seat, REGION_BY_ID[place]):
-                return True
-        return frame.left > 0 and can_move(s, seat)
+        if piece is None:
+            return None
+        seat = seat_of(frame)
+        kind, place = places.parse_piece(piece)
+        if kind == "spy":
+            cards = spy_destinations(s, seat, int(place))
+            return Prompt(seat, f"Move: the spy on card {place} goes to...").one_of(MOVE_SPY_TO, cards) if cards else None
+        regions = region_destinations(s, seat, REGION_BY_ID[place])
+        return Prompt(seat, f"Move: the {kind} in {place.title()} goes to...").one_of(MOVE_TO, regions) if regions else None
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        going = self._destinations(s, frame)
+        if going is not None:
+            return going
+        if not self._may_choose(s, frame):
+            return None
+        return (Prompt(seat_of(frame), f"Move: {frame.left} step(s) left; choose a piece to move, or stop.")
+                .one_of(MOVE_PIECE, movable_pieces(s, seat_of(frame))).nothing(STOP_ACTION))
 
     @handles(MOVE_PIECE)
     def choose(self, t: Play, frame: Frame, seat: int, piece: str) -> None:

@@ -120,9 +120,6 @@ class Turns(Step[PaxState]):
 
     name = names.TURNS
 
-    def awaits(self, s: PaxState, frame: Frame, seats: int) -> bool:
-        return False
-
     def advance(self, t: Play, frame: Frame) -> None:
         seat = frame.next
         t.update(next=(seat + 1) % t.state.seats)

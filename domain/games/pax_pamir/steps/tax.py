@@ -61,23 +61,23 @@ class Tax(ActionStep):
 
     name = names.TAX
 
-    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        seat = seat_of(frame)
-        cards, seats = taxable_market_cards(s), taxable_seats(s, seat)
-        if frame.left <= 0 or not (cards or seats):
-            return None
-        return (Prompt(seat, f"Tax: take up to {frame.left} more rupee(s), one at a time, from market cards "
-                       "or from players you may tax.")
-                .one_of(TAX_MARKET, cards).one_of(TAX_PLAYER, seats).nothing(STOP_ACTION))
-
     def asks(self, s: PaxState, frame: Frame) -> bool:
-        """``ask`` is not None: rupees left to take, and somewhere to take one from (the market
-        first, the cheaper question)."""
+        """Rupees left to take, and somewhere to take one from (the market first, the cheaper
+        question)."""
         if frame.left <= 0:
             return False
         market_rupees = s.market_rupees
         return (any(market_rupees[row][column] > 0 for row, column, _ in q.market_slots(s))
                 or bool(taxable_seats(s, seat_of(frame))))
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        if not self.asks(s, frame):
+            return None
+        seat = seat_of(frame)
+        return (Prompt(seat, f"Tax: take up to {frame.left} more rupee(s), one at a time, from market cards "
+                       "or from players you may tax.")
+                .one_of(TAX_MARKET, taxable_market_cards(s)).one_of(TAX_PLAYER, taxable_seats(s, seat))
+                .nothing(STOP_ACTION))
 
     @handles(TAX_MARKET)
     def market(self, t: Play, frame: Frame, seat: int, number: int) -> None:

@@ -265,22 +265,9 @@ class Impacts(Step[PaxState]):
             return None
         return icons[index]
 
-    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
-        icon = self._icon(s, frame)
-        court_card = COURT_CARDS[frame.card]
-        region = court_card.region
-        if icon == ImpactIcon.ROAD:
-            return Prompt(frame.owner_seat, f"{court_card.name}: place a road on a border of {region.title()}.").one_of(
-                "PlaceRoad", [b.value for b in BORDERS_OF[region]])
-        if icon == ImpactIcon.SPY:
-            cards = [n for _, n in q.court_cards(s) if COURT_CARDS[n].region == region]
-            return Prompt(frame.owner_seat, f"{court_card.name}: place a spy on a court card of {region.title()}, "
-                          "in any court.").one_of(PLACE_SPY, cards)
-        return None
-
     def asks(self, s: PaxState, frame: Frame) -> bool:
-        """``ask`` is not None: a road (a region always has borders), or a spy with a court
-        card of the region to go to."""
+        """A road (a region always has borders), or a spy with a court card of the region to
+        go to."""
         icon = self._icon(s, frame)
         if icon == ImpactIcon.ROAD:
             return True
@@ -288,6 +275,18 @@ class Impacts(Step[PaxState]):
             region = COURT_CARDS[frame.card].region
             return any(COURT_CARDS[n].region == region for _, n in q.court_cards(s))
         return False
+
+    def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
+        if not self.asks(s, frame):
+            return None
+        court_card = COURT_CARDS[frame.card]
+        region = court_card.region
+        if self._icon(s, frame) == ImpactIcon.ROAD:
+            return Prompt(frame.owner_seat, f"{court_card.name}: place a road on a border of {region.title()}.").one_of(
+                "PlaceRoad", [b.value for b in BORDERS_OF[region]])
+        cards = [n for _, n in q.court_cards(s) if COURT_CARDS[n].region == region]
+        return Prompt(frame.owner_seat, f"{court_card.name}: place a spy on a court card of {region.title()}, "
+                      "in any court.").one_of(PLACE_SPY, cards)
 
     def advance(self, t: Play, frame: Frame) -> None:
         icon = self._icon(t.state, frame)
