@@ -54,7 +54,6 @@ def _bribe_declined(s: PaxState, e: Event) -> None:
     s.declined_bribes += 1
 
 
-_bribe_abandoned = _bribe_declined  # a give-up counts with the declines (section 23 item 16)
 
 
 def _card_used(s: PaxState, e: Event) -> None:
@@ -262,8 +261,8 @@ def evolve(state: PaxState | None, event: Event) -> PaxState:
             _effects_cleared(state, event)
         case "BribeDeclined":
             _bribe_declined(state, event)
-        case "BribeAbandoned":
-            _bribe_abandoned(state, event)
+        case "BribeAbandoned":  # a give-up counts with the declines (section 23 item 16)
+            _bribe_declined(state, event)
         case "HandsSwapped":
             _hands_swapped(state, event)
         case "DeckBuilt":

@@ -47,7 +47,7 @@ OWED: dict[tuple[str, str], int] = {
     ('domain/games/pax_pamir/steps/move.py', 'generator-builtin'): 2,
     ('domain/games/pax_pamir/steps/setup.py', 'enum-iteration'): 1,
     ('domain/games/pax_pamir/steps/tax.py', 'generator-builtin'): 3,
-    ('domain/games/pax_pamir/steps/turn.py', 'generator-builtin'): 2,
+    ('domain/games/pax_pamir/steps/turn.py', 'generator-builtin'): 1,
     ('domain/games/pax_pamir/view.py', 'enum-iteration'): 2,
     ('domain/games/pax_pamir/view.py', 'generator-builtin'): 1,
     ('domain/games/pax_pamir/wakhan/__init__.py', 'generator-builtin'): 1,
