@@ -8,6 +8,10 @@ ratio meaningful on a shared machine whose speed drifts).
     git archive <old commit> | tar -x -C /tmp/old     # the code before, once
     .venv/bin/python bench/bench_engine_pair.py /tmp/old [--rounds 3] [--seconds 5]
 
+A tree runs its compiled engine where it has one: ``build/engine`` (``make compile``), or
+modules built beside the sources (trees from before setup.py: ``tools/compile_domain.py``).
+``--pure`` runs tree A on its sources (then give a tree B without a build).
+
 Tree A is this checkout. Each tree runs its own bench scripts, so a tree whose bench plays
 through ``decide`` and ``evolve`` is measured that way; ``--loop-of-b`` also runs tree B's
 bench scripts against tree A's code (the same loop on both sides). ``--cpu`` counts games per
@@ -36,10 +40,16 @@ def _children_cpu() -> float:
 
 
 def games_per_second(tree: Path, script_tree: Path, script: str, args: list[str], seats: int,
-                     seconds: float, cpu: bool = False) -> float:
+                     seconds: float, cpu: bool = False, pure: bool = False) -> float:
     """Runs ``script`` (from ``script_tree``) with ``tree`` first on the import path; games per
     second of wall time as the script reports it, or (``cpu``) of the process's CPU time."""
-    code = (f"import sys, runpy; sys.path.insert(0, {str(tree)!r}); sys.argv = [{script!r}, '--seconds', "
+    # a tree's compiled engine: build/engine where `make compile` unpacks the package (this
+    # layout), else beside the sources (the in-place builds of before)
+    paths = [str(tree / "build" / "engine"), str(tree)] if (tree / "build" / "engine" / "domain").is_dir() \
+        else [str(tree)]
+    if pure:
+        paths = [str(tree)]
+    code = (f"import sys, runpy; sys.path[:0] = {paths!r}; sys.argv = [{script!r}, '--seconds', "
             f"{str(seconds)!r}, *{args!r}]; runpy.run_path({str(script_tree / 'bench' / script)!r}, "
             "run_name='__main__')")
     before = _children_cpu()
@@ -59,6 +69,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--loop-of-b", action="store_true", help="also run B's bench loop on A's code")
     parser.add_argument("--cpu", action="store_true", help="games per CPU second rather than per wall second")
+    parser.add_argument("--pure", action="store_true",
+                        help="tree A on its Python sources even where build/engine holds its compiled build "
+                             "(give a tree B without a build)")
     args = parser.parse_args()
     other = args.other.resolve()
     sides = {"A": (HERE, HERE), "B": (other, other)}
@@ -69,7 +82,8 @@ def main() -> None:
         runs: dict[str, list[float]] = {name: [] for name in sides}
         for _ in range(args.rounds):
             for name, (tree, script_tree) in sides.items():
-                runs[name].append(games_per_second(tree, script_tree, script, extra, seats, args.seconds, args.cpu))
+                runs[name].append(games_per_second(tree, script_tree, script, extra, seats, args.seconds, args.cpu,
+                                                   args.pure))
         ratios = [a / b for a, b in zip(runs["A"], runs["B"], strict=True)]
         label = re.sub(r"\.py$", "", script).removeprefix("bench_") + f" {seats} seats"
         print(f"{label:<28} " + " ".join(f"{statistics.median(v):>13.1f}" for v in runs.values())
