@@ -13,8 +13,9 @@ Wakhan):
 * ``random``: uniform over the prompt's choices;
 * ``greedy``: each choice tried once on a sampled state (the game runs on to the next
   decision) and the game's evaluation read from the seat's side (its score minus the best
-  other score), after the seat's best next choice while it alone is to move (two plies of
-  its own: a purchase is judged with the play it allows); the best, ties broken at random;
+  other score), after the seat's best next choices while it alone is to move, as many as
+  the game asks (``greedy_plies``: two in Pax Pamir, where a purchase is judged with the
+  play it allows); the best, ties broken at random;
 * ``mcts``: information-set Monte Carlo tree search (single observer): each iteration
   draws a state from the sampler, walks one tree of moves by UCB over the moves that state
   allows, plays at random up to a depth, and scores the end (the outcome, or the game's
@@ -179,11 +180,13 @@ def _value(game: Searchable, state: Any, seat: int, rng: random.Random, plies: i
     return _advantage(game.scores(state), seat)
 
 
-def greedy_bot(samples: int = 1, plies: int = 2) -> Bot:
+def greedy_bot(samples: int = 1, plies: int | None = None) -> Bot:
     """The best choice by the game's evaluation after it and, while the seat alone is to
-    move, after its best next ``plies - 1`` choices (a purchase is worth the play it allows)."""
+    move, after its best next ``plies - 1`` choices (a Pax Pamir purchase is worth the play
+    it allows). ``plies``: the game's ``greedy_plies`` (1 where it does not say)."""
     def choose(rules: GameRules[Any, Any], seen: Seen, rng: random.Random, clock: Clock | None) -> Command:
         game: Searchable = rules  # type: ignore[assignment]
+        depth = plies if plies is not None else getattr(rules, "greedy_plies", 1)
         commands = list(seen.commands)
         if len(commands) == 1:
             return commands[0]
@@ -193,7 +196,7 @@ def greedy_bot(samples: int = 1, plies: int = 2) -> Bot:
         for _ in range(samples):
             state = prepare(sampler.draw(rng))
             for index, command in enumerate(searched):
-                totals[index] += _value(game, _after(rules, state, seen.seat, command, rng), seen.seat, rng, plies)
+                totals[index] += _value(game, _after(rules, state, seen.seat, command, rng), seen.seat, rng, depth)
         best = max(totals)
         return rng.choice([command for command, total in zip(commands, totals, strict=True) if total == best])
     return choose
@@ -315,15 +318,18 @@ def _select(node: _Node, commands: Sequence[Command], exploration: float) -> Com
 # -- the kinds -----------------------------------------------------------------------------
 
 #: ``mcts``'s levels are budgets of iterations, so their strength does not depend on the load
-#: of the machine; the wall clock is only a guard against a decision that would keep a table
-#: waiting: ``easy`` and ``normal`` answer within 2 s, ``hard`` within 20 s, whatever happens.
-GUARD_MS, HARD_GUARD_MS = 1900, 20_000
+#: of the machine while the budget fits the guard; the wall clock is only a guard against a
+#: decision that would keep a table waiting: ``easy`` and ``normal`` stop searching at 1.6 s
+#: (an answer within 2 s even at a load of 20 on two cores, where one game step can take
+#: 0.3 s; at such a load the guard, not the budget, ends most ``normal`` searches), ``hard``
+#: at 20 s.
+GUARD_MS, HARD_GUARD_MS = 1600, 20_000
 
 BOT_KINDS: dict[str, BotKind] = {
     "random": BotKind("random", "uniform over the prompt's choices", {"default": {}}, "default",
                       random_bot, searches=False),
     "greedy": BotKind("greedy", "the best choice by the game's evaluation one step ahead, on a sampled state",
-                      {"default": {"samples": 1, "plies": 2}, "careful": {"samples": 4, "plies": 2}}, "default", greedy_bot),
+                      {"default": {"samples": 1}, "careful": {"samples": 4}}, "default", greedy_bot),
     "mcts": BotKind("mcts", "information-set Monte Carlo tree search over sampled states",
                     {"easy": {"iterations": 30, "depth": 8, "milliseconds": GUARD_MS},
                      "normal": {"iterations": 100, "depth": 16, "milliseconds": GUARD_MS},

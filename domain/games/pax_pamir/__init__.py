@@ -138,6 +138,7 @@ class PaxPamirRules(StepRules[PaxState]):
 
     # -- what computer opponents need (``domain.kernel.bots``) ------------------------------
     score_scale = _bots.SCORE_SCALE
+    greedy_plies = _bots.GREEDY_PLIES
     face_down_verbs: frozenset[str] = frozenset()
     #: bot kinds of this game's own, beside random, greedy and mcts (name -> ``BotKind``)
     bot_kinds: dict[str, Any] = {}

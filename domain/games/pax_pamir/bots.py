@@ -68,6 +68,8 @@ CHECK_LATER, CHECK_IN_MARKET = 0.6, 0.9
 DOMINANCE_SPREAD = 1.0
 LEAD_WEIGHT, CYLINDER_WEIGHT, COURT_WEIGHT, HAND_WEIGHT = 1.5, 1.0, 1.0, 0.25
 WIN_BONUS = 100.0
+#: ``greedy`` plans this many choices of its own turn ahead: a purchase with the play it allows
+GREEDY_PLIES = 2
 #: A gap of this much evaluation is "clearly ahead" for a playout (about one victory point).
 SCORE_SCALE = 4.0
 
