@@ -9,7 +9,8 @@ holds up another: the clocks' timer thread (``service.clocks.InProcessTimeouts``
 webhooks' delivery threads (``service.webhooks.InProcessDeliveries``, one slow receiver
 holds one of them for at most a delivery's deadline) and the bots' lane
 (``service.bot_seats.BotLane``), whose searches run in a pool of processes sized to the
-machine (``SearchPool``: a search holds no thread of this process's GIL either).
+machine (``DecisionPool``: neither the reads of a decision nor its search hold this
+process's GIL).
 
 What it owes survives it: running clocks and games with bot seats are kept in store sets
 and swept when it starts; webhook deliveries are journalled per subscription and game.
@@ -24,7 +25,7 @@ import threading
 from typing import Any
 
 from service import job_runtime
-from service.bot_seats import BotSeats, SearchPool
+from service.bot_seats import BotSeats, DecisionPool
 from service.config import Config
 from service.envelopes import game_of
 
@@ -43,14 +44,14 @@ def run_background(config: Config, stop: threading.Event | None = None) -> None:
 
     job_runtime.log_to_stderr()
     config = dataclasses.replace(config, background="thread")  # its runners are threads of this process
-    search = SearchPool(config.bot_search_processes)
-    service = build_service(config, search=search)
-    log.info("background work of %s: bots (%d search processes), clocks, webhooks", config.store_url,
-             search.processes)
+    decisions = DecisionPool(config, config.bot_search_processes)
+    service = build_service(config, decider=decisions)
+    log.info("background work of %s: bots (%d decision processes), clocks, webhooks", config.store_url,
+             decisions.processes)
     try:
         follow(service, stop)
     finally:
-        search.close()
+        decisions.close()
 
 
 def follow(service: Any, stop: threading.Event | None = None) -> None:

@@ -4,7 +4,7 @@ A seat reserved for a bot at ``POST /games`` is taken by a player of its own (``
 says ``bot: {kind, level}``). Whenever an append leaves a bot seat prompted
 (``BotSeats.__call__``, the appender's ``after_move``), a driver is asked to move for the
 game: on the embedded store the threads of a ``BotLane`` (in the background process that
-``serve`` supervises, their searches in a ``SearchPool`` of processes), on Redis an RQ job
+``serve`` supervises, their decisions in a ``DecisionPool`` of processes), on Redis an RQ job
 on the bots' lane (``service.rq_bots``). Either ``decide``s at once and ``play``s the
 decision when the bot's think time is over: a thread or a worker never sleeps through a
 think time (the lane keeps the decision and comes back, RQ schedules the play).
@@ -243,8 +243,18 @@ def play(service: Any, decision: Decision) -> bool:
     return True
 
 
-def move(service: Any, game_id: str, think: float = 0.0, search: Search = search_here,
-         prompted_at: float | None = None, keep: Callable[[Decision], None] | None = None) -> str:
+class Decider(Protocol):
+    def __call__(self, service: Any, game_id: str, think: float, prompted_at: float | None) -> Decision | None:
+        """``decide``, here or elsewhere (``DecisionPool``)."""
+
+
+def decide_here(service: Any, game_id: str, think: float, prompted_at: float | None) -> Decision | None:
+    """``decide`` in this thread, the search included."""
+    return decide(service, game_id, think, search_here, prompted_at)
+
+
+def move(service: Any, game_id: str, think: float = 0.0, prompted_at: float | None = None,
+         keep: Callable[[Decision], None] | None = None, decider: Decider = decide_here) -> str:
     """The bots' one loop of retries: decide the move of a prompted bot seat of ``game_id``
     and play it, or hand it to ``keep`` when its think time is not over yet (a lane keeps it
     and plays it then). A game that moves on under the bot (another seat's simultaneous
@@ -252,7 +262,7 @@ def move(service: Any, game_id: str, think: float = 0.0, search: Search = search
     "played", "kept", "nothing asked" or "gave up"."""
     for _ in range(RETRIES):
         try:
-            decision = decide(service, game_id, think, search, prompted_at)
+            decision = decider(service, game_id, think, prompted_at)
         except Conflict as conflict:
             if conflict.extra.get("code") != "version_conflict":
                 raise
@@ -271,7 +281,10 @@ def move(service: Any, game_id: str, think: float = 0.0, search: Search = search
 def play_one(service: Any, game_id: str, search: Search = search_here) -> bool:
     """Decide and play one move of a prompted bot seat of ``game_id`` now (no think time);
     False when no bot is asked anything."""
-    return move(service, game_id, search=search) == "played"
+    def deciding(service: Any, game_id: str, think: float, prompted_at: float | None) -> Decision | None:
+        return decide(service, game_id, think, search, prompted_at)
+
+    return move(service, game_id, decider=deciding) == "played"
 
 
 def sweep(service: Any, driver: Driver) -> int:
@@ -302,14 +315,14 @@ def _stored_at(service: Any, game: Game) -> float | None:
 
 class BotLane:
     """The embedded store's driver: ``threads`` threads take the games whose bot is asked,
-    one request per game at a time; each reads what its seat sees, hands the search to
-    ``search`` (a pool of processes in the background process: ``SearchPool``), and plays the
+    one request per game at a time; each has the bot decide (``decider``: in the background
+    process a pool of processes, ``DecisionPool``, which reads and searches there), and plays the
     answer when its think time is over. A thread waits for nobody's think time: a decision
     that is not due yet is kept and its game comes back when it is."""
 
-    def __init__(self, think: float = 0.0, search: Search = search_here, threads: int = THREADS):
+    def __init__(self, think: float = 0.0, decider: Decider = decide_here, threads: int = THREADS):
         self.think = think
-        self.search = search
+        self.decider = decider
         self.service: Any = None
         self.timer = TimerThread("bots", self._work, retry_on_error=2.0, threads=threads)
         self._decided: dict[str, Decision] = {}
@@ -338,7 +351,8 @@ class BotLane:
             if play(self.service, decision):
                 return None
         kept: list[float] = []
-        move(self.service, game_id, self.think, self.search, prompted, keep=lambda d: kept.append(self._keep(d)))
+        move(self.service, game_id, self.think, prompted, keep=lambda d: kept.append(self._keep(d)),
+             decider=self.decider)
         return kept[0] if kept else None
 
     def _keep(self, decision: Decision) -> float:
@@ -348,44 +362,67 @@ class BotLane:
         return max(0.0, decision.due - time.time())
 
 
-def _search_in_child(game_type: str, kind: str, level: str, seen: dict[str, Any], seed: str) -> dict[str, Any]:
-    """A search in a pool's process: plain data in and out (the compiled engine's classes
-    need not pickle)."""
-    from domain.games import default_registry
-
-    shown = Seen(seen["seat"], seen["view"], seen["events"], [Command(c["type"], c["args"]) for c in seen["commands"]])
-    return search_here(game_type, default_registry()[game_type], kind, level, shown, seed).to_json()
+_child: Any = None
 
 
-class SearchPool:
-    """Bots' searches in a pool of processes (``processes``; 0: one per core), so a search
-    holds neither a web request nor the clocks' and webhooks' threads (which share the GIL
-    of their process). Games of the default registry only; others are searched here."""
+def _start_child(config: Any) -> None:
+    """A decision process's own service, which only reads (it appends nothing)."""
+    import dataclasses
 
-    def __init__(self, processes: int = 0):
+    from service import job_runtime
+    from service.bootstrap import build_service
+
+    global _child
+    job_runtime.log_to_stderr()  # its bot-decision lines, as its parent's
+    _child = build_service(dataclasses.replace(config, background="process"))
+
+
+def _decide_in_child(game_id: str, think: float, prompted_at: float | None) -> tuple[str, dict[str, Any] | None]:
+    """``decide`` in a pool's process: plain data out (neither an exception's extra fields nor
+    the compiled engine's classes need pickle)."""
+    try:
+        decision = decide(_child, game_id, think, search_here, prompted_at)
+    except Conflict as conflict:
+        if conflict.extra.get("code") != "version_conflict":
+            raise
+        return "conflict", None
+    return ("decided", decision.to_job()) if decision is not None else ("nothing", None)
+
+
+class DecisionPool:
+    """Bots' decisions in a pool of processes (``processes``; 0: one per core), each with a
+    service of its own on the same store: the reads of what the seat sees and the search both
+    run there, so a decision holds neither a web request nor the clocks' and webhooks'
+    threads (which share the GIL of their process), and decisions run side by side on every
+    core. Games of the default registry only; others (a test's own) are decided here."""
+
+    def __init__(self, config: Any, processes: int = 0):
+        self.config = config
         self.processes = processes or os.cpu_count() or 1
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
 
-    def __call__(self, game_type: str, rules: Any, kind: str, level: str, shown: Seen, seed: str) -> Command:
+    def __call__(self, service: Any, game_id: str, think: float, prompted_at: float | None) -> Decision | None:
         from domain.games import default_registry
 
-        if type(default_registry().get(game_type)) is not type(rules):  # a game of a test's own registry
-            return search_here(game_type, rules, kind, level, shown, seed)
+        game = service.load(game_id, trust_cache=True)
+        if type(default_registry().get(game.table.game_type)) is not type(game.rules):
+            return decide_here(service, game_id, think, prompted_at)
         with self._lock:
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"))
+                self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_start_child, initargs=(self.config,))
             pool = self._pool
-        seen = {"seat": shown.seat, "view": shown.view, "events": list(shown.events),
-                "commands": [c.to_json() for c in shown.commands]}
         try:
-            answer = pool.submit(_search_in_child, game_type, kind, level, seen, seed).result()
-            return Command(answer["type"], answer.get("args", {}))
-        except BrokenProcessPool:  # a search process was killed: a new pool for the next one
+            outcome, job = pool.submit(_decide_in_child, game_id, think, prompted_at).result()
+        except BrokenProcessPool:  # a decision process was killed: a new pool for the next one
             with self._lock:
                 if self._pool is pool:
                     self._pool = None
             raise
+        if outcome == "conflict":
+            raise Conflict("the game moved on while the bot read it", code="version_conflict")
+        return Decision.from_job(job) if job is not None else None
 
     def close(self) -> None:
         if self._pool is not None:
