@@ -67,7 +67,7 @@ def _namespace_memory(client: redis.Redis, namespace: str) -> int:
 def _worker(config_env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "service", "worker", "--lanes", "projections"],
                             cwd=ROOT, env={**os.environ, **config_env},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
 def _archived(archive_url: str) -> int:
@@ -163,7 +163,7 @@ def test_finished_games_of_both_types_archived_by_a_job_killed_mid_run_answer_ev
                 "GAMES_SWEEP_INTERVAL": "0.3", "GAMES_PROJECTION_LOCK_TTL": "2"}
         workers.append(_worker(lane))
         _wait(lambda: _archived(archive_url) >= 1, 60, "the first archived game", workers[-1])
-        workers[-1].send_signal(signal.SIGKILL)
+        os.killpg(workers[-1].pid, signal.SIGKILL)  # the worker and its scheduler child
         workers[-1].wait(timeout=10)
         archived_at_kill = _archived(archive_url)
         assert 1 <= archived_at_kill < len(games), "the kill must come mid-run"
@@ -210,11 +210,16 @@ def test_finished_games_of_both_types_archived_by_a_job_killed_mid_run_answer_ev
         assert not store.holds(stream_of(game_id))
     finally:
         for worker in workers:
-            if worker.poll() is None:
-                worker.send_signal(signal.SIGTERM)
-                try:
-                    worker.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    worker.kill()
+            try:
+                os.killpg(worker.pid, signal.SIGTERM)
+                worker.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+            except ProcessLookupError:
+                continue
+            try:  # whatever of the group is left (RQ's scheduler child)
+                os.killpg(worker.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         server.shutdown()
         service.store.close()
