@@ -21,13 +21,18 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import multiprocessing
+import os
 import threading
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from service import job_runtime
-from service.bot_seats import BotSeats, DecisionPool
+from service.bot_seats import BotSeats, Decision, decide, decide_here, search_here
 from service.config import Config
 from service.envelopes import game_of
+from service.errors import Conflict
 
 log = logging.getLogger(__name__)
 
@@ -105,3 +110,68 @@ def news(service: Any, stream: str, records: list[Any]) -> None:
     elif stream.startswith("webhook-") and any(r.event.get("type") == "WebhookReplayed" for r in records):
         _, game_id = stream[len("webhook-"):].split("-", 1)  # a dead letter asked for again
         service.webhooks.wake(game_id)
+
+
+# -- the bots' decisions, in processes of their own ----------------------------------------
+_child: Any = None
+
+
+def _start_child(config: Any) -> None:
+    """A decision process's own service, which only reads (it appends nothing)."""
+    from service.bootstrap import build_service
+
+    global _child
+    job_runtime.log_to_stderr()  # its bot-decision lines, as its parent's
+    _child = build_service(dataclasses.replace(config, background="process"))
+
+
+def _decide_in_child(game_id: str, think: float, prompted_at: float | None) -> tuple[str, dict[str, Any] | None]:
+    """``decide`` in a pool's process: plain data out (neither an exception's extra fields nor
+    the compiled engine's classes need pickle)."""
+    try:
+        decision = decide(_child, game_id, think, search_here, prompted_at)
+    except Conflict as conflict:
+        if conflict.extra.get("code") != "version_conflict":
+            raise
+        return "conflict", None
+    return ("decided", decision.to_job()) if decision is not None else ("nothing", None)
+
+
+class DecisionPool:
+    """Bots' decisions in a pool of processes (``processes``; 0: one per core), each with a
+    service of its own on the same store: the reads of what the seat sees and the search both
+    run there, so a decision holds neither a web request nor the clocks' and webhooks'
+    threads (which share the GIL of their process), and decisions run side by side on every
+    core. Games of the default registry only; others (a test's own) are decided here."""
+
+    def __init__(self, config: Any, processes: int = 0):
+        self.config = config
+        self.processes = processes or os.cpu_count() or 1
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, service: Any, game_id: str, think: float, prompted_at: float | None) -> Decision | None:
+        from domain.games import default_registry
+
+        game = service.load(game_id, trust_cache=True)
+        if type(default_registry().get(game.table.game_type)) is not type(game.rules):
+            return decide_here(service, game_id, think, prompted_at)
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=_start_child, initargs=(self.config,))
+            pool = self._pool
+        try:
+            outcome, job = pool.submit(_decide_in_child, game_id, think, prompted_at).result()
+        except BrokenProcessPool:  # a decision process was killed: a new pool for the next one
+            with self._lock:
+                if self._pool is pool:
+                    self._pool = None
+            raise
+        if outcome == "conflict":
+            raise Conflict("the game moved on while the bot read it", code="version_conflict")
+        return Decision.from_job(job) if job is not None else None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)

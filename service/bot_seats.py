@@ -4,8 +4,8 @@ A seat reserved for a bot at ``POST /games`` is taken by a player of its own (``
 says ``bot: {kind, level}``). Whenever an append leaves a bot seat prompted
 (``BotSeats.__call__``, the appender's ``after_move``), a driver is asked to move for the
 game: on the embedded store the threads of a ``BotLane`` (in the background process that
-``serve`` supervises, their decisions in a ``DecisionPool`` of processes), on Redis an RQ job
-on the bots' lane (``service.rq_bots``). Either ``decide``s at once and ``play``s the
+``serve`` supervises, its decisions in a pool of processes: ``service.background``), on
+Redis an RQ job on the bots' lane (``service.rq_bots``). Either ``decide``s at once and ``play``s the
 decision when the bot's think time is over: a thread or a worker never sleeps through a
 think time (the lane keeps the decision and comes back, RQ schedules the play).
 
@@ -29,14 +29,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import multiprocessing
-import os
 import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -316,8 +312,8 @@ def _stored_at(service: Any, game: Game) -> float | None:
 class BotLane:
     """The embedded store's driver: ``threads`` threads take the games whose bot is asked,
     one request per game at a time; each has the bot decide (``decider``: in the background
-    process a pool of processes, ``DecisionPool``, which reads and searches there), and plays the
-    answer when its think time is over. A thread waits for nobody's think time: a decision
+    process a pool of processes that read and search, ``service.background.DecisionPool``),
+    and plays the answer when its think time is over. A thread waits for nobody's think time: a decision
     that is not due yet is kept and its game comes back when it is."""
 
     def __init__(self, think: float = 0.0, decider: Decider = decide_here, threads: int = THREADS):
@@ -360,70 +356,3 @@ class BotLane:
         with self._lock:
             self._decided[decision.game_id] = decision
         return max(0.0, decision.due - time.time())
-
-
-_child: Any = None
-
-
-def _start_child(config: Any) -> None:
-    """A decision process's own service, which only reads (it appends nothing)."""
-    import dataclasses
-
-    from service import job_runtime
-    from service.bootstrap import build_service
-
-    global _child
-    job_runtime.log_to_stderr()  # its bot-decision lines, as its parent's
-    _child = build_service(dataclasses.replace(config, background="process"))
-
-
-def _decide_in_child(game_id: str, think: float, prompted_at: float | None) -> tuple[str, dict[str, Any] | None]:
-    """``decide`` in a pool's process: plain data out (neither an exception's extra fields nor
-    the compiled engine's classes need pickle)."""
-    try:
-        decision = decide(_child, game_id, think, search_here, prompted_at)
-    except Conflict as conflict:
-        if conflict.extra.get("code") != "version_conflict":
-            raise
-        return "conflict", None
-    return ("decided", decision.to_job()) if decision is not None else ("nothing", None)
-
-
-class DecisionPool:
-    """Bots' decisions in a pool of processes (``processes``; 0: one per core), each with a
-    service of its own on the same store: the reads of what the seat sees and the search both
-    run there, so a decision holds neither a web request nor the clocks' and webhooks'
-    threads (which share the GIL of their process), and decisions run side by side on every
-    core. Games of the default registry only; others (a test's own) are decided here."""
-
-    def __init__(self, config: Any, processes: int = 0):
-        self.config = config
-        self.processes = processes or os.cpu_count() or 1
-        self._pool: ProcessPoolExecutor | None = None
-        self._lock = threading.Lock()
-
-    def __call__(self, service: Any, game_id: str, think: float, prompted_at: float | None) -> Decision | None:
-        from domain.games import default_registry
-
-        game = service.load(game_id, trust_cache=True)
-        if type(default_registry().get(game.table.game_type)) is not type(game.rules):
-            return decide_here(service, game_id, think, prompted_at)
-        with self._lock:
-            if self._pool is None:
-                self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=_start_child, initargs=(self.config,))
-            pool = self._pool
-        try:
-            outcome, job = pool.submit(_decide_in_child, game_id, think, prompted_at).result()
-        except BrokenProcessPool:  # a decision process was killed: a new pool for the next one
-            with self._lock:
-                if self._pool is pool:
-                    self._pool = None
-            raise
-        if outcome == "conflict":
-            raise Conflict("the game moved on while the bot read it", code="version_conflict")
-        return Decision.from_job(job) if job is not None else None
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
