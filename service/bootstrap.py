@@ -30,6 +30,9 @@ def background_mode(config: Config) -> str:
         return "rq"
     if config.background not in ("", "thread", "process"):
         raise ValueError(f"unknown background mode {config.background!r}: use thread or process")
+    if config.webhook_threads < 1 or config.bot_search_processes < 0:
+        raise ValueError("GAMES_WEBHOOK_THREADS must be at least 1 and GAMES_BOT_SEARCH_PROCESSES at least 0 "
+                         "(0: one per core)")
     return config.background or "thread"
 
 

@@ -47,3 +47,11 @@ def test_a_decision_is_due_its_think_time_after_the_prompt_and_is_played_once():
     version = service.load(game_id).version
     assert play(service, decision)  # a second play of the same decision (a retried job) answers as the first
     assert service.load(game_id).version == version
+
+
+def test_the_background_settings_refuse_values_that_would_stall_a_lane():
+    import pytest
+
+    for bad in ({"webhook_threads": 0}, {"bot_search_processes": -1}, {"background": "elsewhere"}):
+        with pytest.raises(ValueError):
+            build_service(Config(store_url="memory://", **bad))
