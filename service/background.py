@@ -122,6 +122,7 @@ def _start_child(config: Any) -> None:
 
     global _child
     job_runtime.log_to_stderr()  # its bot-decision lines, as its parent's
+    job_runtime.be_nice(config.bot_nice)
     _child = build_service(dataclasses.replace(config, background="process"))
 
 

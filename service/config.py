@@ -65,6 +65,10 @@ class Config:
     #: deliver webhooks (one slow receiver holds one of them)
     bot_search_processes: int = 0
     webhook_threads: int = 8
+    #: the niceness the bots' decisions run at (the embedded store's decision processes, a
+    #: worker that serves the bots' lane alone): a search gives way to web requests, clocks and
+    #: webhooks when the cores are busy (0: no change)
+    bot_nice: int = 10
     #: RQ mode: how the workers learn of appends. "tail": each worker process tails the log
     #: itself (blocking reads, in batches), and an append asks nothing of anyone; "jobs": each
     #: append enqueues catch-up jobs (``service.rq_projections``)
@@ -174,6 +178,7 @@ class Config:
             "background": env.get("GAMES_BACKGROUND", cls.background),
             "bot_search_processes": int(env.get("GAMES_BOT_SEARCH_PROCESSES", cls.bot_search_processes)),
             "webhook_threads": int(env.get("GAMES_WEBHOOK_THREADS", cls.webhook_threads)),
+            "bot_nice": int(env.get("GAMES_BOT_NICE", cls.bot_nice)),
             "enqueue_delay": float(env.get("GAMES_ENQUEUE_DELAY", cls.enqueue_delay)),
             "projection_batch": int(env.get("GAMES_PROJECTION_BATCH", cls.projection_batch)),
             "projection_save_every": int(env.get("GAMES_PROJECTION_SAVE_EVERY", cls.projection_save_every)),

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 from service.config import Config
@@ -32,3 +33,13 @@ def log_to_stderr() -> None:
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
         logger.propagate = False
+
+
+def be_nice(niceness: int) -> None:
+    """Run this process (and the threads and processes it starts) at a lower priority: a
+    bot's search gives way to web requests, clocks and webhooks when the cores are busy."""
+    if niceness > 0:
+        try:
+            os.nice(niceness)
+        except OSError:  # not allowed here: at the same priority, as before
+            logging.getLogger(__name__).warning("could not lower this process's priority by %d", niceness)

@@ -292,6 +292,8 @@ def run_worker(config: Config, *, lanes: tuple[str, ...] = LANES, burst: bool = 
     lanes = tuple(lane for lane in LANES if lane in lanes)
     job_runtime.configure(config)
     job_runtime.log_to_stderr()
+    if lanes == ("bots",):  # a worker of the bots' lane alone searches: it gives way to the rest
+        job_runtime.be_nice(config.bot_nice)
     delay = RECONNECT_FIRST
     if not burst:
         threading.Thread(target=_sweep, args=(config, lanes), name="lane-sweep", daemon=True).start()

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 import requests
 
@@ -37,18 +38,22 @@ def embedded(tmp_path):
     while service.store.load_checkpoints("background-tail") is None:  # it follows the log from here on
         assert background.poll() is None and time.monotonic() < deadline, (tmp_path / "background.log").read_text()
         time.sleep(0.1)
-    yield service, tmp_path / "background.log"
+    yield service, tmp_path / "background.log", background.pid
     os.killpg(background.pid, signal.SIGKILL)
     background.wait(timeout=10)
 
 
 def test_a_receiver_that_never_answers_delays_no_bot_and_no_clock_of_another_game(embedded):
-    service, log = embedded
+    service, log, pid = embedded
     hole = BlackHole()
     try:
         seen = lanes_hold(service, hole, patience=8.0)
     finally:
         hole.close()
+    # the decisions ran in processes of their own, at a lower priority than the clocks' and webhooks' threads
+    background = psutil.Process(pid)
+    assert background.nice() == psutil.Process().nice()
+    assert any(child.nice() >= psutil.Process().nice() + 10 for child in background.children(recursive=True))
     assert seen["held"] >= 1
     assert len(seen["bot_replies"]) >= 3 and max(seen["bot_replies"]) < 5.0, seen
     assert seen["timeout_lateness"] < 2.5, seen
