@@ -359,6 +359,12 @@ class GameService:
         return [NewEvent(clock_timed_out(seat, started_version, command.type)),
                 *(NewEvent(e, seat, GAME_SOURCE, upcasters=game.rules.upcasters) for e in decided)]
 
+    def warn_clock(self, game_id: str, seat: int, started_version: int) -> bool:
+        """Remind ``seat`` that its clock run (started at ``started_version``) used 80% of its
+        time, in its player's feed, once (``PlayerFeed.warn_clock``; the clocks' lane calls it
+        at ``player_feed.warn_at(run.since, run.deadline)``)."""
+        return self.feed.warn_clock(self.load(game_id), seat, started_version)
+
     def vote_pause(self, game_id: str, player: Mapping[str, Any]) -> dict[str, Any]:
         """The caller's seat votes to pause the clocks; they stop once every seat played by
         a person has voted (bot seats neither vote nor hold a pause up)."""

@@ -117,7 +117,8 @@ class NoticeSchema(Schema):
     id = fields.Integer(required=True, metadata={"description": "the notice's number in the player's feed"})
     type = fields.String(required=True, validate=validate.OneOf(
         ["invitation_received", "invitation_declined", "invitation_cancelled", "seated", "game_started",
-         "your_turn", "game_over", "end_proposed", "rematch_offered", "rematch_started", "chat_mention"]))
+         "your_turn", "game_over", "end_proposed", "rematch_offered", "rematch_started", "chat_mention",
+         "clock_warning"]))
     data = fields.Dict(required=True, metadata={"description": "its facts, always with `game_id`"})
     at = fields.String(required=True)
 
