@@ -26,14 +26,23 @@ class Trips:
         return taken
 
 
+#: a script run on a player's feed (``service.player_feed``), told apart from the game's own
+FEED_SCRIPT = "EVALSHA:feed"
+
+
 def _names(packed) -> list[str]:
-    """The command names in a packed request (RESP arrays: ``*N``, then ``$len`` + arg lines)."""
+    """The command names in a packed request (RESP arrays: ``*N``, then ``$len`` + arg lines);
+    a script whose first key is a player's feed stream is named ``FEED_SCRIPT``."""
     raw = b"".join(bytes(part) for part in (packed if isinstance(packed, list | tuple) else [packed]))
     names, lines, i = [], raw.split(b"\r\n"), 0
     while i < len(lines):
         if lines[i].startswith(b"*"):
-            names.append(lines[i + 2].decode(errors="replace").upper())
-            i += 1 + 2 * int(lines[i][1:])
+            name = lines[i + 2].decode(errors="replace").upper()
+            arity = int(lines[i][1:])
+            if name == "EVALSHA" and arity > 3 and b":game:feed-" in lines[i + 8]:
+                name = FEED_SCRIPT
+            names.append(name)
+            i += 1 + 2 * arity
         else:
             i += 1
     return names

@@ -13,6 +13,7 @@ from domain.games.dynasties import RULES as DYNASTIES
 from domain.kernel import Command
 from service.bootstrap import build_service
 from service.config import Config
+from tests.helpers.redis_trips import FEED_SCRIPT
 from tests.unit.projections.playing import open_game
 
 pytestmark = pytest.mark.integration
@@ -27,9 +28,17 @@ def test_a_command_costs_one_round_trip_in_the_steady_state(redis_url, trips):
     players = [service.players.create(f"p{i}") for i in range(3)]
     tokens = {p["id"]: p["token"] for p in players}
     game_id, by_seat = open_game(service, "dynasties", players, 3)
-    def calls() -> int:  # this thread's (the projections' enqueue runs in a thread of its own)
-        return len([trip for trip in trips.take() if trip[0] == "MainThread"])
+    notices: list[int] = []
 
+    def calls() -> int:  # this thread's (the projections' enqueue runs in a thread of its own)
+        taken = [trip for trip in trips.take() if trip[0] == "MainThread"]
+        # a move's notice to the player asked next is an append to that player's feed (issue 37),
+        # counted apart: the game's own path stays at one round trip a step
+        notices.append(len([trip for trip in taken if trip[1:] == [FEED_SCRIPT]]))
+        return len([trip for trip in taken if trip[1:] != [FEED_SCRIPT]])
+
+    calls()
+    notices.clear()  # the table's opening notices (seated, game started): not a step's
     for _ in range(10):
         game = service.load(game_id, trust_cache=True)
         seat = game.rules.to_move(game.state)[0]
@@ -47,4 +56,5 @@ def test_a_command_costs_one_round_trip_in_the_steady_state(redis_url, trips):
         service.legal_commands(game_id, player, known_version=version)
         assert calls() == 1, "GET legal-commands, the route's way: the version (its ETag) with the token " \
                              "generation, and the game cached at that version needs no read"
+    assert max(notices) <= len(players), notices  # one append per player told, never more
     service.store.close()

@@ -17,11 +17,18 @@ from werkzeug.serving import make_server
 
 from service.app import create_app
 from service.config import Config
+from tests.helpers.redis_trips import FEED_SCRIPT
 
 pytestmark = pytest.mark.integration
 
 #: the issue's target: the GET and the POST, one round trip each
 MOST_PER_CYCLE = 2
+#: and since the players' feeds (issue 37), the notices a move means for the players it asks
+#: next: one append to each one's feed, written after the game's append
+#: (``service.player_feed``), never more than one per player of the game (3 here). A cost of
+#: the feed on the command path, counted apart so that neither grows unseen; moving the feed's
+#: writing to a lane that tails the log would take it off (see the issue's note)
+NOTICES_PER_CYCLE = 3
 
 
 @pytest.fixture
@@ -71,7 +78,7 @@ def test_a_cycle_of_play_costs_at_most_two_redis_round_trips(server_on_redis, tr
     for _ in range(3):  # warm: the game and the tokens seen once
         cycle()
     time.sleep(0.1)
-    per_cycle, refreshes = [], []
+    per_cycle, refreshes, feeds = [], [], []
     started = time.monotonic()
     for _ in range(10):
         cycle()
@@ -80,9 +87,13 @@ def test_a_cycle_of_play_costs_at_most_two_redis_round_trips(server_on_redis, tr
         # an append asks whether any webhook is subscribed at most once a second (one SMEMBERS
         # of the registry, ``Webhooks.has_subscriptions``): a cost per second, not per cycle
         refreshes += [trip for trip in taken if trip[1:] == ["SMEMBERS"]]
-        per_cycle.append([trip for trip in taken if trip[1:] != ["SMEMBERS"]])
+        # the notice the move means for the next player's feed (issue 37: "your turn"), one
+        # append to that player's feed stream, a round trip of its own (see NOTICES_PER_CYCLE)
+        feeds.append([trip for trip in taken if trip[1:] == [FEED_SCRIPT]])
+        per_cycle.append([trip for trip in taken if trip[1:] not in (["SMEMBERS"], [FEED_SCRIPT])])
     elapsed = time.monotonic() - started
     worst = max(per_cycle, key=len)
     assert len(worst) <= MOST_PER_CYCLE, f"a cycle made {len(worst)} round trips: {worst}"
+    assert max(len(notices) for notices in feeds) <= NOTICES_PER_CYCLE, feeds
     assert all(trip[0].endswith("(process_request_thread)") for trip in worst), "no background trips"
     assert len(refreshes) <= elapsed + 1, f"{len(refreshes)} registry reads in {elapsed:.1f} s: more than one a second"
