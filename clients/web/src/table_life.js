@@ -157,21 +157,25 @@ export function invitationPage(ctx, game, invitation, code) {
 let feed = null;
 let feedOf = "";
 let lastNotice = 0;
+let following = 0;  // one loop follows the feed: a newer one (another player, a sign-out) ends the older
 
-/** The player's notices in the header, fed by their own stream (resumed after the last id). */
+/** The player's notices in the header, fed by their own stream (resumed after the last id).
+ *  Called on every route: it starts following once per signed-in player. */
 export function mountNotices() {
   const player = me();
   const header = document.querySelector("header.top");
   if (!header) return;
   let list = /** @type {HTMLElement | null} */ (document.getElementById("notices"));
+  if (player && feedOf === player.id) return;  // already followed (or reopening)
+  const mine = ++following;
+  feed?.close();
+  feed = null;
+  feedOf = player?.id ?? "";
+  lastNotice = 0;
   if (!player) {
-    feed?.close(); feed = null; feedOf = ""; list?.remove();
+    list?.remove();
     return;
   }
-  if (feedOf === player.id && feed) return;
-  feed?.close();
-  feedOf = player.id;
-  lastNotice = 0;
   if (!list) {
     list = h("ol.notices", { id: "notices", "aria-label": "Notifications", "aria-live": "polite" });
     header.append(list);
@@ -179,11 +183,13 @@ export function mountNotices() {
   const target = list;
   target.replaceChildren();
   const open = async () => {
+    if (mine !== following) return;
     try {
       const ticket = /** @type {any} */ (await call("POST", "/players/me/stream-ticket"));
-      if (feedOf !== player.id) return;
-      feed = new EventSource(`${ticket.stream_url}&after=${lastNotice}`);
-      feed.onmessage = (event) => {
+      if (mine !== following) return;
+      const source = new EventSource(`${ticket.stream_url}&after=${lastNotice}`);
+      feed = source;
+      source.onmessage = (event) => {
         const notice = JSON.parse(event.data);
         if (notice.id <= lastNotice) return;  // a resumed stream never repeats; this is a second guard
         lastNotice = notice.id;
@@ -191,8 +197,13 @@ export function mountNotices() {
           h("a", { href: `#/game/${notice.data.game_id}` }, noticeText(notice))));
         while (target.children.length > 8) target.lastElementChild?.remove();
       };
-      feed.onerror = () => { feed?.close(); feed = null; window.setTimeout(open, 1000); };
-    } catch { window.setTimeout(open, 5000); }
+      // the stream ended (the server's limit, a network cut): reopen with a new ticket, after the last notice
+      source.onerror = () => {
+        source.close();
+        if (feed === source) feed = null;
+        if (mine === following) window.setTimeout(open, 1000);
+      };
+    } catch { if (mine === following) window.setTimeout(open, 5000); }
   };
   open();
 }
