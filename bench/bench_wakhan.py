@@ -137,6 +137,7 @@ def main() -> None:
     parser.add_argument("--variants", action="store_true", help="all three of her variants on")
     parser.add_argument("--out", type=Path, help="append each game to this JSONL file; skip the games there")
     parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds first-seed .. first-seed + games - 1")
     args = parser.parse_args()
     given: dict[str, Any] = {"wakhan": True}
     if args.variants:
@@ -153,8 +154,9 @@ def main() -> None:
             started = time.perf_counter()
             done = read_rows(args.out)
             mine = json.dumps(given, sort_keys=True)
-            results = [done[(seed, humans, kind, mine)] for seed in range(args.games) if (seed, humans, kind, mine) in done]
-            jobs = [(seed, humans, given, kind) for seed in range(args.games) if (seed, humans, kind, mine) not in done]
+            seeds = range(args.first_seed, args.first_seed + args.games)
+            results = [done[(seed, humans, kind, mine)] for seed in seeds if (seed, humans, kind, mine) in done]
+            jobs = [(seed, humans, given, kind) for seed in seeds if (seed, humans, kind, mine) not in done]
             for row in (pool.imap_unordered(one_game, jobs) if pool else map(one_game, jobs)):
                 if args.out is not None:
                     with args.out.open("a") as out:
