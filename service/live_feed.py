@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from service.envelopes import public_event, stream_of
 from service.game import Game, audience
+from service.live_hub import next_wait
 
 if TYPE_CHECKING:
     from service.services import GameService
@@ -73,13 +74,9 @@ def _feed(service: GameService, game: Game, player: Mapping[str, Any] | None, af
             if game.over and after >= game.version:
                 yield End(after)
                 return
-            now = time.monotonic()
-            wait = last_sent + heartbeat - now
-            if max_seconds is not None:
-                left = started + max_seconds - now
-                if left <= 0:
-                    return
-                wait = min(wait, left)
+            wait = next_wait(started, last_sent, heartbeat, max_seconds)
+            if wait is None:
+                return
             batch = subscriber.get(wait)
             if subscriber.ended is not None:  # the token was rotated or revoked, or the client left
                 return

@@ -101,6 +101,19 @@ class Subscriber:
         self.hub.unsubscribe(self)
 
 
+def next_wait(started: float, last_sent: float, heartbeat: float, max_seconds: float | None) -> float | None:
+    """How long a stream's next ``Subscriber.get`` may wait: until its next heartbeat is due,
+    and no later than its end (``max_seconds`` after ``started``); None once it has ended."""
+    now = time.monotonic()
+    wait = last_sent + heartbeat - now
+    if max_seconds is not None:
+        left = started + max_seconds - now
+        if left <= 0:
+            return None
+        wait = min(wait, left)
+    return wait
+
+
 class Credentials(Protocol):
     """What the hub asks of the players' records (``service.players.Players``)."""
 

@@ -38,6 +38,7 @@ from domain.kernel.table import GAME_STARTED, PLATFORM, SEAT_TAKEN
 from service.adapters.store import DuplicateRequest, EventStore, Recorded, VersionConflict
 from service.appending import CONFLICT_RETRIES, Clock, iso
 from service.game import Game
+from service.live_hub import next_wait
 
 if TYPE_CHECKING:
     from service.live_hub import LiveHub
@@ -202,13 +203,9 @@ class PlayerFeed:
                 after = record.version
                 last_sent = time.monotonic()
             while True:
-                now = time.monotonic()
-                wait = last_sent + heartbeat - now
-                if max_seconds is not None:
-                    left = started + max_seconds - now
-                    if left <= 0:
-                        return
-                    wait = min(wait, left)
+                wait = next_wait(started, last_sent, heartbeat, max_seconds)
+                if wait is None:
+                    return
                 batch = subscriber.get(wait)
                 if subscriber.ended is not None:
                     return
