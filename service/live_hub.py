@@ -187,6 +187,10 @@ class LiveHub:
     def _loop(self) -> None:
         while True:
             time.sleep(self.poll)
+            with self._lock:
+                if not self._subscribers:  # nobody listens: the thread ends (the next subscriber starts one)
+                    self._thread, self._positions, self._fresh = None, None, []
+                    return
             try:
                 self.poll_once()
             except Exception:  # a store outage: streams wait, the next poll tries again

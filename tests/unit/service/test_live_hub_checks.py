@@ -5,6 +5,7 @@ up when the token generation moved, and always for streams opened since the last
 from __future__ import annotations
 
 import socket
+import time
 
 from service.adapters.memory_store import MemoryStore
 from service.live_hub import LiveHub
@@ -73,3 +74,30 @@ def test_credentials_are_looked_up_only_when_the_generation_moved_or_for_new_str
     late = hub.subscribe("game-1", (bob["id"], hash_token(old)))
     hub.check_subscribers()
     assert late.ended == "credential"
+
+
+class CountingStore(MemoryStore):
+    """A store that counts the hub's reads of the log heads."""
+
+    heads_read = 0
+
+    def log_heads(self):
+        self.heads_read += 1
+        return super().log_heads()
+
+
+def test_a_hub_nobody_listens_to_ends_its_thread_and_asks_the_store_nothing():
+    store = CountingStore()
+    hub = LiveHub(store, lambda stream: None, poll=0.01, credentials=Players(store))
+    subscriber = hub.subscribe("game-1")
+    thread = hub._thread
+    assert thread is not None and thread.is_alive()
+    hub.unsubscribe(subscriber)
+    thread.join(timeout=5)
+    assert not thread.is_alive() and hub._thread is None
+    read = store.heads_read
+    time.sleep(0.1)  # ten polls' time: an ended thread reads nothing
+    assert store.heads_read == read
+    again = hub.subscribe("game-2")  # the next subscriber starts a thread again
+    assert hub._thread is not None and hub._thread.is_alive()
+    hub.unsubscribe(again)
