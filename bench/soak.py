@@ -16,7 +16,8 @@ depths (waiting + scheduled jobs), the projections' lag (events, ``GET /projecti
 (any answer but 2xx, 304, 409 and 429, and failed requests) and 429s, games live, finished and
 archived. Before the load starts, and at the end, the Redis memory per live game and per
 finished game is measured: ``used_memory`` before and after creating the live games, and
-the fall when the finished games are archived at the end (``--archive-url``).
+the fall when every finished game is archived at the end (``python -m service archive`` with
+``GAMES_ARCHIVE_AFTER=0``; ``--archive-url``). "archived" counts this run's games only.
 
     .venv/bin/python bench/soak.py [--minutes 60] [--report-every 300] [--live-games 500] \\
         [--rate 40] [--web-workers 2] [--archive-url postgresql://...] [--archive-after 300]
@@ -300,6 +301,7 @@ def main() -> None:
                 pass
             time.sleep(0.2)
         empty = int(client.info("memory")["used_memory"])
+        archived_at_start = archived(args.archive_url) or 0  # the archive database may hold earlier runs' games
         load.fill()
         time.sleep(5)
         filled = int(client.info("memory")["used_memory"])
@@ -325,7 +327,7 @@ def main() -> None:
                 "posts": len(posts), "gets": len(gets),
                 "queues": queue_depths(client, "soak"), "projection_lag": projection_lag(api),
                 "errors": errors, "429s": limited, "live": args.live_games, "finished": stats.finished,
-                "archived": archived(args.archive_url),
+                "archived": (archived(args.archive_url) or 0) - archived_at_start if args.archive_url else None,
                 "died": [name for name, p in processes.items() if p.poll() is not None],
             }
             for key in ("post_p50_ms", "post_p99_ms", "get_p50_ms", "get_p99_ms"):
@@ -337,7 +339,20 @@ def main() -> None:
             thread.join(timeout=60)
         summary = {"live_games": args.live_games, "rate": args.rate, "minutes": args.minutes,
                    "redis_per_live_game_at_start_kb": round(per_live_at_start / 1e3, 1), "rows": rows,
-                   "error_samples": stats.error_samples, "games_created": load.created}
+                   "error_samples": stats.error_samples, "games_created": load.created,
+                   "archived_before_the_run": archived_at_start}
+        if args.archive_url:  # the fall: every finished game archived now, Redis measured either side
+            time.sleep(5)  # the lanes' last jobs of the load
+            before = int(client.info("memory")["used_memory"])
+            moved = subprocess.run([sys.executable, "-m", "service", "archive"], cwd=ROOT, timeout=600,
+                                   env={**env, "GAMES_ARCHIVE_AFTER": "0"}, capture_output=True, text=True)
+            after = int(client.info("memory")["used_memory"])
+            summary["archive_at_end"] = {"redis_used_mb_before": round(before / 1e6, 1),
+                                         "redis_used_mb_after": round(after / 1e6, 1), "exit": moved.returncode,
+                                         "output": moved.stdout[-500:] + moved.stderr[-500:],
+                                         "archived_in_all": (archived(args.archive_url) or 0) - archived_at_start}
+            print(f"soak: archiving every finished game at the end: Redis used_memory {before / 1e6:.1f} -> "
+                  f"{after / 1e6:.1f} MB (exit {moved.returncode})", flush=True)
     finally:
         load.stop.set()
         for process in processes.values():
