@@ -58,7 +58,9 @@ class History:
                 entry["status"] = after["status"]
             outcome = after["outcome"]
             if after["status"] == FINISHED and outcome:
-                placed = ranks(outcome["winners"], outcome["scores"], len(mine))
+                # an aborted table may end before it started, its players at any of its seats
+                seats = 1 + max((entry["seat"] for entry in mine), default=-1)
+                placed = ranks(outcome["winners"], outcome["scores"], seats)
                 for entry in mine:
                     seat = entry["seat"]
                     entry["result"] = {"won": seat in outcome["winners"], "score": outcome["scores"].get(str(seat)),

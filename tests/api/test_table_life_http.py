@@ -186,6 +186,27 @@ def test_a_table_is_aborted_before_its_first_move_and_counts_for_nobody(live_ser
     assert board["total"] == 2 and {p["games_played"] for p in board["players"]} == {1}
 
 
+def test_a_table_aborted_while_waiting_with_its_player_at_a_later_seat_stays_in_their_history(live_server):
+    """Found by schemathesis (issue 37): the history ranked a finished table's seats by the
+    number of players seated, so one aborted with its only player at seat 2 failed to fold,
+    GET /players/{id}/games answered 500 and every player's history stopped there."""
+    url = live_server.url
+    ann, ann_http = live_server.new_player("Ann")
+    waiting = ann_http.post(f"{url}/games", json={"type": "dynasties", "seats": 3}).json()["id"]
+    assert ann_http.post(f"{url}/games/{waiting}/join", json={"seat": 2}).status_code == 200
+    assert ann_http.post(f"{url}/games/{waiting}/abort").json()["status"] == "finished"
+    history = ann_http.get(f"{url}/players/{ann['id']}/games")
+    assert history.status_code == 200, history.text
+    [entry] = history.json()["games"]
+    assert entry["game_id"] == waiting and entry["seat"] == 2 and entry["status"] == "finished"
+    assert entry["result"]["winners"] == [] and entry["result"]["rank"] == 1
+    # and the history goes on: a later game of another player is in theirs
+    bob, bob_http = live_server.new_player("Bob")
+    later = bob_http.post(f"{url}/games", json={"type": "dynasties", "seats": 2}).json()["id"]
+    bob_http.post(f"{url}/games/{later}/join", json={})
+    assert [g["game_id"] for g in bob_http.get(f"{url}/players/{bob['id']}/games").json()["games"]] == [later]
+
+
 def test_the_game_ends_by_unanimous_agreement_and_a_decline_keeps_it_going(live_server):
     url = live_server.url
     players = [live_server.new_player(name) for name in ("Ann", "Bob", "Cleo")]
