@@ -26,13 +26,14 @@ from service.api import (
     web_client,
     webhooks,
 )
-from service.api.contract import ContractApi, register_views
+from service.api.contract import ContractApi, register_new_games, register_new_webhooks, register_views
 from service.api.errors import register_error_handlers
 from service.api.lean import PlayRoutes
 from service.bootstrap import build_service
 from service.config import Config
 from service.services import GameService
 from service.stream_tickets import StreamTickets
+from service.webhooks import ONE_GAME
 
 API_VERSION = "1.0.0"
 #: the largest request body accepted (an exported game log is far smaller)
@@ -133,6 +134,8 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
     limits.install(app, config)
     input_guard.install(app)
     cors.install(app, config)
+    register_new_games(api.spec, games.game_types())
+    register_new_webhooks(api.spec, ONE_GAME)
     limits.document(api.spec._paths)
     links.add_links(api.spec._paths)
     app.extensions["api"] = api

@@ -79,6 +79,12 @@ SUBSCRIBED, UNSUBSCRIBED, ROTATED = "WebhookSubscribed", "WebhookUnsubscribed", 
 DELIVERED, FAILED, DEAD, REPLAYED = "WebhookDelivered", "WebhookFailed", "WebhookDeadLettered", "WebhookReplayed"
 
 MAX_URL = 2048
+#: a webhook URL's form, as openapi.yaml states it: http or https, a host (a name, or an IPv6
+#: address in brackets) with no user name, an optional port; whether the host resolves, and to
+#: an address the server may post to, ``check_url`` asks when subscribing
+#: (no \s nor \S: what they match differs between Python's and JavaScript's regular expressions)
+URL_PATTERN = (r"^[Hh][Tt][Tt][Pp][Ss]?://(\[[0-9A-Fa-f:.]+\]|[^\x00-\x20\x7f/?#@:\[\]]+)(:[0-9]{1,5})?"
+               r"([/?#][^\x00-\x20\x7f]*)?$")
 _ALL = "webhooks:all"
 
 
@@ -170,7 +176,10 @@ def check_url(url: object, allow: tuple[str, ...]) -> str:
     """``url`` if the server may post to it, else ``Unprocessable`` with the reason."""
     if not isinstance(url, str) or not url or len(url) > MAX_URL:
         raise Unprocessable(f"url must be a string of 1 to {MAX_URL} characters", code="invalid_webhook_url")
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # a bracketed host that is no IPv6 address
+        raise Unprocessable(f"the host of url {url[:80]!r} is no IPv6 address", code="webhook_host_unknown") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise Unprocessable("url must be an http:// or https:// URL with a host", code="invalid_webhook_url")
     if parts.username or parts.password:
@@ -183,7 +192,7 @@ def check_url(url: object, allow: tuple[str, ...]) -> str:
         port = parts.port or (443 if parts.scheme == "https" else 80)
         addresses = {info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)}
     except (OSError, ValueError, UnicodeError):
-        raise Unprocessable(f"the host {host!r} of url does not resolve", code="invalid_webhook_url") from None
+        raise Unprocessable(f"the host {host!r} of url does not resolve", code="webhook_host_unknown") from None
     refused = sorted(a for a in addresses if not _allowed_address(str(a), networks))
     if refused:
         raise Unprocessable(f"url resolves to {', '.join(map(str, refused))}, a loopback, private or reserved "
@@ -353,8 +362,7 @@ class Webhooks:
         else:
             game_id = None
         if preset == CHAT and owner == OPERATOR:
-            raise Unprocessable("the chat preset tells a player it is their turn: it needs a player's "
-                                "subscription", code="invalid_input")
+            raise Forbidden("the chat preset tells a player it is their turn: it needs a player's subscription")
         check_url(url, self.settings.allow)
         if owner != OPERATOR:
             self._check_quota(owner, game_id)

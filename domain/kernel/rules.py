@@ -42,6 +42,9 @@ class OptionSpec:
     #: A secret option (a given deal) is kept with the game's hidden facts: never shown in the
     #: game's public record, its summary or the lobby.
     secret: bool = False
+    #: For an ``object``: its form as JSON Schema (keys, types, bounds), which openapi.yaml and
+    #: ``GET /game-types`` state; what its values must be together is still ``validate``'s.
+    shape: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def check(self, value: Any) -> Any:
         if value is None and self.nullable:
@@ -99,6 +102,8 @@ class OptionSpec:
             out["maximum"] = self.maximum
         if self.secret:
             out["secret"] = True
+        if self.shape is not None:
+            out["shape"] = json.loads(json.dumps(self.shape))  # a copy
         return out
 
 
@@ -113,13 +118,14 @@ def check_options(specs: Sequence[OptionSpec], given: Mapping[str, Any]) -> dict
 
 def option(default: Any, description: str, *, choices: tuple[str, ...] = (), minimum: int | None = None,
            maximum: int | None = None, nullable: bool = False, kind: str | None = None,
-           secret: bool = False) -> Any:
+           secret: bool = False, shape: Mapping[str, Any] | None = None) -> Any:
     """A field of a ``GameOptions`` dataclass: its default and what ``GET /game-types`` says of it.
     ``kind`` is inferred from the default unless given (``kind="object"``: a JSON object, or
     null when the default is None)."""
     return field(default=default, metadata={"option": {
         "description": description, "choices": choices, "minimum": minimum, "maximum": maximum,
-        "nullable": nullable or (kind == "object" and default is None), "kind": kind, "secret": secret}})
+        "nullable": nullable or (kind == "object" and default is None), "kind": kind, "secret": secret,
+        "shape": shape}})
 
 
 @dataclass(frozen=True)
@@ -141,7 +147,7 @@ class GameOptions:
                 "choice" if meta["choices"] else "bool" if isinstance(f.default, bool) else "int")
             out.append(OptionSpec(f.name, kind, f.default, meta["description"], choices=meta["choices"],
                                   minimum=meta["minimum"], maximum=meta["maximum"], nullable=meta["nullable"],
-                                  secret=meta.get("secret", False)))
+                                  secret=meta.get("secret", False), shape=meta.get("shape")))
         return tuple(out)
 
     @classmethod

@@ -17,6 +17,7 @@ Every operation names itself with an ``operationId`` (``@blp.doc(operationId=...
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
@@ -109,3 +110,99 @@ def register_views(spec: Any, registry: Mapping[str, GameRules]) -> None:
 def spec_yaml(app: Flask) -> str:
     """The contract as the app generates it (openapi.yaml at the root must equal it)."""
     return yaml.safe_dump(app.extensions["api"].spec.to_dict(), sort_keys=False, allow_unicode=True)
+
+
+def new_game_schema_name(kind: str) -> str:
+    return "New" + "".join(part.capitalize() for part in kind.split("_")) + "Game"
+
+
+def _option_schema(option: Mapping[str, Any]) -> dict[str, Any]:
+    """One game option as JSON Schema, from what ``GET /game-types`` says of it."""
+    kind = option["type"]
+    schema: dict[str, Any]
+    if kind == "bool":
+        schema = {"type": "boolean"}
+    elif kind == "int":
+        schema = {"type": "integer", **{key: option[key] for key in ("minimum", "maximum") if key in option}}
+    elif kind == "choice":
+        schema = {"type": "string", "enum": list(option["choices"])}
+    else:  # an object: its form (a Pax Pamir deal: the deck for the seat count is the game's to check)
+        schema = copy.deepcopy(option.get("shape") or {"type": "object", "additionalProperties": True})
+    schema["description"] = option["description"]
+    if option["nullable"]:
+        schema["nullable"] = True
+        if "enum" in schema:  # OpenAPI 3.0.3: a nullable enum lists null
+            schema["enum"].append(None)
+    return schema
+
+
+def register_new_games(spec: Any, game_types: list[dict[str, Any]]) -> None:
+    """``NewGame`` (POST /games) as the union on ``type`` of each hosted game's own: its seat
+    range, its options (each typed and bounded, no other name) and its bot kinds and levels.
+    What only goes together (options that depend on each other or on the seat count, a bot's
+    seat inside the table and each seat once) is the game's to check: a 422 names it."""
+    schemas = spec.components.schemas
+    common = copy.deepcopy(schemas["NewGame"]["properties"])
+    del schemas["BotSeat"]  # each game's bot seats instead, below
+    mapping = {}
+    for game_type in game_types:
+        kind, seats = game_type["type"], (game_type["min_seats"], game_type["max_seats"])
+        bots = [{"type": "object", "properties": {
+            "kind": {"type": "string", "enum": [bot["kind"]], "description": bot["description"]},
+            "level": {"type": "string", "enum": [*bot["levels"], None], "nullable": True,
+                      "description": f"one of the kind's levels (default: {bot['default_level']})"},
+            "seat": {"type": "integer", "minimum": 0, "maximum": seats[1] - 1, "nullable": True,
+                     "description": "the seat, below the game's seat count (default: the last seat still open)"},
+        }, "required": ["kind"], "additionalProperties": False} for bot in game_type["bots"]]
+        name = new_game_schema_name(kind)
+        schemas[name] = {
+            "type": "object",
+            "description": f"A new game of {game_type['title']} (GET /game-types lists its options and bots).",
+            "properties": {
+                "type": {"type": "string", "enum": [kind], "description": "the game type"},
+                "private": copy.deepcopy(common["private"]),
+                "seats": {"type": "integer", "minimum": seats[0], "maximum": seats[1],
+                          "description": f"{seats[0]} to {seats[1]} (the options may narrow it)"},
+                "options": {"type": "object", "properties": {
+                    option["name"]: _option_schema(option) for option in game_type["options"]},
+                    "additionalProperties": False, "description": "absent: each option's default"},
+                "bots": {**common["bots"], "maxItems": seats[1] - 1, "items": {"oneOf": bots}},
+            },
+            "required": ["type", "seats"],
+            "additionalProperties": False,
+        }
+        mapping[kind] = f"#/components/schemas/{name}"
+    schemas["NewGame"] = {
+        "description": "A new game; `type` says which game, and so its seats, options and bots.",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+
+
+def register_new_webhooks(spec: Any, one_game: str) -> None:
+    """``NewWebhook`` (POST /webhooks) as the union on ``scope`` of a one-game subscription,
+    whose ``game_id`` is required, and the others, which ignore it."""
+    schemas = spec.components.schemas
+    common = schemas["NewWebhook"]
+    others = [scope for scope in common["properties"]["scope"]["enum"] if scope != one_game]
+    variants = {
+        "NewGameWebhook": ([one_game], {"game_id": {**common["properties"]["game_id"], "nullable": False,
+                                                    "description": "the game whose events are sent"}}, ["game_id"]),
+        "NewWideWebhook": (others, {"game_id": {**common["properties"]["game_id"],
+                                                "description": "ignored: only the scope game names one"}}, []),
+    }
+    mapping = {}
+    for name, (scopes, game_id, required) in variants.items():
+        properties = copy.deepcopy(common["properties"])
+        properties["scope"]["enum"] = scopes
+        properties.update(game_id)
+        if not game_id["game_id"].get("nullable"):
+            properties["game_id"].pop("default", None)
+        schemas[name] = {**copy.deepcopy(common), "properties": properties,
+                         "required": [*common["required"], *required]}
+        mapping.update({scope: f"#/components/schemas/{name}" for scope in scopes})
+    schemas["NewWebhook"] = {
+        "description": "A subscription; `scope` says which games, and whether `game_id` names one.",
+        "oneOf": [{"$ref": f"#/components/schemas/{name}"} for name in variants],
+        "discriminator": {"propertyName": "scope", "mapping": mapping},
+    }

@@ -48,7 +48,10 @@ _ALL = [
                 "The imported log is empty, truncated, altered or of an unknown game; `detail` names the "
                 "line and the field at fault. Nothing was imported."),
     ProblemType("invalid_webhook_url", 422, "Invalid webhook URL",
-                "The webhook URL is not an http(s) URL with a host (and no user name), or its host does not resolve."),
+                "The webhook URL is not an http(s) URL with a host (and no user name)."),
+    ProblemType("webhook_host_unknown", 422, "Webhook host unknown",
+                "The webhook URL's host does not resolve (or its port is not a number up to 65535); nothing "
+                "was subscribed."),
     ProblemType("webhook_url_not_allowed", 422, "Webhook URL not allowed",
                 "The webhook URL resolves to a loopback, private or reserved address outside the server's "
                 "allow-list (GAMES_WEBHOOK_ALLOW); nothing was subscribed."),

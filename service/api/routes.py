@@ -316,8 +316,8 @@ def resume_clocks(game_id):
 @games.route("/import", methods=["POST"])
 @games.doc(operationId="importGame", security=BEARER, requestBody={
     "required": True, "description": "a log as returned by GET /games/{id}/export",
-    "content": {"application/x-ndjson": {"schema": {"type": "string"}},
-                "text/plain": {"schema": {"type": "string"}}}})
+    "content": {"application/x-ndjson": {"schema": {"type": "string", "minLength": 1}},
+                "text/plain": {"schema": {"type": "string", "minLength": 1}}}})
 @games.response(201, s.GameSchema)
 @_errors(401, 422)
 def import_game():

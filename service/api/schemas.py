@@ -19,6 +19,15 @@ class StrictSchema(Schema):
         ordered = True
 
 
+class StrictBoolean(fields.Boolean):
+    """true or false, as the contract says; not 0, 1 or "yes" (which ``fields.Boolean`` takes)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 class Ref(fields.Raw):
     """A value dumped as it is and documented as the component schema ``component`` (one
     that ``service.app`` builds from the hosted games, such as ``GameCommand``)."""
@@ -106,6 +115,8 @@ class OptionSchema(Schema):
     minimum = fields.Integer()
     maximum = fields.Integer()
     secret = fields.Boolean(metadata={"description": "kept with the game's hidden facts; shown as '(secret)'"})
+    shape = fields.Dict(metadata={"description": "for an object: its form as JSON Schema (what its values must be "
+                                                 "together, the game checks)"})
 
 
 class ArgumentSchema(Schema):
@@ -232,7 +243,7 @@ class NewGameSchema(StrictSchema):
     type = fields.String(required=True, validate=validate.Length(min=1, max=64),
                          metadata={"enum": sorted(default_registry()), "description": "a game type of GET /game-types"})
     # no default in the contract (a generated client would then make it required): absent is false
-    private = fields.Boolean(metadata={
+    private = StrictBoolean(metadata={
         "description": "a private table: left out of the lobby; its seats are taken by invitation only "
                        "(absent: false)"})
     seats = fields.Integer(required=True, strict=True, validate=validate.Range(min=1, max=64))

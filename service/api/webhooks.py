@@ -4,25 +4,38 @@ replay of failures."""
 from __future__ import annotations
 
 import hmac
+import re
 from typing import Any
 
 from flask import current_app
 from flask_smorest import Blueprint
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
 from service.api.auth import bearer_token, current_player
 from service.api.errors import problem_responses
 from service.api.schemas import StrictSchema
-from service.webhooks import OPERATOR, PRESETS, RAW, SCOPES
+from service.webhooks import MAX_URL, OPERATOR, PRESETS, RAW, SCOPES, URL_PATTERN
 
 blp = Blueprint("webhooks", __name__, url_prefix="/webhooks",
                 description="Webhooks: events pushed to a URL, signed the Standard Webhooks way")
 BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 
 
+_URL = re.compile(URL_PATTERN)
+
+
+def url_form(url: str) -> None:
+    """The whole URL matches ``URL_PATTERN`` (a trailing line break too: Python's ``$`` would
+    let one through, JSON Schema's does not)."""
+    if not _URL.fullmatch(url):
+        raise ValidationError("must be an http:// or https:// URL with a host and no user name")
+
+
 class NewWebhookSchema(StrictSchema):
-    url = fields.String(required=True, validate=validate.Length(min=1, max=2048),
-                        metadata={"description": "http(s) URL; private and loopback addresses only if allowed"})
+    url = fields.String(required=True, validate=[validate.Length(min=1, max=MAX_URL), url_form],
+                        metadata={"pattern": URL_PATTERN,
+                                  "description": "an http(s) URL with a host and no user name; its host must "
+                                                 "resolve, to a public address unless the server allows it"})
     scope = fields.String(required=True, validate=validate.OneOf(SCOPES), metadata={
         "description": "my_games: every game the player sits at; game: one game (game_id); "
                        "public: every game's public events (the operator's token only)"})

@@ -14,8 +14,10 @@ import pytest
 import requests
 import yaml
 
+from service.api.problems import PROBLEM_TYPES
 from service.app import committed_spec_path
 from service.openapi import generate
+from tests.api.schemathesis_hooks import REFUSALS_BEYOND_SCHEMA
 
 
 def test_openapi_yaml_is_what_the_app_serves():
@@ -44,7 +46,7 @@ def test_schemathesis_finds_no_server_error_and_no_contract_breach(live_server, 
     game = client.post(f"{live_server.url}/games", json={"type": "dynasties", "seats": 2}).json()
     client.post(f"{live_server.url}/games/{game['id']}/join", json={})
     result = schemathesis_run(
-        ["--url", live_server.url, "--checks", "all",
+        ["--url", live_server.url, *EVERY_CHECK,
          "--header", f"Authorization: Bearer {player['token']}",
          "--max-examples", os.environ.get("SCHEMATHESIS_EXAMPLES", "40"),
          "--seed", "1", "--no-color", "--report-dir", str(tmp_path)])
@@ -54,8 +56,14 @@ def test_schemathesis_finds_no_server_error_and_no_contract_breach(live_server, 
     assert still.status_code == 200, still.text
 
 
-#: the settings of the project's schemathesis runs (see the file)
+#: the settings of the project's schemathesis runs (see the file), and the check they load
 SCHEMATHESIS_CONFIG = Path(__file__).with_name("schemathesis.toml")
+HOOKS = Path(__file__).with_name("schemathesis_hooks.py")
+#: every check, as the settings say: schemathesis runs them all unless told otherwise, and the
+#: settings turn off only positive_data_acceptance on the operations where the hooks' check
+#: replaces it (``--checks all`` would turn it back on there: a check named on the command
+#: line outranks the settings)
+EVERY_CHECK: list[str] = []
 
 
 def schemathesis_run(arguments: list[str], config: Path | None = SCHEMATHESIS_CONFIG) -> subprocess.CompletedProcess:
@@ -63,8 +71,9 @@ def schemathesis_run(arguments: list[str], config: Path | None = SCHEMATHESIS_CO
     binary = shutil.which("schemathesis", path=os.path.dirname(sys.executable)) or shutil.which("schemathesis")
     assert binary, "schemathesis is a dev dependency"
     settings = ["--config-file", str(config)] if config else []
+    # from the repository's root: the settings name their hooks file from there
     return subprocess.run([binary, *settings, "run", str(committed_spec_path()), *arguments],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=900, cwd=committed_spec_path().parent)
 
 
 def test_the_schemathesis_settings_keep_the_runs_token_and_bound_every_answer():
@@ -73,11 +82,17 @@ def test_the_schemathesis_settings_keep_the_runs_token_and_bound_every_answer():
     settings = tomllib.loads(SCHEMATHESIS_CONFIG.read_text())
     disabled = {op["include-operation-id"] for op in settings["operations"] if op.get("enabled") is False}
     assert disabled == {"revokeToken", "rotateToken"}
-    # positive data acceptance: only where a game's rules or the server's state decide may a
-    # schema-valid request get a 422 (issue 37: every header's and body's form is in the contract)
-    semantic = {op["include-operation-id"] for op in settings["operations"]
-                if "422" in op.get("checks", {}).get("positive_data_acceptance", {}).get("expected-statuses", [])}
-    assert semantic == {"submitCommand", "undoMove", "createGame", "joinGame", "importGame", "createWebhook"}
+    # positive data acceptance (issue 37): no operation expects a 422 to schema-valid data; where
+    # a relation or a fact no schema states may refuse it, schemathesis_hooks' check replaces
+    # schemathesis' own, and allows only the operation's problem codes (never invalid_input)
+    assert not any("422" in op.get("checks", {}).get("positive_data_acceptance", {}).get("expected-statuses", [])
+                   for op in settings["operations"])
+    assert "expected-statuses" not in settings["checks"].get("positive_data_acceptance", {})
+    replaced = {op["include-operation-id"] for op in settings["operations"]
+                if op.get("checks", {}).get("positive_data_acceptance", {}).get("enabled") is False}
+    assert replaced == set(REFUSALS_BEYOND_SCHEMA) and Path(settings["hooks"]).resolve() == HOOKS
+    assert all("invalid_input" not in codes for codes in REFUSALS_BEYOND_SCHEMA.values())
+    assert set().union(*REFUSALS_BEYOND_SCHEMA.values()) <= set(PROBLEM_TYPES)
     assert settings["request-timeout"] <= 10 and settings["checks"]["max_response_time"] <= 5
 
 

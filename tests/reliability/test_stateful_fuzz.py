@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.api.test_contract import schemathesis_run
+from tests.api.test_contract import EVERY_CHECK, schemathesis_run
 
 
 @pytest.mark.api
@@ -16,7 +16,7 @@ def test_schemathesis_stateful_over_linked_operations(make_server, tmp_path):
     server = make_server(limit_waiting_games_per_player=1000)
     player, _ = server.new_player("fuzzer")
     result = schemathesis_run(
-        ["--url", server.url, "--phases", "stateful", "--checks", "all",
+        ["--url", server.url, "--phases", "stateful", *EVERY_CHECK,
          "--header", f"Authorization: Bearer {player['token']}",
          "--max-examples", os.environ.get("SCHEMATHESIS_STATEFUL_EXAMPLES", "30"),
          "--seed", "1", "--no-color", "--report-dir", str(tmp_path)])

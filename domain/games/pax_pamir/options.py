@@ -140,7 +140,12 @@ class PaxOptions(GameOptions):
         "clockwise from the first to choose; the last chooser takes the first turn. The deal is a secret "
         "option: it is kept with the game's hidden facts and shown to no seat until the game is over. "
         "null: shuffle.",
-        kind="object", secret=True)
+        kind="object", secret=True, shape={
+            "type": "object", "required": list(DEAL_KEYS), "additionalProperties": False, "properties": {
+                "deck": {"type": "array", "minItems": min(SEATS_OF_DECK_SIZE), "maxItems": max(SEATS_OF_DECK_SIZE),
+                         "items": {"type": "integer", "minimum": min(ALL_CARDS), "maximum": max(ALL_CARDS)}},
+                "loyalty_order": {"type": "array", "minItems": MIN_SEATS, "maxItems": MAX_SEATS,
+                                  "items": {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1}}}})
 
     def validate(self) -> None:
         variants = [name for name in WAKHAN_VARIANTS if getattr(self, name)]
