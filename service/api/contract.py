@@ -147,13 +147,14 @@ def register_new_games(spec: Any, game_types: list[dict[str, Any]]) -> None:
     mapping = {}
     for game_type in game_types:
         kind, seats = game_type["type"], (game_type["min_seats"], game_type["max_seats"])
-        bots = [{"type": "object", "properties": {
+        bots = {f"{view_schema_name(kind)[:-4]}{bot['kind'].capitalize()}Bot": {"type": "object", "properties": {
             "kind": {"type": "string", "enum": [bot["kind"]], "description": bot["description"]},
             "level": {"type": "string", "enum": [*bot["levels"], None], "nullable": True,
                       "description": f"one of the kind's levels (default: {bot['default_level']})"},
             "seat": {"type": "integer", "minimum": 0, "maximum": seats[1] - 1, "nullable": True,
                      "description": "the seat, below the game's seat count (default: the last seat still open)"},
-        }, "required": ["kind"], "additionalProperties": False} for bot in game_type["bots"]]
+        }, "required": ["kind"], "additionalProperties": False} for bot in game_type["bots"]}
+        schemas.update(bots)
         name = new_game_schema_name(kind)
         schemas[name] = {
             "type": "object",
@@ -166,7 +167,11 @@ def register_new_games(spec: Any, game_types: list[dict[str, Any]]) -> None:
                 "options": {"type": "object", "properties": {
                     option["name"]: _option_schema(option) for option in game_type["options"]},
                     "additionalProperties": False, "description": "absent: each option's default"},
-                "bots": {**common["bots"], "maxItems": seats[1] - 1, "items": {"oneOf": bots}},
+                "bots": {**common["bots"], "maxItems": seats[1] - 1, "items": {
+                    "oneOf": [{"$ref": f"#/components/schemas/{bot}"} for bot in bots],
+                    "discriminator": {"propertyName": "kind", "mapping": {
+                        schema["properties"]["kind"]["enum"][0]: f"#/components/schemas/{bot}"
+                        for bot, schema in bots.items()}}}},
             },
             "required": ["type", "seats"],
             "additionalProperties": False,

@@ -88,9 +88,9 @@ def test_the_generated_client_plays_a_whole_game(live_server, client_package):
         GameStatus,
         Join,
         LegalCommands,
-        NewGame,
-        NewGameOptions,
-        NewGameType,
+        NewDynastiesGame,
+        NewDynastiesGameOptions,
+        NewDynastiesGameType,
         NewPlayer,
         Outcome,
         PlayerWithToken,
@@ -105,8 +105,9 @@ def test_the_generated_client_plays_a_whole_game(live_server, client_package):
         assert isinstance(player, PlayerWithToken)
         seats.append(AuthenticatedClient(base_url=live_server.url, token=player.token,
                                          raise_on_unexpected_status=True))
-    created = create_game.sync(client=seats[0], body=NewGame(
-        type_=NewGameType.DYNASTIES, seats=3, options=NewGameOptions.from_dict({"starting_gold": 12})))
+    # NewGame is the union on type of each game's own (its seats, options and bots typed)
+    created = create_game.sync(client=seats[0], body=NewDynastiesGame(
+        type_=NewDynastiesGameType.DYNASTIES, seats=3, options=NewDynastiesGameOptions(starting_gold=12)))
     assert isinstance(created, Game) and created.status == GameStatus.WAITING
     for client in seats:
         assert join_game.sync(created.id, client=client, body=Join()).seat is not None
