@@ -147,14 +147,17 @@ def register_new_games(spec: Any, game_types: list[dict[str, Any]]) -> None:
     mapping = {}
     for game_type in game_types:
         kind, seats = game_type["type"], (game_type["min_seats"], game_type["max_seats"])
-        bots = {f"{view_schema_name(kind)[:-4]}{bot['kind'].capitalize()}Bot": {"type": "object", "properties": {
-            "kind": {"type": "string", "enum": [bot["kind"]], "description": bot["description"]},
-            "level": {"type": "string", "enum": [*bot["levels"], None], "nullable": True,
-                      "description": f"one of the kind's levels (default: {bot['default_level']})"},
-            "seat": {"type": "integer", "minimum": 0, "maximum": seats[1] - 1, "nullable": True,
-                     "description": "the seat, below the game's seat count (default: the last seat still open)"},
-        }, "required": ["kind"], "additionalProperties": False} for bot in game_type["bots"]}
-        schemas.update(bots)
+        bots = {}  # bot kind -> the reference of its seat's schema
+        for bot in game_type["bots"]:
+            bot_name = f"{view_schema_name(kind)[:-len('View')]}{bot['kind'].capitalize()}Bot"
+            schemas[bot_name] = {"type": "object", "properties": {
+                "kind": {"type": "string", "enum": [bot["kind"]], "description": bot["description"]},
+                "level": {"type": "string", "enum": [*bot["levels"], None], "nullable": True,
+                          "description": f"one of the kind's levels (default: {bot['default_level']})"},
+                "seat": {"type": "integer", "minimum": 0, "maximum": seats[1] - 1, "nullable": True,
+                         "description": "the seat, below the game's seat count (default: the last seat still open)"},
+            }, "required": ["kind"], "additionalProperties": False}
+            bots[bot["kind"]] = f"#/components/schemas/{bot_name}"
         name = new_game_schema_name(kind)
         schemas[name] = {
             "type": "object",
@@ -168,10 +171,8 @@ def register_new_games(spec: Any, game_types: list[dict[str, Any]]) -> None:
                     option["name"]: _option_schema(option) for option in game_type["options"]},
                     "additionalProperties": False, "description": "absent: each option's default"},
                 "bots": {**common["bots"], "maxItems": seats[1] - 1, "items": {
-                    "oneOf": [{"$ref": f"#/components/schemas/{bot}"} for bot in bots],
-                    "discriminator": {"propertyName": "kind", "mapping": {
-                        schema["properties"]["kind"]["enum"][0]: f"#/components/schemas/{bot}"
-                        for bot, schema in bots.items()}}}},
+                    "oneOf": [{"$ref": ref} for ref in bots.values()],
+                    "discriminator": {"propertyName": "kind", "mapping": bots}}},
             },
             "required": ["type", "seats"],
             "additionalProperties": False,
