@@ -24,6 +24,10 @@ SERVERS = ("gevent", "gthread", "granian")
 
 #: the server ``serve`` runs when none is named (docs/operations.md: why)
 DEFAULT_SERVER = "gevent"
+#: seconds an idle keep-alive connection stays open: longer than a client's (or nginx's: 60 s)
+#: pause between two requests, so that a connection is not closed just as the client reuses
+#: it (gunicorn's 2 s reset one GET in a hundred of the soak's players, polling every few seconds)
+KEEPALIVE_SECONDS = 75
 
 WsgiApp = Callable[..., Any]
 
@@ -37,6 +41,7 @@ def gunicorn_settings(host: str, port: int, workers: int = 2, connections: int =
         "workers": workers,
         "timeout": 60,
         "graceful_timeout": 10,
+        "keepalive": KEEPALIVE_SECONDS,
         "accesslog": access_log or None,
     }
     if server == "gevent":
