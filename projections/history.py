@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.kernel.stand_ins import SEAT_TAKEN_OVER
 from domain.kernel.table import FINISHED, GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN, WAITING
 from projections.base import ranks, restated, scan, time_score, unranked
 
@@ -49,6 +50,9 @@ class History:
             game["players"] = list(data["players"])
             for seat, player in enumerate(data["players"]):
                 entries[entry_key(player, game_id)]["seat"] = seat
+        elif envelope["source"] == PLATFORM and envelope["type"] == SEAT_TAKEN_OVER:
+            # a stand-in plays on for the player who left: a lost game for them, reclaimed or not
+            game.setdefault("left", []).append(data["player_id"])
         mine = [entries[entry_key(player, game_id)] for player in game["players"]]
         for entry in mine:
             entry["last_activity"] = envelope["at"]
@@ -61,10 +65,13 @@ class History:
                 # an aborted table may end before it started, its players at any of its seats
                 seats = 1 + max((entry["seat"] for entry in mine), default=-1)
                 placed = ranks(outcome["winners"], outcome["scores"], seats)
-                for entry in mine:
+                left = set(game.get("left", ()))
+                for player, entry in zip(game["players"], mine, strict=True):
                     seat = entry["seat"]
-                    entry["result"] = {"won": seat in outcome["winners"], "score": outcome["scores"].get(str(seat)),
-                                       "rank": placed[seat], "winners": list(outcome["winners"])}
+                    gone = player in left
+                    entry["result"] = {"won": seat in outcome["winners"] and not gone,
+                                       "score": outcome["scores"].get(str(seat)),
+                                       "rank": seats if gone else placed[seat], "winners": list(outcome["winners"])}
                 del games[game_id]
         return model
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain.kernel.stand_ins import SEAT_RECLAIMED, SEAT_TAKEN_OVER
 from domain.kernel.table import GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN, WAITING
 from projections.base import restated, scan, time_score
 
@@ -49,6 +50,13 @@ class Lobby:
             game["seats"] = [{"seat": seat, "player_id": player, "name": taken.get(player, {}).get("name"),
                               **({"bot": taken[player]["bot"]} if "bot" in taken.get(player, {}) else {})}
                              for seat, player in enumerate(data["players"])]
+        elif platform and envelope["type"] == SEAT_TAKEN_OVER:
+            stand_in = data["stand_in"]
+            game["seats"][data["seat"]] = {"seat": data["seat"], "player_id": stand_in["player_id"],
+                                           "name": stand_in["name"], "bot": stand_in["bot"],
+                                           "stand_in_for": data["player_id"]}
+        elif platform and envelope["type"] == SEAT_RECLAIMED:
+            game["seats"][data["seat"]] = {"seat": data["seat"], "player_id": data["player_id"], "name": data["name"]}
         game["version"] = envelope["version"]
         game["at"] = envelope["at"]
         after = envelope.get("after")

@@ -2,7 +2,9 @@
 
 A game counts once it is finished: when an append's public ``after`` carries the
 outcome (winning seats and a score per seat: gold in Dynasties, points elsewhere). Who
-sat where comes from the platform's ``GameStarted``; names from ``SeatTaken``.
+sat where comes from the platform's ``GameStarted``; names from ``SeatTaken``. A seat a
+stand-in took over (``SeatTakenOver``, ``domain.kernel.stand_ins``) is unrated: its player
+counts a lost game ranked below every other seat, with no points, reclaimed or not.
 
 The rating is openskill's Plackett-Luce model, one team per seat: winners share rank 1
 and the others follow by score. Ratings depend on the order in which games are rated,
@@ -30,6 +32,7 @@ from typing import Any
 from openskill.models import PlackettLuce
 
 from domain.kernel.endings import ABORTED
+from domain.kernel.stand_ins import SEAT_TAKEN_OVER
 from domain.kernel.table import FINISHED, GAME_CREATED, GAME_STARTED, PLATFORM, SEAT_TAKEN
 from projections.base import ranks, restated, scan, unranked
 
@@ -70,6 +73,8 @@ class Scoreboard:
                 playing[game_id]["names"][data["player_id"]] = data["name"]
             elif kind == GAME_STARTED and game_id in playing:
                 playing[game_id]["players"] = list(data["players"])
+            elif kind == SEAT_TAKEN_OVER and game_id in playing:  # unrated for that seat from now on
+                playing[game_id].setdefault("left", []).append(data["seat"])
         after = envelope.get("after")
         if after and after["status"] == FINISHED and after["outcome"] and game_id in playing:
             game = playing[game_id]
@@ -92,7 +97,12 @@ class Scoreboard:
         kind = game["type"]
         standings = model["standings"]
         placed = ranks(outcome["winners"], outcome["scores"], len(players))
-        rows = [[player, bounded(outcome["scores"].get(str(seat), 0)), placed[seat]]
+        # a seat its person left (``domain.kernel.stand_ins``): the stand-in's result counts for nobody,
+        # and who left counts a lost game, below every other seat, with no points
+        left = set(game.get("left", ()))
+        last = max(placed) + 1
+        rows = [[player, 0 if seat in left else bounded(outcome["scores"].get(str(seat), 0)),
+                 last if seat in left else placed[seat]]
                 for seat, player in enumerate(players)]
         for seat, (player, score, _) in enumerate(rows):
             key = f"{kind}/{player}"
@@ -101,7 +111,7 @@ class Scoreboard:
                 mine = standings[key] = _newcomer(game["names"].get(player, ""))
             mine["name"] = game["names"].get(player, mine["name"])
             mine["games_played"] += 1
-            mine["wins"] += 1 if seat in outcome["winners"] else 0
+            mine["wins"] += 1 if seat in outcome["winners"] and seat not in left else 0
             mine["win_rate"] = mine["wins"] / mine["games_played"]
             mine["score"] = bounded(mine["score"] + score)
         model["results"][f"{kind}/{at}/{game_id}"] = rows

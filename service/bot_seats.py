@@ -42,7 +42,7 @@ from domain.kernel.bots import Seen, bot_kinds, seen_from
 from domain.kernel.prompt import short
 from domain.kernel.table import undone_versions
 from service.envelopes import GAME_SOURCE, stream_of
-from service.errors import Conflict, Unprocessable
+from service.errors import Conflict, Forbidden, Unprocessable
 from service.game import Game
 from service.timers import TimerThread
 
@@ -95,6 +95,26 @@ def check_bot_seats(rules: Any, seats: int, bots: Sequence[Mapping[str, Any]]) -
         reserved[seat if seat is not None else -1 - index] = {"kind": kind.name, "level": level}
     free = [seat for seat in reversed(range(seats)) if seat not in reserved]
     return dict(sorted((seat if seat >= 0 else free.pop(0), bot) for seat, bot in reserved.items()))
+
+
+def check_stand_in(rules: Any, wanted: Mapping[str, Any] | None, chosen: bool = True) -> dict[str, str] | None:
+    """The stand-in ``POST /games`` asks for (``domain.kernel.stand_ins``), checked: ``{kind, level}``,
+    or None for none. ``chosen``: the creator named it (an unknown kind is refused); else it is the
+    default, and a game without that kind has no stand-in."""
+    if wanted is None:
+        return None
+    kinds = bot_kinds(rules)
+    kind = kinds.get(wanted["kind"])
+    if kind is None:
+        if not chosen:
+            return None
+        raise Unprocessable(f"stand_in: {rules.title} has no bot kind {short(wanted['kind'])}; it offers "
+                            f"{', '.join(kinds)}", code="invalid_bots", option="stand_in")
+    level = wanted.get("level") or kind.default_level
+    if level not in kind.levels:
+        raise Unprocessable(f"stand_in: {kind.name} has no level {short(level)}; its levels are "
+                            f"{', '.join(kind.levels)}", code="invalid_bots", option="stand_in")
+    return {"kind": kind.name, "level": level}
 
 
 def bot_problem(rules: Any, info: Any) -> str | None:
@@ -228,13 +248,16 @@ def decide(service: Any, game_id: str, think: float = 0.0, search: Search = sear
 def play(service: Any, decision: Decision) -> bool:
     """Post the decision as its seat's command, once (its idempotency key is the decision's
     version: a retry, or a second job for the same decision, answers with the first); False
-    when the game moved on since it was decided (decide again)."""
+    when the game moved on since it was decided (decide again), or the seat is no longer the
+    bot's (its person reclaimed it from a stand-in: ``domain.kernel.stand_ins``)."""
     try:
         service.submit_command(decision.game_id, decision.player, decision.command,
                                expected_version=decision.version, idempotency_key=f"bot-{decision.version}")
     except Conflict as conflict:
         if conflict.extra.get("code") != "version_conflict":
             raise
+        return False
+    except Forbidden:  # the bot has no seat here any more
         return False
     return True
 

@@ -43,7 +43,8 @@ def clock_events(before: Game, after: Game, events: list[NewEvent], now: datetim
         return []
     at = _iso(now)
     clocks = table.clocks
-    asked = set() if after.over or clocks.paused else set(after.public_facts()["to_move"])
+    # a stand-in has no clock: it plays as soon as its lane gets to it (``domain.kernel.stand_ins``)
+    asked = set() if after.over or clocks.paused else set(after.public_facts()["to_move"]) - set(table.left)
     acted = {new.actor for new in events if new.source == GAME_SOURCE and new.actor is not None}
     timed_out = {new.event.data["seat"] for new in events if new.event.type == CLOCK_TIMED_OUT}
     options = table.options

@@ -97,7 +97,8 @@ class Game:
             "seats": [
                 {"seat": s, "player_id": table.players.get(s),
                  "name": table.names.get(table.players[s]) if s in table.players else None,
-                 **({"bot": bots[s]} if s in bots else {})}
+                 **({"bot": bots[s]} if s in bots else {}),
+                 **({"stand_in_for": table.left[s]} if s in table.left else {})}
                 for s in range(table.seats)
             ],
             "to_move": facts["to_move"],
@@ -109,6 +110,7 @@ class Game:
             "private": table.private,
             "rematch_of": table.rematch_of,
             "endings": table.endings.to_json(),
+            "stand_in": table.stand_in,
         }
 
 

@@ -38,9 +38,11 @@ from domain.kernel.invitations import (
     invitation_declined,
     invitation_sent,
 )
+from domain.kernel.stand_ins import RESIGNED, seat_reclaimed
 from domain.kernel.table import Table, game_created, seat_taken
 from service.adapters.store import VersionConflict
 from service.appending import iso, retry_on_conflict
+from service.bot_seats import BOT_GAMES
 from service.envelopes import GAME_SOURCE, NewEvent, stream_of
 from service.errors import Conflict, Forbidden, NotFound, TooManyRequests, Unprocessable
 from service.game import Game, opening_events
@@ -85,12 +87,41 @@ class Lifecycle:
 
     # -- resign, abort, agreement -------------------------------------------------------------
     def resign(self, game_id: str, player: Mapping[str, Any]) -> Game:
-        """The caller's seat gives up: the game ends now, as its rules rule on a resignation."""
+        """The caller's seat gives up. In a game of three or more seats with a stand-in, while
+        another seat is a person's, the game goes on with the stand-in in that seat (which the
+        caller may reclaim); otherwise it ends now, as its rules rule on a resignation."""
+        stand_ins: dict[int, dict[str, Any]] = {}
+
         def attempt() -> Game:
             game = self.games.load(game_id)
             seat = self._playing_seat(game, player)
+            if game.table.may_stand_in(seat):
+                events = [self.games.stand_in_for(game, seat, RESIGNED, stand_ins)]
+                votes = game.table.endings.end_votes
+                if votes and game.table.people() - {seat} <= votes:  # the others had all agreed to stop
+                    events.append(NewEvent(game_ended_by_agreement(game.table.seats), seat))
+                return self._append(game, events)
             outcome = resigned_outcome(game.rules, game.state, seat, game.table.seats)
             return self._append(game, [NewEvent(seat_resigned(seat, outcome), seat)])
+
+        game = retry_on_conflict(attempt)
+        if game.table.seat_left_by(player["id"]) is not None:
+            self.games.store.set_add(BOT_GAMES, game_id)  # its stand-in plays from now on
+        return game
+
+    def reclaim(self, game_id: str, player: Mapping[str, Any]) -> Game:
+        """Take back the seat a stand-in plays for the caller (after a timeout or a resignation):
+        the stand-in stops at once, and the caller answers whatever the seat is asked from here."""
+        def attempt() -> Game:
+            game = self.games.load(game_id)
+            seat = game.table.seat_left_by(player["id"])
+            if seat is None:
+                if game.table.seat_of(player["id"]) is not None:
+                    raise Conflict("your seat is yours already: no stand-in plays it", code="not_taken_over")
+                raise Forbidden("no seat of yours at this game is played by a stand-in")
+            if game.over:
+                raise Conflict("the game is over", code="game_over")
+            return self._append(game, [NewEvent(seat_reclaimed(seat, player["id"], player["name"]), seat)])
 
         return retry_on_conflict(attempt)
 
@@ -190,6 +221,7 @@ class Lifecycle:
                                secrets.token_hex(SECRET_BITS // 8), table.secret_options,
                                salt=secrets.token_hex(SECRET_BITS // 8))
         created.data["rematch_of"] = old.id
+        created.data["stand_in"] = table.stand_in
         if table.private:
             created.data["private"] = True
         events = [NewEvent(created)]
@@ -203,8 +235,6 @@ class Lifecycle:
         except VersionConflict:  # made by an earlier attempt
             return new_id
         if rematch.table.bot_seats():
-            from service.bot_seats import BOT_GAMES
-
             self.games.store.set_add(BOT_GAMES, new_id)
         return new_id
 

@@ -11,6 +11,7 @@ written once):
 * ``seated``, ``game_started``, ``your_turn`` (with the title of the question put to the
   seat, its own: nothing another seat may not see), ``game_over`` (with the outcome);
 * ``end_proposed``, ``rematch_offered``, ``rematch_started``;
+* ``seat_taken_over`` (to the person who left a seat a stand-in now plays: they may reclaim it);
 * ``chat_mention`` (``service.chat``), ``clock_warning`` (``warn_clock``, when a clock run
   has used 80% of its time: the clocks' lane calls it).
 
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from domain.kernel.clocks import seconds_between
 from domain.kernel.endings import END_PROPOSED, REMATCH_OFFERED, REMATCH_STARTED
 from domain.kernel.invitations import INVITATION_CANCELLED, INVITATION_DECLINED, INVITATION_SENT
+from domain.kernel.stand_ins import SEAT_TAKEN_OVER
 from domain.kernel.table import GAME_STARTED, PLATFORM, SEAT_TAKEN
 from service.adapters.store import DuplicateRequest, EventStore, Recorded, VersionConflict
 from service.appending import CONFLICT_RETRIES, Clock, iso
@@ -98,6 +100,9 @@ def notices(before: Game, after: Game, stored: list[Recorded]) -> dict[str, list
         elif kind in (END_PROPOSED, REMATCH_OFFERED):
             for player in others(data["seat"]):
                 tell(player, "end_proposed" if kind == END_PROPOSED else "rematch_offered", by_seat=data["seat"])
+        elif kind == SEAT_TAKEN_OVER:  # told to who left: they may reclaim it
+            tell(data["player_id"], "seat_taken_over", seat=data["seat"], reason=data["reason"],
+                 stand_in=data["stand_in"]["bot"])
         elif kind == REMATCH_STARTED:
             for player in table.players.values():
                 tell(player, "rematch_started", rematch=data["game_id"])

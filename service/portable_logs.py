@@ -19,6 +19,7 @@ from typing import Any
 
 from domain.kernel import DomainError
 from domain.kernel.events import EVERYONE
+from domain.kernel.stand_ins import SEAT_TAKEN_OVER
 from domain.kernel.table import GAME_CREATED, PLATFORM, SEAT_TAKEN, read_event, split_options
 from service.adapters.codec import dumps, loads
 from service.adapters.store import Recorded, VersionConflict
@@ -200,8 +201,18 @@ class PortableLogs:
 
     @staticmethod
     def _check_bot(rules: Any, event: dict[str, Any], line: int) -> None:
-        """A seat the log says a bot plays must be one of this server's bots: it will move here."""
+        """A seat the log says a bot plays (or a stand-in may play) must be one of this server's
+        bots: it will move here."""
         data = event.get("data") or {}
+        if event.get("source") == PLATFORM and event.get("type") == GAME_CREATED and data.get("stand_in") is not None:
+            problem = bot_problem(rules, data["stand_in"])
+            if problem:
+                raise _invalid(f"line {line}, field data.stand_in: {problem}")
+        if event.get("source") == PLATFORM and event.get("type") == SEAT_TAKEN_OVER:
+            stand_in = data.get("stand_in")
+            problem = bot_problem(rules, stand_in.get("bot") if isinstance(stand_in, dict) else None)
+            if problem:
+                raise _invalid(f"line {line}, field data.stand_in.bot: {problem}")
         if event.get("source") == PLATFORM and event.get("type") == SEAT_TAKEN and "bot" in data:
             problem = bot_problem(rules, data["bot"])
             if problem:

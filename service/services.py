@@ -32,6 +32,7 @@ from domain.kernel.bots import bot_kinds
 from domain.kernel.clocks import clock_timed_out, clocks_paused, clocks_resumed, pause_voted, seat_forfeited
 from domain.kernel.events import EVERYONE
 from domain.kernel.fairness import SECRET_BITS
+from domain.kernel.stand_ins import DEFAULT_KIND, SEAT_TAKEN_OVER, TIMED_OUT, seat_taken_over
 from domain.kernel.table import (
     PLATFORM_OPTIONS,
     Table,
@@ -45,7 +46,7 @@ from domain.kernel.table import (
 from projections.base import STREAM_PREFIX
 from service.adapters.store import DuplicateRequest, EventStore, VersionConflict
 from service.appending import Appender, Clock, fingerprint, iso, retry_on_conflict
-from service.bot_seats import BOT_GAMES, bot_label, check_bot_seats
+from service.bot_seats import BOT_GAMES, bot_label, check_bot_seats, check_stand_in
 from service.chat import Chat
 from service.clocks import deadline_in, timeout_command
 from service.envelopes import GAME_SOURCE, NewEvent, game_of, public_event, stream_of
@@ -61,6 +62,9 @@ from service.projections_runner import ProjectionRunner
 from service.read_models import ReadModels
 from service.replay import replay_steps
 from service.undo_policy import undoable_move
+
+#: the stand-in of a table whose creator chose none (``domain.kernel.stand_ins``)
+DEFAULT_STAND_IN: Mapping[str, Any] = {"kind": DEFAULT_KIND}
 
 
 class GameService:
@@ -130,15 +134,18 @@ class GameService:
     # -- lifecycle -------------------------------------------------------------------
     def create_game(self, player: Mapping[str, Any], kind: str, options: Mapping[str, Any], seats: int,
                     idempotency_key: str | None = None, bots: Sequence[Mapping[str, Any]] = (),
-                    private: bool = False) -> Game:
+                    private: bool = False, stand_in: Mapping[str, Any] | None = DEFAULT_STAND_IN) -> Game:
         """``bots``: seats reserved for computer opponents, ``{seat?, kind, level?}`` each;
         ``private``: a table left out of the lobby, whose seats are taken by invitation only
-        (``service.lifecycle``)."""
+        (``service.lifecycle``); ``stand_in``: the computer opponent, ``{kind, level?}``, that
+        takes a seat its person left in a game of three or more (None: none, the game ends;
+        ``domain.kernel.stand_ins``)."""
         rules = self.loader.rules(kind)
         platform, own = split_options(dict(options))
         game_options = rules.check_setup(seats, own)
         checked = {**platform, **game_options.to_json()}
         reserved = check_bot_seats(rules, seats, bots)
+        standing_in = check_stand_in(rules, stand_in, chosen=stand_in is not DEFAULT_STAND_IN)
         if idempotency_key:  # the same request again finds the game it made
             game_id = hashlib.sha256(f"{player['id']}:{idempotency_key}".encode()).hexdigest()[:16]
         else:
@@ -153,6 +160,7 @@ class GameService:
                                rules.options_type.secret_names(), salt=secrets.token_hex(SECRET_BITS // 8))
         if private:
             created.data["private"] = True
+        created.data["stand_in"] = standing_in
         events = [NewEvent(created)]
         for seat, bot in reserved.items():  # each bot is a player of its own; its token is never used
             robot = self.players.create(f"{bot['kind']} bot ({bot['level']})")
@@ -325,11 +333,14 @@ class GameService:
     # -- turn clocks (service.clocks) ------------------------------------------------------
     def time_out(self, game_id: str, seat: int, started_version: int) -> float | None:
         """Act for ``seat`` whose clock (started at ``started_version``) ran out: its game's
-        default on a timeout, else a forfeit. Nothing if that clock no longer runs (the seat
-        moved in time, or this timeout already acted); the seconds left if it is not due.
+        default on a timeout, else a stand-in takes the seat (a game of three or more that goes
+        on: ``domain.kernel.stand_ins``), else a forfeit. Nothing if that clock no longer runs
+        (the seat moved in time, or this timeout already acted); the seconds left if it is not due.
         Seats whose clocks ran out earlier are acted on first (``Clocks.run_out``: the
         earliest deadline, then the clock started first, then the lower seat), whichever
         seat's timeout runs first: no seat loses on time to one whose time ran out before."""
+        stand_ins: dict[int, dict[str, Any]] = {}  # made once per call, whatever the retries
+
         def attempt() -> tuple[bool, float | None]:  # (acted for an earlier seat: look again, seconds left)
             game = self.load(game_id)
             run = game.table.clocks.running.get(seat)
@@ -340,7 +351,10 @@ class GameService:
             if left > 0:
                 return False, left
             first = game.table.clocks.run_out(iso(now))[0]
-            self.appender.append(game, self._timed_out(game, first, game.table.clocks.running[first].started_version))
+            events = self._timed_out(game, first, game.table.clocks.running[first].started_version, stand_ins)
+            self.appender.append(game, events)
+            if any(new.event.type == SEAT_TAKEN_OVER for new in events):
+                self.store.set_add(BOT_GAMES, game_id)  # its stand-in plays from now on (the bots' sweep too)
             return first != seat, None
 
         for _ in range(len(self.load(game_id).table.clocks.running)):
@@ -349,15 +363,29 @@ class GameService:
                 return left
         return None
 
-    @staticmethod
-    def _timed_out(game: Game, seat: int, started_version: int) -> list[NewEvent]:
-        """What the server plays for a seat out of time: the game's default, else a forfeit."""
+    def _timed_out(self, game: Game, seat: int, started_version: int,
+                   stand_ins: dict[int, dict[str, Any]]) -> list[NewEvent]:
+        """What the server plays for a seat out of time: the game's default, else a stand-in
+        takes the seat, else a forfeit."""
         command = timeout_command(game, seat)
-        if command is None:
-            return [NewEvent(clock_timed_out(seat, started_version, "forfeit")), NewEvent(seat_forfeited(seat))]
-        decided = game.rules.decide(game.state, seat, command, game.table.rng(game.version))
-        return [NewEvent(clock_timed_out(seat, started_version, command.type)),
-                *(NewEvent(e, seat, GAME_SOURCE, upcasters=game.rules.upcasters) for e in decided)]
+        if command is not None:
+            decided = game.rules.decide(game.state, seat, command, game.table.rng(game.version))
+            return [NewEvent(clock_timed_out(seat, started_version, command.type)),
+                    *(NewEvent(e, seat, GAME_SOURCE, upcasters=game.rules.upcasters) for e in decided)]
+        if game.table.may_stand_in(seat):
+            return [NewEvent(clock_timed_out(seat, started_version, "takeover")),
+                    self.stand_in_for(game, seat, TIMED_OUT, stand_ins)]
+        return [NewEvent(clock_timed_out(seat, started_version, "forfeit")), NewEvent(seat_forfeited(seat))]
+
+    def stand_in_for(self, game: Game, seat: int, reason: str, made: dict[int, dict[str, Any]]) -> NewEvent:
+        """The event by which the table's stand-in takes ``seat`` from its person (its bot is a
+        player of its own, made once into ``made``: an attempt tried again uses the same one)."""
+        bot = game.table.stand_in
+        assert bot is not None, "only a table with a stand-in (Table.may_stand_in)"
+        if seat not in made:
+            made[seat] = self.players.create(f"{bot['kind']} bot ({bot['level']})")
+        robot = made[seat]
+        return NewEvent(seat_taken_over(seat, game.table.players[seat], reason, robot["id"], robot["name"], bot), seat)
 
     def warn_clock(self, game_id: str, seat: int, started_version: int) -> bool:
         """Remind ``seat`` that its clock run (started at ``started_version``) used 80% of its

@@ -11,7 +11,10 @@ voting for it pauses the clocks (``ClocksPaused``: bots do not vote); any seat r
 
 When a deadline passes, the server acts for the seat (``ClockTimedOut``): the game's
 designated default on a timeout (a pass where the rules have one: ``timeout_defaults``),
-else the seat forfeits (``SeatForfeited``), which ends the game: every other seat wins.
+else, in a game of three or more seats that goes on, a computer opponent takes the seat
+(``ClockTimedOut`` with the action ``takeover``, then ``SeatTakenOver``:
+``domain.kernel.stand_ins``), else the seat forfeits (``SeatForfeited``), which ends the
+game: every other seat wins.
 Several seats out of time are acted on in the order their clocks ran out (``run_out``).
 
 These events carry times chosen by the service (ISO 8601, UTC); this module only folds them.

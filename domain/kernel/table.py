@@ -21,6 +21,7 @@ from domain.kernel.fairness import SEED_REVEALED, seed_commitment
 from domain.kernel.invitations import INVITATION_EVENTS, Invitations
 from domain.kernel.rng import Rng
 from domain.kernel.rules import OptionSpec, check_options
+from domain.kernel.stand_ins import MIN_SEATS, SEAT_RECLAIMED, SEAT_TAKEN_OVER
 from domain.kernel.upcasting import GAME, Upcasters
 
 PLATFORM = "platform"
@@ -158,6 +159,11 @@ class Table:
     private: bool = False
     #: the game this one is a rematch of (None: none)
     rematch_of: str | None = None
+    #: the computer opponent that takes a seat its person left, ``{kind, level}`` (None: no
+    #: stand-in, the game ends as a game of two does: ``domain.kernel.stand_ins``)
+    stand_in: dict[str, str] | None = None
+    #: seats a stand-in plays now: seat -> the player who left it (and may reclaim it)
+    left: dict[int, str] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -206,6 +212,20 @@ class Table:
         """Seats played by a bot: seat -> ``{kind, level}`` (after any random seating)."""
         return {seat: self.bots[player] for seat, player in self.players.items() if player in self.bots}
 
+    def people(self) -> set[int]:
+        """The seats played by persons now (neither a bot nor a stand-in)."""
+        return set(range(self.seats)) - set(self.bot_seats())
+
+    def may_stand_in(self, seat: int) -> bool:
+        """Does the game go on with a stand-in in ``seat`` if its person leaves it now? At a table
+        of three seats or more that has a stand-in, while another seat is a person's."""
+        return (self.stand_in is not None and self.seats >= MIN_SEATS and seat in self.people()
+                and bool(self.people() - {seat}))
+
+    def seat_left_by(self, player_id: str | None) -> int | None:
+        """The seat a stand-in plays for ``player_id``, who may reclaim it (None: none)."""
+        return next((seat for seat, pid in self.left.items() if pid == player_id), None)
+
     def open_seats(self) -> list[int]:
         return [s for s in range(self.seats) if s not in self.players]
 
@@ -222,6 +242,8 @@ class Table:
             self.secret_options = tuple(event.data.get("secret_options", ()))
             self.private = bool(event.data.get("private", False))
             self.rematch_of = event.data.get("rematch_of")
+            stand_in = event.data.get("stand_in")
+            self.stand_in = dict(stand_in) if stand_in else None
         elif event.type == SEAT_TAKEN:
             self.players[event.data["seat"]] = event.data["player_id"]
             self.names[event.data["player_id"]] = event.data["name"]
@@ -230,6 +252,18 @@ class Table:
         elif event.type == GAME_STARTED:
             self.players = dict(enumerate(event.data["players"]))
             self.started = True
+        elif event.type == SEAT_TAKEN_OVER:
+            seat, stand_in = event.data["seat"], event.data["stand_in"]
+            self.left[seat] = event.data["player_id"]
+            self.players[seat] = stand_in["player_id"]
+            self.names[stand_in["player_id"]] = stand_in["name"]
+            self.bots[stand_in["player_id"]] = dict(stand_in["bot"])
+        elif event.type == SEAT_RECLAIMED:
+            seat = event.data["seat"]
+            self.left.pop(seat, None)
+            self.players[seat] = event.data["player_id"]
+            self.names[event.data["player_id"]] = event.data["name"]
+            self.clocks.banks.pop(seat, None)  # a reclaimed seat's clock starts a fresh bank
         elif event.type in CLOCK_EVENTS:
             self.clocks.apply(event)
         elif event.type in ENDING_EVENTS:
@@ -246,8 +280,8 @@ class Table:
     def copy(self) -> Table:
         """A copy that later events may change without touching this one (the options are
         shared: only ``GameCreated`` sets them)."""
-        return replace(self, players=dict(self.players), names=dict(self.names),
-                       export_consent=set(self.export_consent), clocks=self.clocks.copy(),
+        return replace(self, players=dict(self.players), names=dict(self.names), bots=dict(self.bots),
+                       left=dict(self.left), export_consent=set(self.export_consent), clocks=self.clocks.copy(),
                        endings=self.endings.copy(), invitations=self.invitations.copy())
 
 

@@ -150,8 +150,9 @@ def create_game(body):
     """Create a game with open seats. The creator does not take a seat until it joins. Seats in
     ``bots`` are reserved for computer opponents: they play through the same commands as anyone,
     seeing only their seat's view, as soon as they are asked."""
+    stand_in = {"stand_in": body["stand_in"]} if "stand_in" in body else {}  # absent: the default
     game = service().create_game(current_player(required=True), body["type"], body["options"], body["seats"],
-                                 idempotency_key(), body["bots"], body.get("private", False))
+                                 idempotency_key(), body["bots"], body.get("private", False), **stand_in)
     return game.summary()
 
 

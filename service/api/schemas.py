@@ -237,6 +237,15 @@ class BotSeatSchema(StrictSchema):
                           metadata={"description": "the seat (default: the last seat still open)"})
 
 
+class StandInSchema(StrictSchema):
+    """The computer opponent that stands in for a person who left."""
+
+    kind = fields.String(required=True, validate=validate.Length(min=1, max=32),
+                         metadata={"description": "random, greedy or mcts (GET /game-types lists each game's kinds)"})
+    level = fields.String(validate=validate.Length(min=1, max=32), allow_none=True,
+                          metadata={"description": "one of the kind's levels (default: its default level)"})
+
+
 class NewGameSchema(StrictSchema):
     # the contract lists the game types this server hosts (the rules refuse any other: 422
     # unknown_game_type); a server built with another registry (tests) checks its own
@@ -250,6 +259,12 @@ class NewGameSchema(StrictSchema):
     options = fields.Dict(keys=fields.String(), load_default=dict)
     bots = fields.List(fields.Nested(BotSeatSchema), load_default=list, validate=validate.Length(max=63),
                        metadata={"description": "seats reserved for bots, which play as soon as they are asked"})
+    # no default in the contract, and absent is not null: absent is the server's default stand-in
+    stand_in = fields.Nested(StandInSchema, allow_none=True, metadata={
+        "description": "in a game of three or more seats, the computer opponent that takes a seat whose person "
+                       "left (its clock ran out with nothing to play for it, or it resigned) while the others "
+                       "play on; the person may reclaim it. Absent: greedy at its default level; null: no "
+                       "stand-in, such a game ends as a game of two does"})
 
 
 class BotInfoSchema(Schema):
@@ -266,6 +281,9 @@ class SeatSchema(Schema):
     player_id = fields.String(required=True, allow_none=True)
     name = fields.String(required=True, allow_none=True)
     bot = fields.Nested(BotInfoSchema, metadata={"description": "present when the seat is a bot's"})
+    stand_in_for = fields.String(metadata={
+        "description": "present when a stand-in plays the seat: the player who left it (timed out or resigned), "
+                       "who may take it back (POST /games/{game_id}/reclaim)"})
 
 
 class OutcomeSchema(Schema):
@@ -352,6 +370,9 @@ class GameSchema(Schema):
     rematch_of = fields.String(allow_none=True, metadata={"description": "the game this one is a rematch of"})
     endings = fields.Nested(EndingsSchema, metadata={
         "description": "the seats that agreed to end the game now, and the rematch's offer after it"})
+    stand_in = fields.Nested(BotInfoSchema, allow_none=True, metadata={
+        "description": "the computer opponent that takes a seat its person left (a timeout with nothing to play, "
+                       "or a resignation) in a game of three or more seats; null: none, such a game ends"})
 
 
 class JoinedSchema(Schema):

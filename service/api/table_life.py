@@ -118,7 +118,7 @@ class NoticeSchema(Schema):
     type = fields.String(required=True, validate=validate.OneOf(
         ["invitation_received", "invitation_declined", "invitation_cancelled", "seated", "game_started",
          "your_turn", "game_over", "end_proposed", "rematch_offered", "rematch_started", "chat_mention",
-         "clock_warning"]))
+         "clock_warning", "seat_taken_over"]))
     data = fields.Dict(required=True, metadata={"description": "its facts, always with `game_id`"})
     at = fields.String(required=True)
 
@@ -163,9 +163,22 @@ def _summary(game):
 @table.doc(operationId="resign", security=BEARER)
 @problem_responses(table, 401, 403, 404, 409)
 def resign(game_id):
-    """Resign: the game ends now for everyone; what that means for the other seats is the game's own
-    ruling (docs/rules). An event in the game's stream, like a move."""
+    """Resign. In a game of three or more seats with a stand-in (`stand_in` at creation), while another
+    seat is a person's, the game goes on for the others with the stand-in in your seat, which you may
+    reclaim (your rating counts a lost game); otherwise the game ends now for everyone, and what that means
+    for the other seats is the game's own ruling (docs/rules). An event in the game's stream, like a move."""
     return _summary(_games().lifecycle.resign(game_id, current_player(required=True)))
+
+
+@table.route("/<game_id:game_id>/reclaim", methods=["POST"])
+@table.response(200, s.GameSchema)
+@table.doc(operationId="reclaimSeat", security=BEARER)
+@problem_responses(table, 401, 403, 404, 409)
+def reclaim(game_id):
+    """Take back your seat from the stand-in that plays it since you timed out or resigned (a game of three
+    or more seats): the stand-in stops at once and you answer whatever the seat is asked from here. An event
+    in the game's stream, like a move. Leaving still counts as a lost game for your rating."""
+    return _summary(_games().lifecycle.reclaim(game_id, current_player(required=True)))
 
 
 @table.route("/<game_id:game_id>/abort", methods=["POST"])

@@ -151,9 +151,11 @@ def test_resign_ends_the_game_as_the_rules_say_and_is_an_event_like_a_move(live_
 
 
 def test_a_resignation_in_pax_pamir_goes_to_the_best_standing_of_the_others(live_server):
+    """At a table with no stand-in (``stand_in: null``), a resignation ends a game of three too."""
     url = live_server.url
     players = [live_server.new_player(name) for name in ("Ann", "Bob", "Cleo")]
-    game_id = players[0][1].post(f"{url}/games", json={"type": "pax_pamir", "seats": 3}).json()["id"]
+    game_id = players[0][1].post(f"{url}/games", json={"type": "pax_pamir", "seats": 3,
+                                                       "stand_in": None}).json()["id"]
     for _, http in players:
         assert http.post(f"{url}/games/{game_id}/join", json={}).status_code == 200
     game = players[1][1].post(f"{url}/games/{game_id}/resign").json()
