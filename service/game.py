@@ -72,6 +72,18 @@ class Game:
     def over(self) -> bool:
         return self.public_facts()["outcome"] is not None
 
+    def sealed_to_its_player(self, seat: int) -> bool:
+        """Does ``seat`` hold a choice only its present player can finish (a sealed Tribute that
+        player has not revealed: ``rules.sealed_to_its_player``)? Then nobody else may take the
+        seat now: neither a stand-in, nor its person back from a stand-in."""
+        ruling = getattr(self.rules, "sealed_to_its_player", None)
+        return bool(ruling is not None and self.state is not None and ruling(self.state, seat))
+
+    def may_stand_in(self, seat: int) -> bool:
+        """Does the game go on with a stand-in in ``seat`` if its person leaves it now?
+        (``Table.may_stand_in``, and nothing of the seat's is sealed to its person)"""
+        return self.table.may_stand_in(seat) and not self.sealed_to_its_player(seat)
+
     def seat_of(self, player: Mapping[str, Any] | None) -> int | None:
         return self.table.seat_of(player["id"]) if player else None
 

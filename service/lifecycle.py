@@ -95,7 +95,7 @@ class Lifecycle:
         def attempt() -> Game:
             game = self.games.load(game_id)
             seat = self._playing_seat(game, player)
-            if game.table.may_stand_in(seat):
+            if game.may_stand_in(seat):
                 events = [self.games.stand_in_for(game, seat, RESIGNED, stand_ins)]
                 votes = game.table.endings.end_votes
                 if votes and game.table.people() - {seat} <= votes:  # the others had all agreed to stop
@@ -121,6 +121,9 @@ class Lifecycle:
                 raise Forbidden("no seat of yours at this game is played by a stand-in")
             if game.over:
                 raise Conflict("the game is over", code="game_over")
+            if game.sealed_to_its_player(seat):
+                raise Conflict("the stand-in has sealed a choice only it can open (a Tribute it has not revealed): "
+                               "reclaim the seat once it is revealed", code="conflict")
             return self._append(game, [NewEvent(seat_reclaimed(seat, player["id"], player["name"]), seat)])
 
         return retry_on_conflict(attempt)

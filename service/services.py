@@ -372,7 +372,7 @@ class GameService:
             decided = game.rules.decide(game.state, seat, command, game.table.rng(game.version))
             return [NewEvent(clock_timed_out(seat, started_version, command.type)),
                     *(NewEvent(e, seat, GAME_SOURCE, upcasters=game.rules.upcasters) for e in decided)]
-        if game.table.may_stand_in(seat):
+        if game.may_stand_in(seat):
             return [NewEvent(clock_timed_out(seat, started_version, "takeover")),
                     self.stand_in_for(game, seat, TIMED_OUT, stand_ins)]
         return [NewEvent(clock_timed_out(seat, started_version, "forfeit")), NewEvent(seat_forfeited(seat))]
@@ -381,7 +381,7 @@ class GameService:
         """The event by which the table's stand-in takes ``seat`` from its person (its bot is a
         player of its own, made once into ``made``: an attempt tried again uses the same one)."""
         bot = game.table.stand_in
-        assert bot is not None, "only a table with a stand-in (Table.may_stand_in)"
+        assert bot is not None, "only a table with a stand-in (Game.may_stand_in)"
         if seat not in made:
             made[seat] = self.players.create(f"{bot['kind']} bot ({bot['level']})")
         robot = made[seat]

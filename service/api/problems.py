@@ -92,6 +92,8 @@ _ALL = [
                 "A table is aborted only before its first move: resign, or propose to end by agreement."),
     ProblemType("not_over", 409, "Game not over", "A rematch is offered once the game is over."),
     ProblemType("rematch_started", 409, "Rematch started", "The rematch has started; `detail` names its game."),
+    ProblemType("not_taken_over", 409, "Seat not taken over",
+                "No stand-in plays your seat: it is yours already (a reclaim is for a seat you left)."),
     ProblemType("already_invited", 409, "Already invited", "That player already has a pending invitation to "
                 "this table."),
     ProblemType("invitation_closed", 409, "Invitation closed",

@@ -4,6 +4,7 @@ reclaim, and the checks of the stand-in chosen at creation and in an imported lo
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 
@@ -137,3 +138,37 @@ def test_a_finished_game_is_not_reclaimed_and_an_imported_log_names_a_stand_in_t
     tampered = ann_http.post(f"{site.url}/games/import", data="\n".join(lines).encode(),
                              headers={"Content-Type": "application/x-ndjson"})
     assert tampered.status_code == 422 and "data.stand_in.bot" in tampered.json()["detail"], tampered.text
+
+
+def _seal(site, game_id, http, salt):
+    hand = http.get(f"{site.url}/games/{game_id}/state").json()["view"]["hand"]
+    digest = hashlib.sha256(bytes.fromhex(salt) + hand[0].encode()).hexdigest()
+    posted = http.post(f"{site.url}/games/{game_id}/commands", json={"type": "CommitTribute", "args": {"hash": digest}})
+    assert posted.status_code == 201, posted.text
+
+
+def test_r17a_a_sealed_tribute_stays_with_who_sealed_it(site):
+    """Commit-reveal Tributes: only who sealed a Tribute knows the salt that opens it. A person who
+    resigns with a seal unrevealed ends the game (no stand-in could reveal it); a stand-in's seal
+    keeps the seat from its person until the stand-in has revealed it."""
+    options = {"starting_gold": 20, "commit_reveal_tributes": True}
+    game_id, players = _table(site, 3, options=options)
+    _seal(site, game_id, players[0][1], "11" * 16)
+    ended = players[0][1].post(f"{site.url}/games/{game_id}/resign").json()
+    assert ended["status"] == "finished" and ended["outcome"]["details"]["reason"] == "resigned"
+
+    game_id, players = _table(site, 3, options=options)
+    (ann, ann_http), (bob, bob_http), (cleo, cleo_http) = players
+    taken = ann_http.post(f"{site.url}/games/{game_id}/resign").json()
+    ann_seat = next(s["seat"] for s in taken["seats"] if s.get("stand_in_for") == ann["id"])
+    sealed = lambda: any(e["type"] == "TributeSealed" and e["actor"] == ann_seat  # noqa: E731
+                         for e in ann_http.get(f"{site.url}/games/{game_id}/events").json()["events"])
+    _wait(sealed, what="the stand-in's seal")
+    refused = ann_http.post(f"{site.url}/games/{game_id}/reclaim")
+    assert refused.status_code == 409 and "reveal" in refused.json()["detail"], refused.text
+    _seal(site, game_id, bob_http, "22" * 16)
+    _seal(site, game_id, cleo_http, "33" * 16)  # every seat sealed: the stand-in reveals its own
+    revealed = lambda: any(e["type"] == "TributeCommitted" and e["actor"] == ann_seat  # noqa: E731
+                           for e in ann_http.get(f"{site.url}/games/{game_id}/events").json()["events"])
+    _wait(revealed, what="the stand-in's reveal")
+    assert ann_http.post(f"{site.url}/games/{game_id}/reclaim").status_code == 200

@@ -108,6 +108,12 @@ class DynastiesRules(StepRules[DynastiesState]):
         the other seats, the richest treasury wins (ties share the win), as at a Conclusion."""
         return best_of_the_others(state.seats, seat, lambda s: state.treasury[s], dict(enumerate(state.treasury)))
 
+    def sealed_to_its_player(self, state: DynastiesState, seat: int) -> bool:
+        """R17a: has ``seat`` sealed a Tribute it has not revealed yet? Only who sealed it knows the
+        salt that opens it, so neither a stand-in nor a person taking the seat back could reveal it
+        (docs/rules/dynasties.md, "Seat takeover")."""
+        return _rules.must_give_tribute(state, seat) and state.tribute_hash[seat] is not None
+
     def copy(self, state: DynastiesState) -> DynastiesState:
         return copy_state(state)
 
