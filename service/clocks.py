@@ -6,7 +6,8 @@ increment, within the cap) and starts those of seats newly asked, each with its 
 A started clock is named by the version of its ``ClockStarted`` event.
 
 A timeout is work scheduled for that deadline and carries the game, the seat and that
-version (``GameService.time_out``). It acts only if that very clock still runs: a seat
+version (``GameService.time_out``); the reminder at 80% of the run is scheduled beside it
+the same way (``GameService.warn_clock``, a key that starts with ``WARN``). It acts only if that very clock still runs: a seat
 that moved in time stopped it, and a second run of the same timeout (a worker killed and
 restarted, two runners) finds it stopped by the first, whose append won the version.
 On the embedded store a timer thread runs them (in the background process ``serve``
@@ -26,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from domain.kernel import Command
-from domain.kernel.clocks import CLOCK_TIMED_OUT, clock_started, clock_stopped, seconds_between
+from domain.kernel.clocks import CLOCK_TIMED_OUT, clock_started, clock_stopped, seconds_between, warn_at
 from service.envelopes import GAME_SOURCE, NewEvent, game_of
 from service.game import Game
 from service.timers import TimerThread
@@ -101,7 +102,8 @@ class Timeouts:
     def __init__(self, service: Any, later: Callable[[float, Hashable], None]):
         self.service = service
         self.later = later
-        self._scheduled: set[tuple[str, int, int]] = set()
+        #: the keys scheduled by this process: timeouts and reminders (``_parts``)
+        self._scheduled: set[tuple[Any, ...]] = set()
 
     def __call__(self, stream: str) -> None:  # the service's after_append
         if not stream.startswith("game-"):
@@ -121,11 +123,16 @@ class Timeouts:
             return
         store.set_add(RUNNING, game.id)
         now = self.service.appender.clock.now()
+        bots = game.table.bot_seats()
         for seat, run in running.items():
-            key = (game.id, seat, run.started_version)
+            key: tuple[Any, ...] = (game.id, seat, run.started_version)
             if key not in self._scheduled:
                 self._scheduled.add(key)
                 self.later(max(0.0, deadline_in(run.deadline, now)), key)
+            key = (WARN, game.id, seat, run.started_version)  # the reminder at 80% (none for a bot)
+            if not run.warned and seat not in bots and key not in self._scheduled:
+                self._scheduled.add(key)
+                self.later(max(0.0, deadline_in(warn_at(run.since, run.deadline), now)), key)
 
     def sweep(self) -> int:
         """Schedule every running clock again (a runner's start: deadlines outlive processes)."""
@@ -139,16 +146,25 @@ class Timeouts:
         return len(games)
 
     def run(self, key: Hashable) -> float | None:
-        game_id, seat, version = _parts(key)
-        again: float | None = self.service.time_out(game_id, seat, version)
+        """The timeout, or the reminder, of ``key``: the seconds until it is due again, or None."""
+        warn, (game_id, seat, version) = _parts(key)
+        act = self.service.warn_clock if warn else self.service.time_out
+        again: float | None = act(game_id, seat, version)
         if again is None:
-            self._scheduled.discard((game_id, seat, version))
+            self._scheduled.discard(key)
         return again
 
 
-def _parts(key: Any) -> tuple[str, int, int]:
-    """A timeout's key: (game id, seat, version of its ClockStarted)."""
-    return str(key[0]), int(key[1]), int(key[2])
+#: the first part of a reminder's key (a timeout's has none)
+WARN = "warn"
+
+
+def _parts(key: Any) -> tuple[bool, tuple[str, int, int]]:
+    """A timeout's key: (game id, seat, version of its ClockStarted); a reminder's: (WARN, the same).
+    Whether it is a reminder, and those three."""
+    warn = key[0] == WARN
+    game_id, seat, version = key[1:] if warn else key
+    return warn, (str(game_id), int(seat), int(version))
 
 
 class InProcessTimeouts(Timeouts):
@@ -180,19 +196,21 @@ class RqTimeouts(Timeouts):
 
         from service.rq_projections import job_safe
 
-        game_id, seat, version = _parts(key)
+        warn, (game_id, seat, version) = _parts(key)
+        kind = "warn" if warn else "timeout"
         # retried: a job cut off in its worker's hands by a failover of the queue's master is failed
         # by RQ's cleanup of its intermediate queue (after a minute), and then run again
-        job = {"job_timeout": 60, "result_ttl": 60, "description": f"clock of seat {seat} in {game_id}",
+        job = {"job_timeout": 60, "result_ttl": 60, "description": f"clock {kind} of seat {seat} in {game_id}",
                "retry": Retry(max=3, interval=[1, 5, 30]),
-               "job_id": job_safe(f"{self.prefix}-timeout-{game_id}-{seat}-{version}-"
+               "job_id": job_safe(f"{self.prefix}-{kind}-{game_id}-{seat}-{version}-"
                                  f"{math.ceil(time.time() + max(0.0, delay))}")}
+        function = f"service.lane_jobs.{kind}_job"
         try:
             if delay <= 0:  # due already (a worker's start): straight to the queue, no scheduler needed
-                self.queue.enqueue("service.lane_jobs.timeout_job", game_id, seat, version, **job)
+                self.queue.enqueue(function, game_id, seat, version, **job)
             else:
-                self.queue.enqueue_in(timedelta(seconds=delay), "service.lane_jobs.timeout_job", game_id, seat,
-                                      version, **job)
+                self.queue.enqueue_in(timedelta(seconds=delay), function, game_id, seat, version, **job)
         except redis.RedisError:
-            self._scheduled.discard((game_id, seat, version))
-            log.exception("could not schedule the timeout of seat %s in game %s; the clocks' sweep will", seat, game_id)
+            self._scheduled.discard(key)
+            log.exception("could not schedule the clock %s of seat %s in game %s; the clocks' sweep will", kind,
+                          seat, game_id)

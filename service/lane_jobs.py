@@ -1,6 +1,7 @@
 """The jobs of the clocks' and bots' lanes, as an RQ worker runs them, on a game service of
 the worker's own (``the_service``: its appends enqueue the other lanes' jobs). A job carries
-ids and plain data only: a clock's game, seat and the version of its ``ClockStarted``; a
+ids and plain data only: a clock's game, seat and the version of its ``ClockStarted`` (its
+timeout, or its reminder at 80%); a
 bot's game and when it was prompted, or the decision it is to play (``Decision.to_job``)."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import Any
 
 from service import job_runtime
 from service.bot_seats import Decision, move, play, prompted_bots, sweep
+from service.clocks import WARN
 from service.config import Config
 from service.rq_bots import RqDriver
 
@@ -33,6 +35,16 @@ def timeout_job(game_id: str, seat: int, version: int) -> str:
     again = service.time_out(game_id, seat, version)
     if again is not None:  # not due yet (RQ's scheduler keeps whole seconds): come back then
         service.timeouts.later(again, (game_id, seat, version))
+        return "not yet"
+    return "done"
+
+
+def warn_job(game_id: str, seat: int, version: int) -> str:
+    """The reminder at 80% of a clock run (``GameService.warn_clock``)."""
+    service = the_service()
+    again = service.warn_clock(game_id, seat, version)
+    if again is not None:  # not due yet (RQ's scheduler keeps whole seconds): come back then
+        service.timeouts.later(again, (WARN, game_id, seat, version))
         return "not yet"
     return "done"
 

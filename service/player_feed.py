@@ -12,8 +12,9 @@ written once):
   seat, its own: nothing another seat may not see), ``game_over`` (with the outcome);
 * ``end_proposed``, ``rematch_offered``, ``rematch_started``;
 * ``seat_taken_over`` (to the person who left a seat a stand-in now plays: they may reclaim it);
-* ``chat_mention`` (``service.chat``), ``clock_warning`` (``warn_clock``, when a clock run
-  has used 80% of its time: the clocks' lane calls it).
+* ``chat_mention`` (``service.chat``);
+* ``clock_warning`` (``ClockWarned``: the seat's clock run has used 80% of its time; the
+  clocks' lane appends it, ``GameService.warn_clock``).
 
 ``GET /players/me/events`` pages through it and ``GET /players/me/stream`` follows it
 (Server-Sent Events, ``id:`` the notice's number): the store's log carries each append, so
@@ -29,16 +30,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator, Mapping
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from domain.kernel.clocks import seconds_between
+from domain.kernel.clocks import CLOCK_WARNED
 from domain.kernel.endings import END_PROPOSED, REMATCH_OFFERED, REMATCH_STARTED
 from domain.kernel.invitations import INVITATION_CANCELLED, INVITATION_DECLINED, INVITATION_SENT
 from domain.kernel.stand_ins import SEAT_TAKEN_OVER
 from domain.kernel.table import GAME_STARTED, PLATFORM, SEAT_TAKEN
-from service.adapters.store import DuplicateRequest, EventStore, Recorded, VersionConflict
-from service.appending import CONFLICT_RETRIES, Clock, iso
+from service.adapters.store import EventStore, Recorded, VersionConflict
+from service.appending import CONFLICT_RETRIES, Clock
 from service.game import Game
 from service.live_hub import next_wait
 
@@ -100,6 +100,9 @@ def notices(before: Game, after: Game, stored: list[Recorded]) -> dict[str, list
         elif kind in (END_PROPOSED, REMATCH_OFFERED):
             for player in others(data["seat"]):
                 tell(player, "end_proposed" if kind == END_PROPOSED else "rematch_offered", by_seat=data["seat"])
+        elif kind == CLOCK_WARNED:
+            tell(table.players.get(data["seat"]), "clock_warning", seat=data["seat"], deadline=data["deadline"],
+                 seconds_left=data["seconds_left"])
         elif kind == SEAT_TAKEN_OVER:  # told to who left: they may reclaim it
             tell(data["player_id"], "seat_taken_over", seat=data["seat"], reason=data["reason"],
                  stand_in=data["stand_in"]["bot"])
@@ -141,11 +144,9 @@ class PlayerFeed:
         except Exception:
             log.exception("the player feed could not record game %s at version %s", after.id, after.version)
 
-    def post(self, player_id: str, items: list[dict[str, Any]], key: str, once: bool = False) -> None:
+    def post(self, player_id: str, items: list[dict[str, Any]], key: str) -> None:
         """Append ``items`` to the player's feed (``key`` names them in the log if it fails).
-        Each game append is told once (``Appender.on_stored``), so nothing is written twice;
-        ``once``: the caller may be run more than once for the same ``key`` (a timer that two
-        processes fire), and the store keeps the key to write the items once only.
+        Each game append is told once (``Appender.on_stored``), so nothing is written twice.
         The append goes at the version this process last saw (no read first); the store
         refuses a stale guess, and the next try is at the version it holds."""
         stream = feed_stream(player_id)
@@ -156,9 +157,7 @@ class PlayerFeed:
             if version is None:
                 version = self.store.version(stream)
             try:
-                self.store.append(stream, version, bodies, (key, {"first": version + 1}) if once else None)
-            except DuplicateRequest:
-                return
+                self.store.append(stream, version, bodies)
             except VersionConflict:
                 version = None
                 continue
@@ -167,24 +166,6 @@ class PlayerFeed:
             self._versions[stream] = version + len(bodies)
             return
         log.error("the feed of %s stayed too busy to record %s", player_id, key)
-
-    # -- reminders (issue 37 item 6; the clocks' lane calls these: see ``warn_at``) ---------------
-    def warn_clock(self, game: Game, seat: int, started_version: int) -> bool:
-        """Tell ``seat``'s player that its clock (the run started at ``started_version``) has
-        used ``WARN_SHARE`` of its time: a ``clock_warning`` notice, written once per run
-        however often this is called. False (nothing written) if that run no longer goes on
-        (the seat moved, the game ended, the clocks are paused) or the seat is a bot's."""
-        clocks = game.table.clocks
-        run = clocks.running.get(seat)
-        player = game.table.players.get(seat)
-        if game.over or clocks.paused or run is None or run.started_version != started_version \
-                or player is None or player in game.table.bots:
-            return False
-        left = max(0.0, seconds_between(self.clock.iso(), run.deadline))
-        self.post(player, [{"type": "clock_warning", "data": {
-            "game_id": game.id, "seat": seat, "deadline": run.deadline, "seconds_left": round(left, 1)}}],
-            f"clock:{game.id}:{seat}:{started_version}", once=True)
-        return True
 
     def page(self, player_id: str, after: int, limit: int) -> dict[str, Any]:
         stream = feed_stream(player_id)
@@ -226,17 +207,6 @@ class PlayerFeed:
                         last_sent = time.monotonic()
         finally:
             subscriber.close()
-
-
-#: the share of a clock run's time after which its seat is reminded (the chess server's 80%)
-WARN_SHARE = 0.8
-
-
-def warn_at(since: str, deadline: str) -> str:
-    """When a clock run from ``since`` to ``deadline`` (ISO times) has used ``WARN_SHARE``."""
-    start = datetime.fromisoformat(since.replace("Z", "+00:00"))
-    end = datetime.fromisoformat(deadline.replace("Z", "+00:00"))
-    return iso(start + (end - start) * WARN_SHARE)
 
 
 def shown(record: Recorded) -> dict[str, Any]:

@@ -29,7 +29,15 @@ from typing import Any
 
 from domain.kernel import Command, DomainError, GameRules, RuleViolation
 from domain.kernel.bots import bot_kinds
-from domain.kernel.clocks import clock_timed_out, clocks_paused, clocks_resumed, pause_voted, seat_forfeited
+from domain.kernel.clocks import (
+    clock_timed_out,
+    clock_warned,
+    clocks_paused,
+    clocks_resumed,
+    pause_voted,
+    seat_forfeited,
+    warn_at,
+)
 from domain.kernel.events import EVERYONE
 from domain.kernel.fairness import SECRET_BITS
 from domain.kernel.stand_ins import DEFAULT_KIND, SEAT_TAKEN_OVER, TIMED_OUT, seat_taken_over
@@ -387,11 +395,29 @@ class GameService:
         robot = made[seat]
         return NewEvent(seat_taken_over(seat, game.table.players[seat], reason, robot["id"], robot["name"], bot), seat)
 
-    def warn_clock(self, game_id: str, seat: int, started_version: int) -> bool:
-        """Remind ``seat`` that its clock run (started at ``started_version``) used 80% of its
-        time, in its player's feed, once (``PlayerFeed.warn_clock``; the clocks' lane calls it
-        at ``player_feed.warn_at(run.since, run.deadline)``)."""
-        return self.feed.warn_clock(self.load(game_id), seat, started_version)
+    def warn_clock(self, game_id: str, seat: int, started_version: int) -> float | None:
+        """Remind ``seat`` that its clock run (started at ``started_version``) has used
+        ``WARN_SHARE`` of its time: a ``ClockWarned`` event in the game's stream, from which the
+        seat's player's feed (``clock_warning``) and webhooks tell it. Once per run: nothing if
+        the run was reminded already, no longer goes on (the seat moved, the game ended, the
+        clocks were paused) or is a bot's; the seconds until it is due if it is not yet. The
+        clocks' lane calls it (``Timeouts``)."""
+        def attempt() -> float | None:
+            game = self.load(game_id)
+            table = game.table
+            run = table.clocks.running.get(seat)
+            if game.over or run is None or run.started_version != started_version or run.warned \
+                    or table.players.get(seat) in table.bots:
+                return None
+            now = self.appender.clock.now()
+            due = deadline_in(warn_at(run.since, run.deadline), now)
+            if due > 0:
+                return due
+            left = round(max(0.0, deadline_in(run.deadline, now)), 1)
+            self.appender.append(game, [NewEvent(clock_warned(seat, started_version, run.deadline, left))])
+            return None
+
+        return retry_on_conflict(attempt)
 
     def vote_pause(self, game_id: str, player: Mapping[str, Any]) -> dict[str, Any]:
         """The caller's seat votes to pause the clocks; they stop once every seat played by

@@ -10,6 +10,7 @@ are skipped by every fold.
 from __future__ import annotations
 
 from domain.kernel import RuleViolation
+from domain.kernel.clocks import CLOCK_WARNED
 from domain.kernel.table import undone_versions
 from service.adapters.store import Recorded
 from service.envelopes import is_undo
@@ -19,7 +20,9 @@ def undoable_move(records: list[Recorded], seat: int) -> tuple[int, int]:
     """The first and last versions of ``seat``'s latest standing move, or ``RuleViolation``
     saying why it cannot be undone."""
     undone = undone_versions((r.version, r.event) for r in records)
-    standing = [r for r in records if r.version not in undone and not is_undo(r.event)]
+    # a clock's reminder (``ClockWarned``) is the server's note, nobody's act: it stops no undo
+    standing = [r for r in records if r.version not in undone and not is_undo(r.event)
+                and r.event["type"] != CLOCK_WARNED]
     if not standing or standing[-1].event.get("actor") is None:
         raise RuleViolation("you have no move to undo")
     batch = standing[-1].event["batch"]

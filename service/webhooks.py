@@ -17,7 +17,8 @@ address inside, which is where a packet to it ends up.
 (``audience``: a player's own seat, a spectator for an operator or a player without a
 seat), one event per request, in order per game; or, with the ``chat`` preset, a chat
 room message (``{"text", "content"}``: Slack and Discord read one each) when it becomes
-the player's turn. Every request carries ``webhook-id`` (the same for every retry of one
+the player's turn, and the reminder when the player's clock has used 80% of its time
+(``ClockWarned``). Every request carries ``webhook-id`` (the same for every retry of one
 delivery, so a receiver drops repeats), ``webhook-timestamp`` and ``webhook-signature``
 (``v1,`` HMAC-SHA256 by the ``standardwebhooks`` library; a receiver checks it with
 ``standardwebhooks.Webhook(secret).verify(body, headers)``).
@@ -58,6 +59,7 @@ import requests
 from standardwebhooks import Webhook
 
 from domain.kernel import Event
+from domain.kernel.clocks import CLOCK_WARNED
 from service.adapters.codec import dumps
 from service.adapters.store import EventStore, Recorded, VersionConflict
 from service.config import Config
@@ -560,8 +562,14 @@ class Webhooks:
 
     def _body(self, sub: Subscription, game: Game, record: Recorded, viewer: Any) -> str | None:
         if sub.preset == CHAT:
-            after = record.event.get("after")
             seat = game.table.seat_of(sub.owner)
+            if record.event["type"] == CLOCK_WARNED:  # the reminder at 80% of the seat's time
+                if seat is None or record.event["data"]["seat"] != seat:
+                    return None
+                text = (f"Your clock in game {game.id} ({game.rules.title}) runs out in "
+                        f"{_duration(record.event['data']['seconds_left'])}, at {record.event['data']['deadline']}.")
+                return dumps({"text": text, "content": text, "game_id": game.id, "version": record.version}).decode()
+            after = record.event.get("after")
             if not after or seat is None or seat not in after.get("to_move", ()) or record.event.get("actor") == seat:
                 return None
             text = f"Your turn in game {game.id} ({game.rules.title}), at version {record.version}."
@@ -631,6 +639,15 @@ class Webhooks:
             return False, None, type(exc).__name__
         ok = 200 <= answer.status_code < 300
         return ok, answer.status_code, None if ok else f"HTTP {answer.status_code}"
+
+
+def _duration(seconds: float) -> str:
+    """``seconds`` as a person reads a time left: "3 days 4 hours", "5 minutes", "12 seconds"."""
+    whole = max(0, round(seconds))
+    parts = [(whole // 86_400, "day"), (whole % 86_400 // 3600, "hour"), (whole % 3600 // 60, "minute"),
+             (whole % 60, "second")]
+    shown = [f"{n} {unit}{'s' if n != 1 else ''}" for n, unit in parts if n][:2]
+    return " ".join(shown) or "0 seconds"
 
 
 def _new_secret() -> str:

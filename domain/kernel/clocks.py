@@ -9,6 +9,10 @@ deadline is the sooner of the bank's end and the move limit. Every seat played b
 voting for it pauses the clocks (``ClocksPaused``: bots do not vote); any seat resumes them
 (``ClocksResumed``).
 
+When a run has used ``WARN_SHARE`` (80%) of its time, the seat's player is reminded once
+(``ClockWarned``: the run, its deadline and the seconds left; the chess server's
+correspondence reminder): the player's feed and webhooks carry it from the game's stream.
+
 When a deadline passes, the server acts for the seat (``ClockTimedOut``): the game's
 designated default on a timeout (a pass where the rules have one: ``timeout_defaults``),
 else, in a game of three or more seats that goes on, a computer opponent takes the seat
@@ -22,8 +26,8 @@ These events carry times chosen by the service (ISO 8601, UTC); this module only
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from domain.kernel.events import Event
@@ -53,8 +57,12 @@ SEAT_FORFEITED = "SeatForfeited"
 PAUSE_VOTED = "ClockPauseVoted"
 CLOCKS_PAUSED = "ClocksPaused"
 CLOCKS_RESUMED = "ClocksResumed"
+CLOCK_WARNED = "ClockWarned"
 CLOCK_EVENTS = frozenset({CLOCK_STARTED, CLOCK_STOPPED, CLOCK_TIMED_OUT, SEAT_FORFEITED, PAUSE_VOTED,
-                          CLOCKS_PAUSED, CLOCKS_RESUMED})
+                          CLOCKS_PAUSED, CLOCKS_RESUMED, CLOCK_WARNED})
+
+#: the share of a clock run's time after which its seat is reminded (the chess server's 80%)
+WARN_SHARE = 0.8
 
 
 def clock_started(seat: int, bank: float, at: str, deadline: str, version: int) -> Event:
@@ -73,6 +81,12 @@ def clock_timed_out(seat: int, started_version: int, action: str) -> Event:
 
 def seat_forfeited(seat: int) -> Event:
     return Event(SEAT_FORFEITED, {"seat": seat, "reason": "timeout"}, barrier=True)
+
+
+def clock_warned(seat: int, started_version: int, deadline: str, seconds_left: float) -> Event:
+    """The reminder of the run started at ``started_version``: ``WARN_SHARE`` of its time is used."""
+    return Event(CLOCK_WARNED, {"seat": seat, "started_version": started_version, "deadline": deadline,
+                                "seconds_left": seconds_left})
 
 
 def pause_voted(seat: int) -> Event:
@@ -95,11 +109,20 @@ def _parse(iso: str) -> datetime:
     return datetime.fromisoformat(iso.replace("Z", "+00:00"))
 
 
-@dataclass
+def warn_at(since: str, deadline: str) -> str:
+    """When a clock run from ``since`` to ``deadline`` (ISO times, UTC) has used ``WARN_SHARE``."""
+    start, end = _parse(since), _parse(deadline)
+    moment = (start + (end - start) * WARN_SHARE).astimezone(UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
 class RunningClock:
     started_version: int
     since: str
     deadline: str
+    #: has its seat been reminded (``ClockWarned``)?
+    warned: bool = False
 
 
 @dataclass
@@ -120,6 +143,10 @@ class Clocks:
         elif event.type == CLOCK_STOPPED:
             self.banks[data["seat"]] = data["bank"]
             self.running.pop(data["seat"], None)
+        elif event.type == CLOCK_WARNED:
+            run = self.running.get(data["seat"])
+            if run is not None and run.started_version == data["started_version"]:
+                self.running[data["seat"]] = replace(run, warned=True)
         elif event.type == PAUSE_VOTED:
             self.pause_votes.add(data["seat"])
         elif event.type == CLOCKS_PAUSED:

@@ -224,7 +224,10 @@ class Table:
 
     def seat_left_by(self, player_id: str | None) -> int | None:
         """The seat a stand-in plays for ``player_id``, who may reclaim it (None: none)."""
-        return next((seat for seat, pid in self.left.items() if pid == player_id), None)
+        for seat, pid in self.left.items():
+            if pid == player_id:
+                return seat
+        return None
 
     def open_seats(self) -> list[int]:
         return [s for s in range(self.seats) if s not in self.players]

@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import hashlib
 import random
+import threading
 import time
+
+from werkzeug.serving import make_server as serve_receiver
 
 from domain.games import default_registry
 from service.envelopes import stream_of
 from service.fairness import verify_fairness
 from tests.helpers.play import play_randomly
+from tests.reliability.test_webhooks import Receiver
 
 CLOCK = {"clock_bank_seconds": 2, "clock_increment_seconds": 1, "clock_cap_seconds": 3}
 
@@ -194,3 +198,49 @@ def test_in_a_game_with_bots_the_people_alone_decide_a_pause(make_server):
     assert paused.json()["paused"] is True and paused.json()["pause_votes"] == []
     for client, game in ((ann, game_id), (bob, game_id)):  # no clock keeps running after the test
         client.post(f"{server.url}/games/{game}/clock/pause")
+
+
+def test_a_seat_is_reminded_at_80_percent_of_its_time_in_its_feed_and_by_webhooks(make_server):
+    """The clocks' lane (threads here, as the embedded store runs it) schedules the reminder with
+    the timeout: a ClockWarned event in the game's stream once 80% of the run is used, then the
+    feed's ``clock_warning`` and the webhooks (the event, and the chat preset's text)."""
+    hooks = Receiver(flaky=False)
+    receiver = serve_receiver("127.0.0.1", 0, hooks, threaded=True)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    try:
+        server = make_server(webhook_allow=("127.0.0.1/32",))
+        players = [server.new_player(f"p{i}")[0] for i in range(2)]
+        for player, preset in zip(players, ("events", "chat"), strict=True):
+            made = server.client(player["token"]).post(f"{server.url}/webhooks", json={
+                "url": f"http://127.0.0.1:{receiver.server_port}/{player['id']}", "scope": "my_games",
+                "preset": preset})
+            assert made.status_code == 201, made.text
+            hooks.secrets[player["id"]] = made.json()["secret"]
+        service = server.games
+        game = service.create_game(players[0], "dynasties", {"starting_gold": 20, "clock_bank_seconds": 4}, 2)
+        for player in players:
+            service.join_game(game.id, player)
+        started = time.monotonic()
+        _wait(lambda: len(_events(server, game.id, "ClockWarned")) == 2, timeout=3.9)  # both owe a Tribute
+        assert time.monotonic() - started >= 3.0  # not before 80% of 4 s (less the time the joins took)
+        warned = _events(server, game.id, "ClockWarned")
+        assert sorted(w["data"]["seat"] for w in warned) == [0, 1]
+        assert all(0 < w["data"]["seconds_left"] <= 0.9 for w in warned), warned
+        seat_of = {p["id"]: service.load(game.id).table.seat_of(p["id"]) for p in players}
+        for player in players:
+            notices = server.client(player["token"]).get(f"{server.url}/players/me/events").json()["events"]
+            assert [n["data"]["seat"] for n in notices if n["type"] == "clock_warning"] == [seat_of[player["id"]]]
+        def reminded_by_chat():
+            return [p["text"] for p in hooks.effective.get(players[1]["id"], {}).values() if "runs out" in p["text"]]
+
+        _wait(lambda: reminded_by_chat() and sum(p["data"]["event"]["type"] == "ClockWarned"
+                                                 for p in hooks.effective.get(players[0]["id"], {}).values()) == 2,
+              timeout=10)
+        [text] = reminded_by_chat()  # the chat preset: the reminder of its own seat only
+        assert text.startswith(f"Your clock in game {game.id} (Dynasties) runs out in "), text
+        events = [p["data"]["event"] for p in hooks.effective[players[0]["id"]].values()]
+        assert sorted(e["data"]["seat"] for e in events if e["type"] == "ClockWarned") == [0, 1]
+        _wait(lambda: service.load(game.id).over)  # nobody moved: the timeout comes after the reminder
+        assert len(_events(server, game.id, "ClockWarned")) == 2  # once per run
+    finally:
+        receiver.shutdown()
