@@ -400,7 +400,8 @@ class GameService:
         ``WARN_SHARE`` of its time: a ``ClockWarned`` event in the game's stream, from which the
         seat's player's feed (``clock_warning``) and webhooks tell it. Once per run: nothing if
         the run was reminded already, no longer goes on (the seat moved, the game ended, the
-        clocks were paused) or is a bot's; the seconds until it is due if it is not yet. The
+        clocks were paused), is a bot's, or is past its deadline (a lane that was down: the
+        timeout acts instead); the seconds until it is due if it is not yet. The
         clocks' lane calls it (``Timeouts``)."""
         def attempt() -> float | None:
             game = self.load(game_id)
@@ -413,7 +414,9 @@ class GameService:
             due = deadline_in(warn_at(run.since, run.deadline), now)
             if due > 0:
                 return due
-            left = round(max(0.0, deadline_in(run.deadline, now)), 1)
+            left = round(deadline_in(run.deadline, now), 1)
+            if left <= 0:  # too late to remind (a lane that was down): the timeout acts instead
+                return None
             self.appender.append(game, [NewEvent(clock_warned(seat, started_version, run.deadline, left))])
             return None
 

@@ -8,15 +8,18 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 import redis
+from werkzeug.serving import make_server as serve_receiver
 
 from service.bootstrap import build_service
 from service.config import Config
 from service.envelopes import stream_of
+from tests.reliability.test_webhooks import Receiver
 
 pytestmark = pytest.mark.integration
 
@@ -26,12 +29,13 @@ ROOT = Path(__file__).resolve().parents[2]
 class Workers:
     """``python -m service worker`` processes on one Redis namespace, and a service beside them."""
 
-    def __init__(self, redis_url, tmp_path):
+    def __init__(self, redis_url, tmp_path, **settings):
         self.url, namespace = redis_url
         self.config = Config(store_url=self.url, projections="rq", redis_prefix=namespace,
-                             queue_name=f"{namespace}-q")
+                             queue_name=f"{namespace}-q", **settings)
         self.service = build_service(self.config)
-        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_REDIS_PREFIX": namespace}
+        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_REDIS_PREFIX": namespace,
+                    **({"GAMES_WEBHOOK_ALLOW": ",".join(settings["webhook_allow"])} if "webhook_allow" in settings else {})}
         self.tmp_path = tmp_path
         self.processes: list[subprocess.Popen] = []
 
@@ -127,3 +131,45 @@ def test_a_timeout_scheduled_after_a_worker_was_killed_runs_near_its_deadline(wo
     assert 8 <= waited < 40  # the dead lock alone would have held it for a minute
     assert queue_redis.get(lock) not in (None, held_by)  # the live worker's scheduler holds it now
     assert _timeouts(service, game) == [(1, "forfeit")]
+
+
+def test_a_worker_reminds_a_seat_at_80_percent_of_its_time_in_its_feed_and_by_webhook(redis_url, tmp_path):
+    """The clocks' lane of a real worker schedules the reminder with the timeout (RQ's
+    scheduler, ``warn_job``); its ClockWarned reaches the feed, and the webhooks' lane delivers it."""
+    hooks = Receiver(flaky=False)
+    receiver = serve_receiver("127.0.0.1", 0, hooks, threaded=True)
+    threading.Thread(target=receiver.serve_forever, daemon=True).start()
+    workers = Workers(redis_url, tmp_path, webhook_allow=("127.0.0.1/32",))
+    try:
+        service = workers.service
+        ann, bob = service.players.create("ann"), service.players.create("bob")
+        hook = service.webhooks.subscribe(bob["id"], f"http://127.0.0.1:{receiver.server_port}/bob", "my_games")
+        hooks.secrets["bob"] = hook["secret"]
+        workers.start()
+        game = service.create_game(ann, "dynasties", {"starting_gold": 20, "clock_bank_seconds": 6}, 2)
+        service.join_game(game.id, ann)
+        service.join_game(game.id, bob)
+        table = service.load(game.id).table
+        seated = [ann if table.players[s] == ann["id"] else bob for s in range(2)]
+        loaded = service.load(game.id)
+        service.submit_command(game.id, seated[0], loaded.rules.legal_commands(loaded.state, 0)[0])
+        run = service.load(game.id).table.clocks.running[1]  # seat 1's 6 s: reminded 4.8 s in
+        deadline = time.monotonic() + 30
+        while not [r for r in service.store.read(stream_of(game.id)) if r.event["type"] == "ClockWarned"]:
+            assert time.monotonic() < deadline, workers.log(0).read_text()[-3000:]
+            time.sleep(0.1)
+        warned = [r.event for r in service.store.read(stream_of(game.id)) if r.event["type"] == "ClockWarned"]
+        assert [(w["data"]["seat"], w["data"]["started_version"]) for w in warned] == [(1, run.started_version)]
+        assert 0 < warned[0]["data"]["seconds_left"] <= 1.2  # 80% of 6 s, to RQ's whole seconds
+        notices = service.feed.page(seated[1]["id"], 0, 100)["events"]
+        assert [n["data"]["seat"] for n in notices if n["type"] == "clock_warning"] == [1]
+        while not any(p["data"]["event"]["type"] == "ClockWarned" for p in hooks.effective.get("bob", {}).values()):
+            assert time.monotonic() < deadline + 30, workers.log(0).read_text()[-3000:]
+            time.sleep(0.1)
+        while not service.load(game.id).over:  # then the timeout, and no second reminder
+            assert time.monotonic() < deadline + 60, workers.log(0).read_text()[-3000:]
+            time.sleep(0.2)
+        assert len([r for r in service.store.read(stream_of(game.id)) if r.event["type"] == "ClockWarned"]) == 1
+    finally:
+        workers.stop()
+        receiver.shutdown()
