@@ -37,11 +37,20 @@ def test_invite_by_link_play_to_the_end_chat_rematch_and_resign_in_the_browser(w
     ann = Seat(browser, web_server, "Ann")
     bob = Seat(browser, web_server, "Bob")
     try:
-        # Ann's private table (the create form is the lobby's; the API makes a private one)
-        game_id = ann.http.post(f"{web_server}/games", json={"type": "dynasties", "seats": 2, "private": True,
-                                                             "options": {"starting_gold": 8}}).json()["id"]
-        assert ann.http.post(f"{web_server}/games/{game_id}/join", json={}).status_code == 200
-        ann.page.goto(f"{web_server}/#/game/{game_id}")
+        # Ann's private table, made with the lobby's create form
+        page = ann.page
+        page.select_option("#new-type", "dynasties")
+        page.fill("#new-seats", "2")
+        page.check("#new-private")
+        page.click("details summary")
+        page.fill("#option-starting_gold", "8")
+        page.click("text=Create and take a seat")
+        page.wait_for_url(re.compile(r"#/game/[0-9a-f]{16}$"))
+        game_id = page.url.rsplit("/", 1)[1]
+        made = _game(web_server, game_id)
+        assert made["private"] is True and made["options"]["starting_gold"] == 8
+        assert [s["player_id"] for s in made["seats"]] == [ann.player["id"], None]
+        assert game_id not in [g["id"] for g in requests.get(f"{web_server}/games", timeout=10).json()["games"]]
         ann.page.click("#invite-link")
         link = ann.page.input_value("#invite-url")
         assert f"/#/invitation/{game_id}/" in link and "?" not in link  # the code stays after the #
@@ -106,3 +115,37 @@ def test_invite_by_link_play_to_the_end_chat_rematch_and_resign_in_the_browser(w
     finally:
         ann.close()
         bob.close()
+
+
+def test_a_player_who_resigned_takes_the_seat_back_from_its_stand_in_in_the_browser(web_server, browser, artifacts):
+    """A 3-seat table made in the browser with a random stand-in: Ann resigns from the page, a
+    computer opponent plays her seat while the others play on, and she takes it back by a click."""
+    ann = Seat(browser, web_server, "Ann")
+    try:
+        page = ann.page
+        page.select_option("#new-type", "dynasties")
+        page.fill("#new-seats", "3")
+        page.select_option("#new-stand-in", "random:default")
+        page.click("text=Create and take a seat")
+        page.wait_for_url(re.compile(r"#/game/[0-9a-f]{16}$"))
+        game_id = page.url.rsplit("/", 1)[1]
+        assert _game(web_server, game_id)["stand_in"] == {"kind": "random", "level": "default"}
+        for name in ("Bob", "Cleo"):
+            token = requests.post(f"{web_server}/players", json={"name": name}, timeout=10).json()["token"]
+            assert requests.post(f"{web_server}/games/{game_id}/join", json={}, timeout=10,
+                                 headers={"Authorization": f"Bearer {token}"}).status_code == 200
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.wait_for_selector("#resign", timeout=10000)
+        page.click("#resign")
+        page.wait_for_selector("#reclaim", timeout=10000)
+        seat = next(s for s in _game(web_server, game_id)["seats"] if s.get("stand_in_for") == ann.player["id"])
+        assert seat["bot"] == {"kind": "random", "level": "default"}
+        page.wait_for_selector("#notices li[data-type=seat_taken_over]", timeout=10000)
+        _shot(ann, artifacts, "table-life-stand-in")
+        page.click("#reclaim")
+        page.wait_for_selector("#resign", timeout=10000)  # seated again: she may resign (or play) once more
+        back = _game(web_server, game_id)
+        assert back["status"] == "active" and back["seats"][seat["seat"]]["player_id"] == ann.player["id"]
+        assert not ann.errors, ann.errors
+    finally:
+        ann.close()

@@ -144,8 +144,10 @@ export const api = {
   /** @param {string} playerId @returns {Promise<PlayerGames>} */
   playerGames: (playerId) => call("GET", `/players/${path(playerId)}/games`),
   /** @param {string} type @param {number} seats @param {Record<string, unknown>} options
-   *  @param {{kind: string, level?: string, seat?: number}[]} [bots] computer opponents' seats @returns {Promise<Game>} */
-  createGame: (type, seats, options, bots = []) => call("POST", "/games", { type, seats, options, bots }),
+   *  @param {{kind: string, level?: string, seat?: number}[]} [bots] computer opponents' seats
+   *  @param {{private?: boolean, stand_in?: {kind: string, level?: string} | null}} [table] a private
+   *  table; the stand-in for a player who leaves (null: none) @returns {Promise<Game>} */
+  createGame: (type, seats, options, bots = [], table = {}) => call("POST", "/games", { type, seats, options, bots, ...table }),
   /** @param {string} id @returns {Promise<Game>} */
   game: (id) => call("GET", `/games/${path(id)}`),
   /** @param {string} id @returns {Promise<Joined>} */

@@ -130,6 +130,11 @@ function createForm(types, ctx) {
   const opponents = h("div.opponents");
   const fields = h("div.options");
   const error = h("p.error", { role: "alert" });
+  const privately = /** @type {HTMLInputElement} */ (h("input", { id: "new-private", type: "checkbox",
+    "aria-describedby": "new-private-help" }));
+  const standIn = h("div.stand-in");
+  /** @type {HTMLSelectElement} */
+  let standInSelect = /** @type {HTMLSelectElement} */ (h("select"));
   /** @type {Record<string, () => unknown>} */
   let readers = {};
   let seats = /** @type {HTMLInputElement} */ (h("input"));
@@ -163,6 +168,15 @@ function createForm(types, ctx) {
       h("p", { id: "opponents-help" }, "You take the first seat. Leave the others open for people to join, or give them to computer opponents, who play at once."),
       opponents);
     drawOpponents(type);
+    // who plays a seat its player leaves (a resignation, a clock run out) at three seats or more
+    standInSelect = /** @type {HTMLSelectElement} */ (h("select", { id: "new-stand-in", "aria-describedby": "new-stand-in-help" },
+      ...(type.bots ?? []).flatMap((bot) => bot.levels.map((level) => h("option", {
+        value: `${bot.kind}:${level}`, selected: bot.kind === "greedy" && level === bot.default_level },
+        `${words(bot.kind)} bot${bot.levels.length > 1 ? ` (${level})` : ""}`))),
+      h("option", { value: "" }, "Nobody: the game ends")));
+    fill(standIn, h("label", { for: "new-stand-in" }, "If a player leaves"), standInSelect,
+      h("small", { id: "new-stand-in-help" }, "At three seats or more, a computer opponent takes the seat of a player "
+        + "who resigns or runs out of time, and the others play on; the player may take it back."));
     const controls = [];
     for (const option of type.options) {
       const id = `option-${option.name}`;
@@ -210,13 +224,18 @@ function createForm(types, ctx) {
       for (const [name, read] of Object.entries(readers)) options[name] = read();
       const bots = picks.map((pick, i) => ({ pick, seat: i + 1 })).filter(({ pick }) => pick !== "")
         .map(({ pick, seat }) => ({ kind: pick.split(":")[0] ?? "", level: pick.split(":")[1] ?? "", seat }));
-      const game = await api.createGame(/** @type {HTMLSelectElement} */ (typeSelect).value, Number(seats.value), options, bots);
+      const [kind, level] = standInSelect.value.split(":");
+      const game = await api.createGame(/** @type {HTMLSelectElement} */ (typeSelect).value, Number(seats.value), options, bots,
+        { private: privately.checked, stand_in: kind ? { kind, level } : null });
       await api.join(game.id);
       location.hash = `#/game/${game.id}`;
     } catch (failure) { error.textContent = ctx.reason(failure); }
   } },
     h("div.field", null, h("label", { for: "new-type" }, "Game"), typeSelect),
     h("fieldset", null, h("legend", null, "Seats"), seatFields),
+    h("div.field.check", null, privately, h("label", { for: "new-private" }, " Private table"),
+      h("small", { id: "new-private-help" }, "Left out of the lobby: friends take its seats by your invitation link.")),
+    h("div.field", null, standIn),
     h("details", null, h("summary", null, "Options"), fields),
     h("button", { type: "submit" }, "Create and take a seat"), error);
 }

@@ -58,8 +58,9 @@ export function tableLife(ctx, id) {
   /** @param {Game} game */
   function drawActions(game) {
     const mine = player ? game.seats.find((s) => s.player_id === player.id)?.seat ?? null : null;
+    const left = player ? game.seats.find((s) => s.stand_in_for === player.id)?.seat ?? null : null;
     const endings = game.endings ?? { end_votes: [], rematch_votes: [], rematch_declined: false, rematch: null };
-    const key = JSON.stringify([game.status, game.version, endings, mine]);
+    const key = JSON.stringify([game.status, game.version, endings, mine, left]);
     if (key === drawn) return;
     drawn = key;
     /** @type {(HTMLElement | string)[]} */
@@ -79,8 +80,16 @@ export function tableLife(ctx, id) {
     if (mine !== null && game.status !== "finished") {
       items.push(button("Abort (before the first move)", "abort", post("abort"), "Call the game off?"));
     }
+    if (left !== null && game.status === "active") {
+      items.push(`A computer opponent plays your seat ${left} since you left. `,
+        button("Take your seat back", "reclaim", post("reclaim")));
+    }
     if (mine !== null && game.status === "active") {
-      items.push(button("Resign", "resign", post("resign"), "Resign this game? It ends now for everyone."));
+      const others = game.seats.filter((s) => s.seat !== mine && !s.bot).length;
+      const goesOn = game.stand_in && game.seats.length >= 3 && others > 0;
+      items.push(button("Resign", "resign", post("resign"), goesOn
+        ? "Resign this game? A computer opponent takes your seat and the others play on; it counts as a loss."
+        : "Resign this game? It ends now for everyone."));
       if (endings.end_votes.includes(mine)) {
         items.push(`You proposed to end the game (agreed: seats ${endings.end_votes.join(", ")}). `,
           button("Withdraw", "decline-end", remove("end-proposal")));
@@ -223,6 +232,8 @@ function noticeText(notice) {
     case "rematch_offered": return "A rematch is offered";
     case "rematch_started": return "The rematch started";
     case "chat_mention": return `${data.by} mentioned you: ${data.text}`;
+    case "clock_warning": return `Your clock runs out at ${new Date(data.deadline).toLocaleString()}`;
+    case "seat_taken_over": return `A computer opponent took your seat ${data.seat}: take it back from the game`;
     default: return notice.type;
   }
 }
