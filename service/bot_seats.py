@@ -76,14 +76,7 @@ def check_bot_seats(rules: Any, seats: int, bots: Sequence[Mapping[str, Any]]) -
                             code="invalid_bots", option="bots")
     reserved: dict[int, dict[str, str]] = {}
     for index, bot in enumerate(bots):
-        kind = kinds.get(bot["kind"])
-        if kind is None:
-            raise Unprocessable(f"bots[{index}]: {rules.title} has no bot kind {short(bot['kind'])}; "
-                                f"it offers {', '.join(kinds)}", code="invalid_bots", option="bots")
-        level = bot.get("level") or kind.default_level
-        if level not in kind.levels:
-            raise Unprocessable(f"bots[{index}]: {kind.name} has no level {short(level)}; "
-                                f"its levels are {', '.join(kind.levels)}", code="invalid_bots", option="bots")
+        checked = _kind_and_level(rules, kinds, bot, f"bots[{index}]", "bots")
         seat = bot.get("seat")
         if seat is not None:
             if not 0 <= seat < seats:
@@ -92,7 +85,7 @@ def check_bot_seats(rules: Any, seats: int, bots: Sequence[Mapping[str, Any]]) -
             if seat in reserved:
                 raise Unprocessable(f"bots[{index}]: seat {seat} is already reserved for a bot",
                                     code="invalid_bots", option="bots")
-        reserved[seat if seat is not None else -1 - index] = {"kind": kind.name, "level": level}
+        reserved[seat if seat is not None else -1 - index] = checked
     free = [seat for seat in reversed(range(seats)) if seat not in reserved]
     return dict(sorted((seat if seat >= 0 else free.pop(0), bot) for seat, bot in reserved.items()))
 
@@ -101,19 +94,24 @@ def check_stand_in(rules: Any, wanted: Mapping[str, Any] | None, chosen: bool = 
     """The stand-in ``POST /games`` asks for (``domain.kernel.stand_ins``), checked: ``{kind, level}``,
     or None for none. ``chosen``: the creator named it (an unknown kind is refused); else it is the
     default, and a game without that kind has no stand-in."""
-    if wanted is None:
-        return None
     kinds = bot_kinds(rules)
+    if wanted is None or (not chosen and wanted["kind"] not in kinds):
+        return None
+    return _kind_and_level(rules, kinds, wanted, "stand_in", "stand_in")
+
+
+def _kind_and_level(rules: Any, kinds: Mapping[str, Any], wanted: Mapping[str, Any], where: str,
+                    option: str) -> dict[str, str]:
+    """``{kind, level}`` of a bot the request names at ``where`` (its level: the kind's default
+    when it names none), or ``Unprocessable`` saying which kind or level the game lacks."""
     kind = kinds.get(wanted["kind"])
     if kind is None:
-        if not chosen:
-            return None
-        raise Unprocessable(f"stand_in: {rules.title} has no bot kind {short(wanted['kind'])}; it offers "
-                            f"{', '.join(kinds)}", code="invalid_bots", option="stand_in")
+        raise Unprocessable(f"{where}: {rules.title} has no bot kind {short(wanted['kind'])}; "
+                            f"it offers {', '.join(kinds)}", code="invalid_bots", option=option)
     level = wanted.get("level") or kind.default_level
     if level not in kind.levels:
-        raise Unprocessable(f"stand_in: {kind.name} has no level {short(level)}; its levels are "
-                            f"{', '.join(kind.levels)}", code="invalid_bots", option="stand_in")
+        raise Unprocessable(f"{where}: {kind.name} has no level {short(level)}; "
+                            f"its levels are {', '.join(kind.levels)}", code="invalid_bots", option=option)
     return {"kind": kind.name, "level": level}
 
 

@@ -142,18 +142,12 @@ def test_a_worker_reminds_a_seat_at_80_percent_of_its_time_in_its_feed_and_by_we
     workers = Workers(redis_url, tmp_path, webhook_allow=("127.0.0.1/32",))
     try:
         service = workers.service
-        ann, bob = service.players.create("ann"), service.players.create("bob")
-        hook = service.webhooks.subscribe(bob["id"], f"http://127.0.0.1:{receiver.server_port}/bob", "my_games")
-        hooks.secrets["bob"] = hook["secret"]
         workers.start()
-        game = service.create_game(ann, "dynasties", {"starting_gold": 20, "clock_bank_seconds": 6}, 2)
-        service.join_game(game.id, ann)
-        service.join_game(game.id, bob)
-        table = service.load(game.id).table
-        seated = [ann if table.players[s] == ann["id"] else bob for s in range(2)]
-        loaded = service.load(game.id)
-        service.submit_command(game.id, seated[0], loaded.rules.legal_commands(loaded.state, 0)[0])
-        run = service.load(game.id).table.clocks.running[1]  # seat 1's 6 s: reminded 4.8 s in
+        game = _dynasties_with_a_clock(service, 6)
+        bob = service.load(game.id).table.players[1]  # seat 1's 6 s run from here: reminded 4.8 s in
+        hook = service.webhooks.subscribe(bob, f"http://127.0.0.1:{receiver.server_port}/bob", "my_games")
+        hooks.secrets["bob"] = hook["secret"]
+        run = service.load(game.id).table.clocks.running[1]
         deadline = time.monotonic() + 30
         while not [r for r in service.store.read(stream_of(game.id)) if r.event["type"] == "ClockWarned"]:
             assert time.monotonic() < deadline, workers.log(0).read_text()[-3000:]
@@ -161,7 +155,7 @@ def test_a_worker_reminds_a_seat_at_80_percent_of_its_time_in_its_feed_and_by_we
         warned = [r.event for r in service.store.read(stream_of(game.id)) if r.event["type"] == "ClockWarned"]
         assert [(w["data"]["seat"], w["data"]["started_version"]) for w in warned] == [(1, run.started_version)]
         assert 0 < warned[0]["data"]["seconds_left"] <= 1.2  # 80% of 6 s, to RQ's whole seconds
-        notices = service.feed.page(seated[1]["id"], 0, 100)["events"]
+        notices = service.feed.page(bob, 0, 100)["events"]
         assert [n["data"]["seat"] for n in notices if n["type"] == "clock_warning"] == [1]
         while not any(p["data"]["event"]["type"] == "ClockWarned" for p in hooks.effective.get("bob", {}).values()):
             assert time.monotonic() < deadline + 30, workers.log(0).read_text()[-3000:]
