@@ -167,3 +167,35 @@ def test_a_worker_reminds_a_seat_at_80_percent_of_its_time_in_its_feed_and_by_we
     finally:
         workers.stop()
         receiver.shutdown()
+
+
+def test_a_seat_out_of_time_in_a_game_of_three_is_taken_over_and_played_by_the_bots_lane(workers):
+    """Issue 37's seat takeover on Redis: the clocks' lane of a real worker finds a seat out of time
+    with nothing to play for it (a Dynasties Tribute), gives it to the table's stand-in, and the
+    bots' lane plays it from then on, while the other seats play on."""
+    service = workers.service
+    workers.start()
+    players = [service.players.create(name) for name in ("ann", "bob", "cleo")]
+    game = service.create_game(players[0], "dynasties", {"starting_gold": 20, "clock_bank_seconds": 3,
+                                                         "clock_increment_seconds": 60}, 3,
+                               stand_in={"kind": "random"})
+    for player in players:
+        service.join_game(game.id, player)
+    table = service.load(game.id).table
+    seated = [next(p for p in players if p["id"] == table.players[s]) for s in range(3)]
+    for seat in (0, 1):  # seats 0 and 1 give their Tributes in time; seat 2 never answers
+        loaded = service.load(game.id)
+        service.submit_command(game.id, seated[seat], loaded.rules.legal_commands(loaded.state, seat)[0])
+    deadline = time.monotonic() + 60
+
+    def stand_in_moves():
+        return [r.event for r in service.store.read(stream_of(game.id))
+                if r.event["source"] == "game" and r.event.get("actor") == 2 and r.event.get("bot")]
+
+    while not stand_in_moves():
+        assert time.monotonic() < deadline, workers.log(0).read_text()[-3000:]
+        time.sleep(0.2)
+    after = service.load(game.id)
+    assert not after.over and after.table.left == {2: seated[2]["id"]}
+    assert _timeouts(service, game) == [(2, "takeover")]
+    assert {e["bot"] for e in stand_in_moves()} == {"random:default"}
