@@ -138,17 +138,27 @@ def _option_schema(option: Mapping[str, Any]) -> dict[str, Any]:
 
 def register_new_games(spec: Any, game_types: list[dict[str, Any]]) -> None:
     """``NewGame`` (POST /games) as the union on ``type`` of each hosted game's own: its seat
-    range, its options (each typed and bounded, no other name) and its bot kinds and levels.
+    range, its options (each typed and bounded, no other name) and its bot kinds and levels
+    (for its bot seats and its stand-in).
     What only goes together (options that depend on each other or on the seat count, a bot's
     seat inside the table and each seat once) is the game's to check: a 422 names it."""
     schemas = spec.components.schemas
     common = copy.deepcopy(schemas["NewGame"]["properties"])
     del schemas["BotSeat"]  # each game's bot seats instead, below
+    del schemas["StandIn"]  # and each game's stand-ins
     mapping = {}
     for game_type in game_types:
         kind, seats = game_type["type"], (game_type["min_seats"], game_type["max_seats"])
         bots = {}  # bot kind -> the reference of its seat's schema
+        stand_ins = {}  # bot kind -> the reference of its stand-in's schema
         for bot in game_type["bots"]:
+            stand_in_name = f"{view_schema_name(kind)[:-len('View')]}{bot['kind'].capitalize()}StandIn"
+            schemas[stand_in_name] = {"type": "object", "properties": {
+                "kind": {"type": "string", "enum": [bot["kind"]], "description": bot["description"]},
+                "level": {"type": "string", "enum": [*bot["levels"], None], "nullable": True,
+                          "description": f"one of the kind's levels (default: {bot['default_level']})"},
+            }, "required": ["kind"], "additionalProperties": False}
+            stand_ins[bot["kind"]] = f"#/components/schemas/{stand_in_name}"
             bot_name = f"{view_schema_name(kind)[:-len('View')]}{bot['kind'].capitalize()}Bot"
             schemas[bot_name] = {"type": "object", "properties": {
                 "kind": {"type": "string", "enum": [bot["kind"]], "description": bot["description"]},
@@ -173,6 +183,9 @@ def register_new_games(spec: Any, game_types: list[dict[str, Any]]) -> None:
                 "bots": {**common["bots"], "maxItems": seats[1] - 1, "items": {
                     "oneOf": [{"$ref": ref} for ref in bots.values()],
                     "discriminator": {"propertyName": "kind", "mapping": bots}}},
+                "stand_in": {"description": common["stand_in"]["description"], "nullable": True,
+                             "oneOf": [{"$ref": ref} for ref in stand_ins.values()],
+                             "discriminator": {"propertyName": "kind", "mapping": stand_ins}},
             },
             "required": ["type", "seats"],
             "additionalProperties": False,
