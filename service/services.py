@@ -523,11 +523,12 @@ class GameService:
                 "next_after": records[-1].version if records and records[-1].version < game.version else None}
 
     def replay(self, game_id: str, player: Mapping[str, Any] | None, after: int = 0,
-               limit: int = 50, as_seat: int | None = None) -> dict[str, Any]:
+               limit: int = 50, as_seat: int | None = None, view_every: int = 1) -> dict[str, Any]:
         """The game step by step: each standing event with the view right after it. During
         play each step shows what the caller could see then; once it is over, everything,
         or with ``as_seat`` what that seat could see then (a finished game is public: anyone
-        may look at it through any seat's eyes; during play only the caller's own seat)."""
+        may look at it through any seat's eyes; during play only the caller's own seat).
+        ``view_every``: which steps carry their view (see ``replay_steps``)."""
         game = self.load(game_id)
         viewer = audience(game, player)
         if as_seat is not None:
@@ -537,7 +538,7 @@ class GameService:
                 raise Forbidden("during play a replay shows your own seat's view only; any seat's once the game is over")
             viewer = as_seat
         records = self.store.read(stream_of(game_id), 0, game.version)
-        return replay_steps(game, records, viewer, after, limit)
+        return replay_steps(game, records, viewer, after, limit, view_every)
 
     # -- read models -----------------------------------------------------------------
     def list_games(self, kind: str | None = None, status: str | None = None) -> list[dict[str, Any]]:

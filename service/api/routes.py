@@ -262,8 +262,10 @@ def post_undo(game_id):
 @_errors(401, 403, 404, 422)
 def get_replay(query, game_id):
     """The game step by step for a replay viewer: each event with the view right after it, paged.
-    Once the game is over every step shows everything, or with ``as_seat`` what that seat saw then."""
-    return service().replay(game_id, current_player(), query["after"], query["limit"], query["as_seat"])
+    Once the game is over every step shows everything, or with ``as_seat`` what that seat saw then.
+    A viewer of a long game lists its steps with ``view_every=0`` and asks for views where it looks."""
+    return service().replay(game_id, current_player(), query["after"], query["limit"], query["as_seat"],
+                            query["view_every"])
 
 
 @games.route("/<game_id:game_id>/export", methods=["GET"])

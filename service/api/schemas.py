@@ -469,15 +469,21 @@ class EventPageSchema(Schema):
 
 class ReplayQuerySchema(StrictSchema):
     after = fields.Integer(load_default=0, validate=validate.Range(min=0, max=MAX_INT))
-    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+    limit = fields.Integer(load_default=50, validate=validate.Range(min=1, max=1000), metadata={
+        "description": "steps in the page, at most; a page ends sooner at its 200th view (follow `next_after`)"})
     as_seat = fields.Integer(load_default=None, validate=validate.Range(min=0, max=63), metadata={
         "description": "each step as this seat saw it then: any seat once the game is over, your own during play "
                        "(404 for a seat the game does not have)"})
+    view_every = fields.Integer(load_default=1, validate=validate.Range(min=0, max=MAX_INT), metadata={
+        "description": "which steps carry their view: those whose version is a multiple of this, and the game's "
+                       "last step; 0: none (the steps alone, cheap to list for a long game). Default 1: every step"})
 
 
 class ReplayStepSchema(Schema):
     event = fields.Nested(EventSchema, required=True)
-    view = Ref("GameView", required=True, allow_none=True, metadata={"description": "the view right after the event"})
+    view = Ref("GameView", allow_none=True, metadata={
+        "description": "the view right after the event (null before the game started); absent from a step "
+                       "`view_every` leaves out"})
 
 
 class ReplaySchema(Schema):

@@ -252,6 +252,49 @@ def test_after_game_over_anyone_steps_through_the_game_with_everything_revealed(
     assert steps[0]["view"]["revealed"]["hands"] == revealed["hands"]
 
 
+def _every_step(service, game_id, player, **query):
+    steps, after = [], 0
+    while after is not None:
+        page = service.replay(game_id, player, after=after, limit=40, **query)
+        steps += page["steps"]
+        after = page["next_after"]
+    return steps
+
+
+@pytest.mark.parametrize("finished", [False, True])
+def test_a_replay_lists_its_steps_without_views_and_gives_the_views_asked_for(finished):
+    """The web client opens a long replay by listing its steps with no view (``view_every=0``) and
+    asking for views where it looks: the same steps, and each view given is the one every step
+    carried before (what the caller may see then, nothing more), undone moves left out."""
+    service = GameService(MemoryStore(), REGISTRY)
+    if finished:
+        game_id, players = finished_game(service, seats=2, seed=5)
+        caller = None
+    else:
+        game_id, players = start_game(service, "dynasties", 2, {"starting_gold": 40})
+        play_randomly(service, game_id, players, random.Random(8), max_commands=30, undo_chance=0.1)
+        assert not service.load(game_id).over
+        caller = players[1]
+    whole = {s["event"]["version"]: s for s in _every_step(service, game_id, caller)}
+    listed = _every_step(service, game_id, caller, view_every=0)
+    assert [s["event"] for s in listed] == [s["event"] for s in whole.values()]
+    assert not {s["event"]["version"] for s in listed} & service.load(game_id).undone
+    assert not any("view" in s for s in listed)
+    sparse = _every_step(service, game_id, caller, view_every=7)
+    last = max(whole)
+    with_view = {s["event"]["version"] for s in sparse if "view" in s}
+    assert with_view == {v for v in whole if v % 7 == 0 or v == last}
+    assert all(s["view"] == whole[s["event"]["version"]]["view"] for s in sparse if "view" in s)
+    page = service.replay(game_id, caller, after=0, limit=1000)  # a page ends at its 200th view
+    assert len(page["steps"]) == min(200, len(whole))
+    assert (page["next_after"] is None) == (len(whole) <= 200)
+    if not finished:  # the views are the seat's own: seat 0's hand never shows
+        hands = {v: service.load(game_id, at=v).state.hands[0] for v in with_view}
+        assert all(not set(hands[v]) & set(s["view"]["hand"] or []) for s in sparse
+                   if "view" in s and s["view"] and (v := s["event"]["version"]) in hands and s["view"].get("hand"))
+        assert all("revealed" not in (s["view"] or {}) for s in sparse if "view" in s)
+
+
 def test_an_unfinished_game_is_exported_only_once_every_seat_consents_and_only_as_the_seat_sees_it():
     from service.errors import Conflict, Unprocessable
 

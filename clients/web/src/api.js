@@ -164,9 +164,10 @@ export const api = {
   /** @param {string} id @param {number} after @returns {Promise<EventPage>} */
   events: (id, after) => call("GET", `/games/${path(id)}/events?after=${after}&limit=500`),
   /** @param {string} id @param {number} after @param {number | null} [asSeat] each step as this seat saw it
+   *  @param {number} [viewEvery] which steps carry their view (0: none) @param {number} [limit]
    *  @returns {Promise<Replay>} */
-  replay: (id, after, asSeat = null) =>
-    call("GET", `/games/${path(id)}/replay?after=${after}&limit=200${asSeat === null ? "" : `&as_seat=${asSeat}`}`),
+  replay: (id, after, asSeat = null, viewEvery = 1, limit = 200) =>
+    call("GET", `/games/${path(id)}/replay?after=${after}&limit=${limit}&view_every=${viewEvery}${asSeat === null ? "" : `&as_seat=${asSeat}`}`),
   /** @param {string} id @returns {Promise<StreamTicket>} */
   streamTicket: (id) => call("POST", `/games/${path(id)}/stream-ticket`),
 };

@@ -25,17 +25,33 @@ export function replayPage(ctx, id, wanted) {
       const game = await api.game(id);
       const layout = layouts[game.type] ?? layouts.generic;
       await layout.prepare?.();
+      // A long game opens fast: its steps are listed without views, the table is fetched for the
+      // step shown (with a few after it, for stepping on), and the chart's points come after.
       /** @param {number | null} asSeat @returns {Promise<ReplayStep[]>} */
       const load = async (asSeat) => {
         /** @type {ReplayStep[]} */
         const found = [];
         let after = /** @type {number | null} */ (0);
         while (after !== null && !stopped) {
-          const page = await api.replay(id, after, asSeat);
+          const page = await api.replay(id, after, asSeat, 0, 1000);
           found.push(...page.steps);
           after = page.next_after ?? null;
         }
         return found;
+      };
+      /** The views fetched so far, by version (one perspective at a time). @type {Map<number, any>} */
+      let views = new Map();
+      let viewer = /** @type {number | null} */ (null);
+      /** The view after step `i`, fetched with the next few. @param {number} i @returns {Promise<any>} */
+      const viewAt = async (i) => {
+        const version = steps[i]?.event.version;
+        if (version === undefined) return null;
+        if (!views.has(version)) {
+          const asked = viewer, into = views;
+          const page = await api.replay(id, steps[i - 1]?.event.version ?? 0, asked, 1, 12);
+          for (const step of page.steps) if ("view" in step) into.set(step.event.version, step.view);
+        }
+        return views.get(version) ?? null;
       };
       let steps = await load(null);
       if (stopped) return;
@@ -56,20 +72,44 @@ export function replayPage(ctx, id, wanted) {
       const link = h("a", { id: "replay-link" }, "Link to this step");
       const table = h("div.board");
       const chart = h("div.chart");
-      const go = (/** @type {number} */ i) => {
+      let drawn = 0; // the latest drawing asked for: a slow answer for an earlier step draws nothing
+      /** @type {{version: number, values: Record<string, number>[]}[]} */
+      let points = [];
+      const go = async (/** @type {number} */ i) => {
         index = Math.min(steps.length - 1, Math.max(0, i));
         const step = steps[index];
         if (!step) return;
+        const ticket = ++drawn;
         slider.value = String(step.event.version);
         number.textContent = `Version ${step.event.version} of ${lastVersion}`;
         const text = logLine(layout, step.event, nameOf);
         fill(eventText, `${step.event.version}: `, text ?? words(step.event.type));
         link.setAttribute("href", `#/replay/${id}/${step.event.version}`);
         history.replaceState(null, "", `#/replay/${id}/${step.event.version}`);
-        fill(table, step.view ? layout.render(step.view, { seat, nameOf, targets: new Set() })
-                              : h("p", null, "The game had not started yet."));
-        fill(chart, drawChart(layout, steps, index, nameOf));
         announce(eventText.textContent);
+        table.setAttribute("aria-busy", "true");
+        let view;
+        try { view = await viewAt(index); } catch (error) { if (ticket === drawn) fill(table, h("p.error", { role: "alert" }, ctx.reason(error))); return; }
+        if (ticket !== drawn || stopped) return;
+        table.removeAttribute("aria-busy");
+        fill(table, view ? layout.render(view, { seat, nameOf, targets: new Set() })
+                         : h("p", null, "The game had not started yet."));
+        fill(chart, drawChart(points, step.event.version, nameOf));
+      };
+      /** The chart's points: the views of about 60 steps spread over the game, fetched after the table is drawn. */
+      const chartPoints = async () => {
+        const asked = viewer, every = Math.max(1, Math.ceil(lastVersion / 60));
+        /** @type {{version: number, values: Record<string, number>[]}[]} */
+        const found = [];
+        let after = /** @type {number | null} */ (0);
+        while (after !== null && !stopped && asked === viewer) {
+          const page = await api.replay(id, after, asked, every, every > 1 ? 1000 : 200);
+          for (const step of page.steps) if (step.view) found.push({ version: step.event.version, values: layout.series(step.view) });
+          after = page.next_after ?? null;
+        }
+        if (stopped || asked !== viewer) return;
+        points = found;
+        fill(chart, drawChart(points, steps[index]?.event.version ?? lastVersion, nameOf));
       };
       slider.addEventListener("input", () => {
         const v = Number(slider.value);
@@ -89,11 +129,15 @@ export function replayPage(ctx, id, wanted) {
           const at = steps[index]?.event.version ?? lastVersion;
           try {
             steps = await load(asSeat);
+            viewer = asSeat;
+            views = new Map();
+            points = [];
             seat = asSeat ?? mySeat;
             said.textContent = asSeat === null ? "The game is over: every seat's cards are shown."
               : `You see each step as ${nameOf(asSeat)} saw it during play: what that seat could not see is hidden.`;
             const found = steps.findIndex((step) => step.event.version >= at);
-            go(found < 0 ? steps.length - 1 : found);
+            await go(found < 0 ? steps.length - 1 : found);
+            chartPoints().catch(() => fill(chart, h("p", null, "The chart could not be loaded.")));
           } catch (error) { said.textContent = ctx.reason(error); }
         } }, h("option", { value: "" }, "Everyone (every card shown)"),
           ...game.seats.map((x) => h("option", { value: String(x.seat) }, `${nameOf(x.seat)}, as they saw it`))));
@@ -104,7 +148,8 @@ export function replayPage(ctx, id, wanted) {
           button("Next ▶", () => index + 1, "replay-next"), button("Last »", () => steps.length - 1, "replay-last"),
           link, h("a.button", { href: `#/game/${id}` }, "Back to the table")),
         fairnessCheck(game), eventText, chart, table);
-      go(index);
+      await go(index);
+      chartPoints().catch(() => fill(chart, h("p", null, "The chart could not be loaded.")));
     } catch (error) {
       fill(body, h("p.error", { role: "alert" }, ctx.reason(error)));
     }
@@ -153,20 +198,16 @@ function fairnessCheck(game) {
 /**
  * Each seat's series over the game (the layout says which: gold, or victory points and rupees),
  * as a line chart with a table for those who do not see it.
- * @param {import("./games/index.js").Layout} layout @param {ReplayStep[]} steps @param {number} index
- * @param {(n: number) => string} nameOf
+ * @param {{version: number, values: Record<string, number>[]}[]} points
+ * each seat's values at some versions @param {number} current the version shown @param {(n: number) => string} nameOf
  */
-function drawChart(layout, steps, index, nameOf) {
-  /** @type {{version: number, values: Record<string, number>[]}[]} */
-  const points = [];
-  for (const step of steps) if (step.view) points.push({ version: step.event.version, values: layout.series(step.view) });
+function drawChart(points, current, nameOf) {
   const keys = [...new Set(points.flatMap((p) => p.values.flatMap((v) => Object.keys(v))))];
-  if (!points.length || !keys.length) return h("p", null, "No chart yet.");
+  if (!points.length || !keys.length) return h("p", null, points.length ? "No chart for this game." : "Loading the chart…");
   const seats = Math.max(...points.map((p) => p.values.length));
   const width = 600, height = 160, pad = 30;
   const v0 = points[0]?.version ?? 0, v1 = points[points.length - 1]?.version ?? 1;
   const x = (/** @type {number} */ v) => pad + ((v - v0) / Math.max(1, v1 - v0)) * (width - 2 * pad);
-  const current = steps[index]?.event.version ?? v0;
   const charts = keys.map((key) => {
     const max = Math.max(1, ...points.flatMap((p) => p.values.map((v) => v[key] ?? 0)));
     const y = (/** @type {number} */ n) => height - pad - (n / max) * (height - 2 * pad);

@@ -7,11 +7,30 @@ import { h, s, fill, words } from "../dom.js";
 import { api } from "../api.js";
 import { SEAT_SHAPES, seatMark } from "./seats.js";
 
-const REGIONS = /** @type {Record<string, [number, number]>} */ ({
-  persia: [95, 265], transcaspia: [215, 85], herat: [230, 240], kabul: [385, 160], kandahar: [375, 320], punjab: [520, 255],
+/** The six regions as shapes on a 600 x 440 board, north up, in the printed board's positions:
+ * neighbours share an edge, and only the nine borders of the game are shared. Each region also has
+ * where its name goes and where its pieces start (left, top) and how wide they may spread. */
+const REGIONS = /** @type {Record<string, {shape: [number, number][], name: [number, number], pieces: [number, number, number]}>} */ ({
+  transcaspia: { shape: [[0, 0], [440, 0], [440, 110], [290, 130], [150, 130], [0, 140]], name: [215, 30], pieces: [30, 44, 370] },
+  persia: { shape: [[0, 140], [150, 130], [170, 280], [140, 440], [0, 440]], name: [72, 172], pieces: [8, 186, 136] },
+  herat: { shape: [[150, 130], [290, 130], [300, 270], [250, 440], [140, 440], [170, 280]], name: [228, 172], pieces: [170, 186, 122] },
+  kabul: { shape: [[290, 130], [440, 110], [440, 0], [600, 0], [600, 90], [490, 150], [480, 260], [300, 270]], name: [392, 160], pieces: [304, 174, 172] },
+  kandahar: { shape: [[300, 270], [480, 260], [450, 440], [250, 440]], name: [372, 302], pieces: [300, 316, 140] },
+  punjab: { shape: [[600, 90], [600, 440], [450, 440], [480, 260], [490, 150]], name: [540, 196], pieces: [492, 212, 104] },
 });
-const BORDERS = ["herat_kabul", "herat_kandahar", "herat_persia", "herat_transcaspia", "kabul_kandahar",
-                 "kabul_punjab", "kabul_transcaspia", "kandahar_punjab", "persia_transcaspia"];
+/** The nine borders: the edge the two regions share, and where its roads are drawn. */
+const BORDER_LINES = /** @type {Record<string, {edge: [number, number][], roads: [number, number]}>} */ ({
+  herat_kabul: { edge: [[290, 130], [300, 270]], roads: [295, 215] },
+  herat_kandahar: { edge: [[300, 270], [250, 440]], roads: [275, 355] },
+  herat_persia: { edge: [[150, 130], [170, 280], [140, 440]], roads: [152, 385] },
+  herat_transcaspia: { edge: [[150, 130], [290, 130]], roads: [220, 130] },
+  kabul_kandahar: { edge: [[300, 270], [480, 260]], roads: [392, 265] },
+  kabul_punjab: { edge: [[600, 90], [490, 150], [480, 260]], roads: [545, 120] },
+  kabul_transcaspia: { edge: [[290, 130], [440, 110], [440, 0]], roads: [440, 60] },
+  kandahar_punjab: { edge: [[480, 260], [450, 440]], roads: [465, 350] },
+  persia_transcaspia: { edge: [[0, 140], [150, 130]], roads: [75, 135] },
+});
+const BORDERS = Object.keys(BORDER_LINES);
 /** Coalitions have a shape as well as a colour. */
 export const COALITIONS = /** @type {Record<string, {shape: string, name: string}>} */ ({
   afghan: { shape: "▲", name: "Afghan" }, british: { shape: "■", name: "British" }, russian: { shape: "●", name: "Russian" },
@@ -53,36 +72,106 @@ function regionText(view, region, ctx) {
   return `${regionName(region)}: ${ruler}; ${coalitionCounts(spot.armies, "army").replace(/armys/g, "armies")}; tribes: ${seatCounts(spot.tribes, ctx.nameOf)}`;
 }
 
+const PIECE = 32, GAP = 4, ROW = 36;
+
+
+/** One map piece, or a stack of like pieces ("×3"), named by its kind and owner: an army is a
+ * square and a road a bar, in the coalition's colour with its letter; a tribe is a circle and a
+ * ruler's flag a pennant, in the seat's colour with its mark.
+ * @param {"army" | "road" | "tribe" | "ruler"} kind @param {string | number} owner @param {number} n
+ * @param {number} x @param {number} y @param {import("./index.js").DrawContext} ctx */
+function piece(kind, owner, n, x, y, ctx) {
+  const plural = { army: "armies", road: "roads", tribe: "tribes", ruler: "rulers" }[kind];
+  const coalition = COALITIONS[String(owner)];
+  const label = kind === "ruler" ? `Ruler's flag: ${ctx.nameOf(Number(owner))} rules here`
+    : coalition ? `${n === 1 ? "" : `${n} `}${coalition.name} ${n === 1 ? kind : plural}`
+    : n === 1 ? `${ctx.nameOf(Number(owner))}'s ${kind}` : `${n} ${plural} of ${ctx.nameOf(Number(owner))}`;
+  const cls = coalition ? `coalition-${owner}` : `seat-${owner}`;
+  const mark = coalition ? coalition.name.charAt(0) : SEAT_SHAPES[Number(owner)] ?? "?";
+  const c = PIECE / 2;
+  const body = {
+    army: () => s("rect", { x, y, width: PIECE, height: PIECE, rx: 3, class: "body" }),
+    road: () => s("rect", { x: x - 6, y: y + 6, width: PIECE + 12, height: PIECE - 12, rx: 6, class: "body" }),
+    tribe: () => s("circle", { cx: x + c, cy: y + c, r: c - 1, class: "body" }),
+    ruler: () => s("path", { d: `M${x} ${y}h${PIECE}l-8 ${c}l8 ${c}h-${PIECE}z`, class: "body" }),
+  }[kind]();
+  return s("g", { class: `piece ${kind} ${cls}`, role: "img", "aria-label": label },
+    s("title", null, label), body,
+    s("text", { x: x + c - (kind === "ruler" ? 4 : 0), y: y + c + 1, class: "mark", "aria-hidden": "true" }, mark),
+    n > 1 ? s("text", { x: x + PIECE + 2, y: y + c + 1, class: "count", "aria-hidden": "true" }, `×${n}`) : null);
+}
+
+/** Lays pieces out in rows from (left, top) within a width: each returns the width it takes.
+ * @param {[string, string | number, number][]} wanted kind, owner, count @param {number} left @param {number} top
+ * @param {number} width @param {import("./index.js").DrawContext} ctx @param {boolean} [centred] */
+function pieces(wanted, left, top, width, ctx, centred = false) {
+  const drawn = [];
+  // a road's bar is wider than its place by 6 on each side
+  const size = (/** @type {string} */ kind, /** @type {number} */ n) => PIECE + (n > 1 ? 34 : 0) + GAP + (kind === "road" ? 12 : 0);
+  let x = centred ? left - wanted.reduce((sum, [kind, , n]) => sum + size(kind, n), 0) / 2 + 6 : left, y = top;
+  for (const [kind, owner, n] of wanted) {
+    if (!centred && x + size(kind, n) - GAP > left + width && x > left) { x = left; y += ROW; }
+    drawn.push(piece(/** @type {any} */ (kind), owner, n, x, y, ctx));
+    x += size(kind, n);
+  }
+  return drawn;
+}
+
+/** @param {Record<string, number>} counts @returns {[string, number][]} */
+const present = (counts) => Object.entries(counts ?? {}).filter(([, n]) => n > 0);
+
 /** @param {any} view @param {import("./index.js").DrawContext} ctx */
 function mapSvg(view, ctx) {
-  const borders = BORDERS.map((border) => {
-    const [a, b] = border.split("_");
-    const [x1, y1] = REGIONS[a ?? ""] ?? [0, 0], [x2, y2] = REGIONS[b ?? ""] ?? [0, 0];
-    const roads = view.roads?.[border] ?? {};
-    const label = `${borderName(border)} border: ${coalitionCounts(roads, "road")}`;
-    const marks = Object.entries(roads).filter(([, n]) => n > 0).map(([c, n]) => `${COALITIONS[c]?.shape ?? "?"}${n}`).join(" ");
+  const points = (/** @type {[number, number][]} */ p) => p.map(([x, y]) => `${x},${y}`).join(" ");
+  const regions = Object.entries(REGIONS).map(([region, where]) => {
+    const spot = view.map?.[region] ?? {};
+    const ruled = spot.ruler !== null && spot.ruler !== undefined;
+    const [left, top, width] = where.pieces;
+    /** @type {[string, string | number, number][]} */
+    const wanted = [...(ruled ? [/** @type {[string, string | number, number]} */ (["ruler", spot.ruler, 1])] : []),
+      ...present(spot.armies).map(([c, n]) => /** @type {[string, string | number, number]} */ (["army", c, n])),
+      ...present(spot.tribes).map(([seat, n]) => /** @type {[string, string | number, number]} */ (["tribe", seat, n]))];
+    return s("g", { class: `region region-${region}${ruled ? " ruled" : ""}`, "data-target": region, "aria-label": regionText(view, region, ctx) },
+      s("title", null, regionText(view, region, ctx)),
+      s("polygon", { points: points(where.shape), class: "land" }),
+      s("text", { x: where.name[0], y: where.name[1], class: "name", "aria-hidden": "true" }, regionName(region)),
+      ...pieces(wanted, left, top, width, ctx));
+  });
+  const borders = Object.entries(BORDER_LINES).map(([border, where]) => {
+    const roads = present(view.roads?.[border] ?? {});
+    const label = `${borderName(border)} border: ${coalitionCounts(view.roads?.[border] ?? {}, "road")}`;
     return s("g", { class: "border", "data-target": border, "aria-label": label },
       s("title", null, label),
-      s("line", { x1, y1, x2, y2 }),
-      s("line", { class: "hit", x1, y1, x2, y2 }),
-      marks ? s("text", { x: (x1 + x2) / 2, y: (y1 + y2) / 2 - 4, class: "roads" }, marks) : null);
+      s("polyline", { points: points(where.edge), class: "edge" }),
+      s("polyline", { points: points(where.edge), class: "hit" }),
+      ...pieces(roads.map(([c, n]) => /** @type {[string, string | number, number]} */ (["road", c, n])),
+                where.roads[0], where.roads[1] - PIECE / 2, 0, ctx, true));
   });
-  const regions = Object.entries(REGIONS).map(([region, [x, y]]) => {
-    const spot = view.map?.[region] ?? {};
-    const armies = Object.entries(spot.armies ?? {}).filter(([, n]) => n > 0).map(([c, n]) => `${COALITIONS[c]?.shape ?? "?"}${n}`).join(" ");
-    const tribes = Object.entries(spot.tribes ?? {}).filter(([, n]) => n > 0).map(([seat, n]) => `${SEAT_SHAPES[Number(seat)] ?? "?"}${n}`).join(" ");
-    const label = regionText(view, region, ctx);
-    return s("g", { class: `region${spot.ruler !== null && spot.ruler !== undefined ? " ruled" : ""}`, "data-target": region, "aria-label": label },
-      s("title", null, label),
-      s("rect", { x: x - 58, y: y - 36, width: 116, height: 72, rx: 14 }),
-      s("text", { x, y: y - 16, class: "name" }, regionName(region)),
-      s("text", { x, y: y + 2, class: "pieces" }, armies || " "),
-      s("text", { x, y: y + 20, class: "pieces" }, tribes || " "),
-      spot.ruler !== null && spot.ruler !== undefined ? s("text", { x, y: y + 33, class: "ruler" }, `rules: ${SEAT_SHAPES[spot.ruler] ?? ""}`) : null);
-  });
-  return s("svg", { viewBox: "0 0 620 380", class: "map", role: "group", "aria-labelledby": "pax-map-title",
+  return s("svg", { viewBox: "0 0 600 440", class: "map", role: "group", "aria-labelledby": "pax-map-title",
                     width: `${Math.round(zoom * 100)}%` },
-    s("title", { id: "pax-map-title" }, "The map: six regions and nine borders"), ...borders, ...regions);
+    s("title", { id: "pax-map-title" }, "The map: six regions and nine borders"), ...regions, ...borders);
+}
+
+/** What the map's shapes and colours mean, in words with the marks beside them.
+ * @param {any} view @param {import("./index.js").DrawContext} ctx */
+function mapLegend(view, ctx) {
+  const icon = (/** @type {"army" | "road" | "tribe" | "ruler"} */ kind, /** @type {string | number} */ owner) => {
+    const drawn = piece(kind, owner, 1, 6, 4, ctx);
+    drawn.removeAttribute("role");
+    drawn.removeAttribute("aria-label");
+    drawn.querySelector("title")?.remove();
+    return s("svg", { viewBox: "0 0 44 40", class: "legend-icon", "aria-hidden": "true" }, drawn);
+  };
+  const seats = (view.players ?? []).map((/** @type {any} */ p) => p.seat);
+  return h("div.map-legend", { role: "group", "aria-label": "Map legend" },
+    h("ul", null,
+      h("li", null, icon("army", "russian"), "Army: a square in its coalition's colour, with its letter"),
+      h("li", null, icon("road", "british"), "Road: a bar on a border, in its coalition's colour"),
+      h("li", null, icon("tribe", seats[0] ?? 0), "Tribe: a circle in its player's colour, with the player's mark"),
+      h("li", null, icon("ruler", seats[0] ?? 0), "Ruler: a pennant in the colour of the player who rules the region")),
+    h("ul", null,
+      ...Object.keys(COALITIONS).map((c) => h("li", null, icon("army", c), `${COALITIONS[c]?.name} coalition (${COALITIONS[c]?.name.charAt(0)})`)),
+      ...seats.map((/** @type {number} */ seat) => h("li", null, icon("tribe", seat), ctx.nameOf(seat)))));
 }
 
 const STARS = ["", "★", "★★", "★★★"];
@@ -211,7 +300,7 @@ export const paxPamir = {
           h("button", { type: "button", onclick: () => zoomBy(1.25) }, "Zoom in"),
           h("button", { type: "button", onclick: () => zoomBy(0.8) }, "Zoom out"),
           h("button", { type: "button", onclick: () => zoomBy(0) }, "Fit")),
-        mapBox,
+        mapBox, mapLegend(view, ctx),
         h("details.words", null, h("summary", null, "The map in words"),
           h("ul", null, ...Object.keys(REGIONS).map((r) => h("li", null, regionText(view, r, ctx))),
             ...BORDERS.map((b) => h("li", null, `${borderName(b)} border: ${coalitionCounts(view.roads?.[b] ?? {}, "road")}`))))),
@@ -231,7 +320,11 @@ export const paxPamir = {
         ...(view.players ?? []).map((/** @type {any} */ p) => h("div.court", null,
           h("h3", null, seatMark(p.seat), ` ${ctx.nameOf(p.seat)}'s court`),
           p.court?.length ? h("div.cards", null, ...p.court.map((/** @type {unknown} */ c) => cardEl(c, view, `, in ${ctx.nameOf(p.seat)}'s court`, null, ctx.nameOf)))
-                          : h("p", null, "empty")))),
+                          : h("p", null, "empty"),
+          // another seat's hand, where the view shows it (the game is over, or hands are open)
+          p.seat !== view.viewer && Array.isArray(p.hand) ? h("div.hand-of", null, h("h4", null, `${ctx.nameOf(p.seat)}'s hand`),
+            p.hand.length ? h("div.cards.hand", null, ...p.hand.map((/** @type {unknown} */ c) => cardEl(c, view, `, in ${ctx.nameOf(p.seat)}'s hand`, null, ctx.nameOf)))
+                          : h("p", null, "empty")) : null))),
       view.outcome ? resultTable(view, ctx) : null);
   },
   seatFacts(view, seat) {

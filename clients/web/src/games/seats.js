@@ -1,9 +1,10 @@
 // @ts-check
-// How a seat is marked on every game's table: a shape as well as a colour.
+// How a seat is marked on every game's table: a shape as well as a colour. Neither is one of
+// Pax Pamir's coalitions' (▲ ■ ● and green, red, gold), so a seat's tribe is never read as an army.
 import { h } from "../dom.js";
 
-export const SEAT_SHAPES = ["●", "■", "▲", "◆", "★", "⬟"];
-export const SEAT_NAMES = ["circle", "square", "triangle", "diamond", "star", "pentagon"];
+export const SEAT_SHAPES = ["◆", "★", "⬟", "✚", "⬢", "✱"];
+export const SEAT_NAMES = ["diamond", "star", "pentagon", "cross", "hexagon", "asterisk"];
 
 /** @param {number} seat */
 export function seatMark(seat) {
