@@ -9,7 +9,7 @@ read it: every page of 200 steps, each step with its view.
 
     .venv/bin/python bench/bench_replay_open.py [--events 1500] [--seed 1] [--reference ../ref]
 
-``--reference DIR``: the same bench, the same game, run by the code in DIR (a worktree of the code
+``--reference DIR``: the same bench, the same game (the games' seeds are drawn from --seed), run by the code in DIR (a worktree of the code
 before) in a subprocess first, and the ratios printed.
 """
 
@@ -19,11 +19,13 @@ import argparse
 import json
 import math
 import random
+import secrets
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import types
 from pathlib import Path
 
 import requests
@@ -31,9 +33,15 @@ from werkzeug.serving import make_server
 
 
 def measure(events: int, seed: int) -> dict:
+    import service.services as services
     from service.app import create_app
     from service.config import Config
     from tests.helpers.play import play_randomly, start_game
+
+    # the same game in both trees: the games' seeds drawn from a seeded generator, not the system's
+    drawn = random.Random(seed)
+    services.secrets = types.SimpleNamespace(token_hex=lambda n=32: drawn.randbytes(n).hex(),
+                                             token_urlsafe=secrets.token_urlsafe)
 
     with tempfile.TemporaryDirectory() as data:
         app = create_app(Config(store_url=f"sqlite:///{data}/events.db", projections="inline", limit_per_token=""))

@@ -30,8 +30,9 @@ BRIBES = ("PayBribe", "OfferBribe", "AcceptBribeOffer", "CounterBribeOffer", "De
 class Seat:
     """One player in its own browser context."""
 
-    def __init__(self, browser, url, name):
-        self.context = browser.new_context(viewport=SIZES["desktop"])
+    def __init__(self, browser, url, name, size="desktop"):
+        self.size = size
+        self.context = browser.new_context(viewport=SIZES[size])
         self.context.add_init_script(CAPTURE)
         self.page = self.context.new_page()
         self.errors: list[str] = []
@@ -72,7 +73,7 @@ def _shot(seat: Seat, artifacts, name: str):
         width = seat.page.evaluate("document.documentElement.scrollWidth")
         assert width <= viewport["width"], f"{name} is {width} px wide at {viewport['width']} px"
         seat.page.screenshot(path=str(artifacts / f"{name}-{viewport['width']}x{viewport['height']}.png"), full_page=True)
-    seat.page.set_viewport_size(SIZES["desktop"])
+    seat.page.set_viewport_size(SIZES[getattr(seat, "size", "desktop")])
 
 
 def _axe(seat, where: str) -> int:
@@ -279,7 +280,8 @@ def _play(url, browser, artifacts, game_type, options, seed):
         first.screenshot(path=str(artifacts / f"signup-{viewport['width']}x{viewport['height']}.png"), full_page=True)
     _axe(first, "the sign-up page")
     first.close()
-    ann, bob = Seat(browser, url, "Ann"), Seat(browser, url, "Bob")
+    # Ann plays at 1280 x 800, Bob on a phone at 390 x 844: the whole game is clicked at both sizes
+    ann, bob = Seat(browser, url, "Ann"), Seat(browser, url, "Bob", size="phone")
     started = time.monotonic()
     try:
         _axe(ann, "the lobby, signed in")
@@ -305,7 +307,7 @@ def _play(url, browser, artifacts, game_type, options, seed):
         by_seat = {s["seat"]: seats[s["player_id"]] for s in game["seats"]}
         a_seat = next(s["seat"] for s in game["seats"] if s["player_id"] == ann.player["id"])
         check = LeakCheck(url, game_type, game_id, ann, bob, 1 - a_seat)
-        moves = bribes = faces = 0
+        moves = bribes = faces = pieces = 0
         shot_mid = zoomed = False
         catalogue = requests.get(f"{url}/game-types/pax_pamir/cards", timeout=10).json()["cards"]
         while game["status"] != "finished":
@@ -339,6 +341,7 @@ def _play(url, browser, artifacts, game_type, options, seed):
                 ann.context.set_offline(False)
             if game_type == "pax_pamir" and game["status"] == "active" and moves % 10 == 3:
                 faces += _cards_say_what_they_do(player, catalogue)
+                pieces = max(pieces, _map_pieces_are_named(player.page, ("Ann", "Bob")))
             if game_type == "pax_pamir" and game["status"] == "active" and not zoomed:
                 zoomed = _zoom_keeps_the_targets(by_seat[game["to_move"][0]].page) if game["to_move"] else False
             if not shot_mid and moves >= 8 and game["status"] == "active":
@@ -348,6 +351,9 @@ def _play(url, browser, artifacts, game_type, options, seed):
                 rules_checked += _axe(ann, f"the {game_type} table")
         check.check(game["version"])
         assert zoomed or game_type != "pax_pamir", "no map target was offered to zoom with in a whole game"
+        if game_type == "pax_pamir":
+            pieces = max(pieces, _map_pieces_are_named(ann.page, ("Ann", "Bob")))
+            assert pieces > 0, "no piece was ever on the map to check its name"
         for who in (ann, bob):
             who.page.wait_for_function("() => document.getElementById('live-status')?.textContent === 'game over'",
                                        timeout=30000)
@@ -367,7 +373,7 @@ def _play(url, browser, artifacts, game_type, options, seed):
         return {"moves": moves, "clicks": ann.clicks + bob.clicks, "pages_visited": ann.pages + bob.pages, "checks": check.checked,
                 "checks_with_hidden_cards": check.hidden_seen, "payloads_checked": check.payloads_checked,
                 "streams_opened_by_a": streams, "bribe_checks": bribes, "replay_versions": replayed,
-                "axe_rules": rules_checked, "card_faces_checked": faces}
+                "axe_rules": rules_checked, "card_faces_checked": faces, "most_map_pieces_checked": pieces}
     finally:
         ann.close()
         bob.close()
@@ -407,6 +413,38 @@ def _cards_say_what_they_do(seat: Seat, catalogue: dict) -> int:
     for label in page.eval_on_selector_all("#prompt button[data-command=Purchase]", "bs => bs.map(b => b.innerText)"):
         assert re.search(r"costs \d+ rupees?", label), label
     return len(cards)
+
+
+PIECE_NAME = re.compile(r"^(?:(?:\d+ )?(?P<coalition>Afghan|British|Russian) (?:army|armies|road|roads)"
+                        r"|(?P<seat>.+)'s tribe|\d+ tribes of (?P<seats>.+)|Ruler's flag: (?P<ruler>.+) rules here)$")
+
+
+def _map_pieces_are_named(page, players: tuple[str, ...]) -> int:
+    """Every piece on the map (each army, road, tribe and ruler's flag, or stack of like pieces) has an
+    accessible name that says its kind and its owner: a coalition, or a player by name. Returns the
+    pieces checked."""
+    page.wait_for_selector("#main .board svg.map")
+    names = page.eval_on_selector_all("#main .board svg.map .piece", "ps => ps.map(p => p.getAttribute('aria-label'))")
+    roles = page.eval_on_selector_all("#main .board svg.map .piece", "ps => ps.map(p => p.getAttribute('role'))")
+    assert set(roles) <= {"img"}, roles
+    for name in names:
+        found = PIECE_NAME.match(name or "")
+        assert found, f"a map piece's name says not its kind and owner: {name!r}"
+        owner = found["seat"] or found["seats"] or found["ruler"]
+        assert found["coalition"] or owner in (*players, "Wakhan"), f"a map piece's owner is no player: {name!r}"
+    return len(names)
+
+
+def _map_is_legible(page) -> None:
+    """At the page's width every text on the map is at least 12 CSS px high, and the legend says what
+    the shapes are."""
+    smallest = page.evaluate("""() => {
+      const svg = document.querySelector('#main .board svg.map'); const k = svg.getScreenCTM().a;
+      return Math.min(...[...svg.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * k)); }""")
+    assert smallest >= 12, f"map text {smallest:.1f} px high at {page.viewport_size['width']} px wide"
+    legend = page.inner_text("#main .board .map-legend")
+    for kind in ("Army", "Road", "Tribe", "Ruler", "Afghan", "British", "Russian"):
+        assert kind in legend, legend
 
 
 def _zoom_keeps_the_targets(page) -> bool:
@@ -454,6 +492,16 @@ def _replay(url, seat: Seat, artifacts, game_id, last_version, rng) -> int:
     assert page.inner_text("#fairness-command").strip() == f"python -m service verify-fairness game-{game_id}.jsonl"
     export = seat.http.get(url + page.get_attribute("#fairness-export", "href"), timeout=10)
     assert export.status_code == 200 and '"SeedRevealed"' in export.text
+    # the viewer lists the steps without views and asks for the table where it looks (a long game opens fast)
+    asked = [u for u in seat.urls if f"/games/{game_id}/replay" in u]
+    assert any("view_every=0" in u for u in asked) and not any("view_every=1&" in u and "limit=1000" in u for u in asked)
+    if "pax" in page.evaluate("document.title").lower():  # after the end the everyone view shows every hand
+        page.goto(f"{url}/#/replay/{game_id}/{last_version}")
+        page.wait_for_function("(v) => document.getElementById('replay-at')?.textContent.startsWith(`Version ${v} `)",
+                               arg=last_version)
+        page.wait_for_selector("#main .board .hand-of h4")
+        hands = page.eval_on_selector_all("#main .board .hand-of h4", "hs => hs.map(h => h.innerText)")
+        assert len(hands) == len(_game(url, game_id)["seats"]), hands
     page.goto(f"{url}/#/replay/{game_id}/{last_version // 2}")
     page.wait_for_selector("figure svg.chart")
     _shot(seat, artifacts, f"replay-{page.evaluate('document.title').split(' · ')[1].lower().replace(' ', '-')}")
@@ -768,7 +816,7 @@ def test_a_person_alone_plays_pax_pamir_against_wakhan_on_a_phone(web_server, br
         game = _game(web_server, game_id)
         assert game["status"] == "active" and game["options"]["wakhan"] is True, game
         page.wait_for_selector("#main .players .seat >> text=Wakhan")
-        moves = 0
+        moves = pieces = 0
         zoomed = False
         deadline = time.monotonic() + 400
         while game["status"] != "finished":
@@ -781,6 +829,9 @@ def test_a_person_alone_plays_pax_pamir_against_wakhan_on_a_phone(web_server, br
                 time.sleep(0.05)
             game = _game(web_server, game_id)
             zoomed = zoomed or _zoom_keeps_the_targets(page)
+            if moves % 15 == 1 and game["status"] == "active":
+                _map_is_legible(page)
+                pieces = max(pieces, _map_pieces_are_named(page, ("Eve",)))
             if moves == 6:
                 panel = page.inner_text("#main .players")
                 assert "Wakhan" in panel and "AI card" in panel, panel
@@ -793,6 +844,8 @@ def test_a_person_alone_plays_pax_pamir_against_wakhan_on_a_phone(web_server, br
         assert "Seat" not in page.inner_text("#game-status"), page.inner_text("#game-status")
         _shot(eve, artifacts, "pax_pamir-against-wakhan-finished")
         _axe(eve, "the finished game against Wakhan")
+        _map_is_legible(page)
+        assert max(pieces, _map_pieces_are_named(page, ("Eve",))) > 0, "no piece was ever on the map to check its name"
         # (whether this game ever offers a target on the map is the deal's: the two-person game asserts it)
         assert not eve.errors, eve.errors
     finally:

@@ -56,6 +56,22 @@ function nobleOf(entry) {
   return typeof entry === "object" && entry !== null ? entry.card ?? JSON.stringify(entry) : entry;
 }
 
+/** The result as a table: each player's Treasury, share of the Legacy and payout, winners first.
+ * @param {any} view @param {import("./index.js").DrawContext} ctx */
+function resultTable(view, ctx) {
+  const o = view.outcome ?? {};
+  const winners = new Set(o.winners ?? []);
+  const seats = (o.treasuries ?? []).map((/** @type {number} */ _, /** @type {number} */ seat) => seat)
+    .sort((/** @type {number} */ a, /** @type {number} */ b) => Number(winners.has(b)) - Number(winners.has(a)) || (o.treasuries[b] ?? 0) - (o.treasuries[a] ?? 0));
+  return h("section", { "aria-labelledby": "dyn-result" }, h("h2", { id: "dyn-result" }, "Result"),
+    h("p", null, `${[...winners].map((n) => ctx.nameOf(n)).join(" and ")} win${winners.size === 1 ? "s" : ""}.`),
+    h("table.list", null, h("thead", null, h("tr", null, ...["Player", "Treasury", "Share of the Legacy", ""].map((c) => h("th", { scope: "col" }, c)))),
+      h("tbody", null, ...seats.map((/** @type {number} */ seat) => h("tr", null,
+        h("th", { scope: "row" }, ctx.nameOf(seat)), h("td", null, `${o.treasuries?.[seat] ?? ""} gold`),
+        h("td", null, `${o.legacy_shares?.[seat] ?? 0} gold`), h("td", null, winners.has(seat) ? "winner" : ""))))),
+    o.legacy_remainder ? h("p", null, `Left of the Legacy after the shares: ${o.legacy_remainder} gold.`) : null);
+}
+
 /** @type {import("./index.js").Layout} */
 export const dynasties = {
   title: "Dynasties",
@@ -99,7 +115,7 @@ export const dynasties = {
           hand.length ? h("div.cards", null, ...hand.map((c) => cardEl(c, `, in ${ctx.nameOf(seat)}'s hand`))) : h("p", null, "empty"))),
         h("p", null, `Deck: ${(view.revealed.deck ?? []).map(cardName).join(", ") || "empty"}`),
         h("p", null, `Graveyard: ${(view.revealed.graveyard ?? []).map(cardName).join(", ") || "empty"}`)) : null,
-      view.outcome ? h("section", null, h("h2", null, "Result"), h("pre.raw", { tabindex: 0 }, JSON.stringify(view.outcome.details ?? view.outcome, null, 1))) : null);
+      view.outcome ? resultTable(view, ctx) : null);
   },
   seatFacts(view, seat) {
     const p = (view.players ?? []).find((/** @type {any} */ x) => x.seat === seat);
@@ -112,23 +128,56 @@ export const dynasties = {
   describe(event, nameOf) {
     const d = /** @type {any} */ (event.data);
     const secret = /** @type {any} */ (event.secret);
+    const who = (/** @type {unknown} */ n) => nameOf(Number(n));
+    const gold = (/** @type {number} */ n) => `${n} gold`;
+    const short = (/** @type {number} */ n) => (n > 0 ? ` (${gold(n)} short)` : "");
+    const and = (/** @type {string[]} */ names) => (names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}` : names[0] ?? "nobody");
     switch (event.type) {
-      case "CardDrawn": return `${nameOf(d.seat)} drew a card${secret?.card ? `: ${cardName(secret.card)}` : ""} (${words(d.reason ?? "")})`;
-      case "TributeCommitted": return `${nameOf(d.seat)} gave a Tribute face down${secret?.card ? ` (yours: ${cardName(secret.card)})` : ""}`;
-      case "TributeSealed": return `${nameOf(d.seat)} sealed a Tribute (${String(d.hash).slice(0, 10)}…)`;
-      case "TributesRevealed": return `Tributes revealed: ${d.tributes.map((/** @type {any} */ t) => `${nameOf(t.seat)} ${cardName(t.card)}`).join(", ")}`;
-      case "NoblePlaced": return `${nameOf(d.seat)} placed ${cardName(d.card)}${d.activated ? " (activated)" : ""}`;
-      case "StakesPaid": return `${nameOf(d.seat)} paid ${d.paid} gold into the Stakes`;
-      case "StakesWon": return `${nameOf(d.seat)} won the Stakes: ${d.amount} gold`;
-      case "DynastyChanged": return `The Current Dynasty is now ${words(d.lineage)} (${cardName(d.crowned_card)} crowned)`;
-      case "RoundStarted": return `Round ${d.round} started`;
-      case "PhaseStarted": return `Phase: ${words(d.phase)}`;
-      case "TurnStarted": return `Turn ${d.turn}: ${nameOf(d.leader)} leads`;
+      case "CardDrawn": return `${who(d.seat)} draws a card${secret?.card ? `: the ${cardName(secret.card)}` : ""} (${words(d.reason ?? "").toLowerCase()})`;
+      case "GraveyardReshuffled": return `The Graveyard is shuffled into a new deck of ${d.count} cards`;
+      case "DrawFailed": return `${who(d.seat)} cannot draw: the deck and the Graveyard are empty`;
+      case "RoundStarted": return `Round ${d.round} begins`;
+      case "PhaseStarted": return `${words(d.phase)} phase`;
+      case "ProspectsEnquired": return `${who(d.seat)} pays ${gold(d.paid)} to enquire about prospects${short(d.shortfall)}: the ${cardName(d.revealed_card)} is turned up${d.kept_revealed ? " and stays face up" : ""}`;
+      case "TributeCommitted": return `${who(d.seat)} gives a Tribute face down${secret?.card ? ` (yours: the ${cardName(secret.card)})` : ""}`;
+      case "TributeSealed": return `${who(d.seat)} seals a Tribute (${String(d.hash).slice(0, 10)}…)`;
+      case "TributesRevealed": return `Tributes turned up: ${d.tributes.map((/** @type {any} */ x) => `${who(x.seat)} the ${cardName(x.card)}`).join(", ")}`;
+      case "TributeStalemate": return `The Tributes tie (${(d.cards ?? []).map(cardName).join(", ")}): a stalemate`;
+      case "FirstPlayerChosen": return `${who(d.seat)} plays first (${words(d.by ?? "").toLowerCase()}, ${d.value})`;
+      case "StakesPaid": return `${who(d.seat)} pays ${gold(d.paid)} into the Stakes${short(d.shortfall)}`;
+      case "DebtRecorded": return `${who(d.seat)} now owes ${gold(d.amount)}`;
+      case "TurnStarted": return `Turn ${d.turn}: ${who(d.leader)} leads${d.tie_break ? " (after a tie-break)" : ""}`;
+      case "NoblePlaced": return `${who(d.seat)} places the ${cardName(d.card)} in their Family${d.activated ? ", activated" : ""}`;
+      case "PlacementSkipped": return `${who(d.seat)} places no Noble (${words(d.reason ?? "").toLowerCase()})`;
+      case "KingsDeposed": return `Kings deposed (${words(d.by ?? "").toLowerCase()}): ${(d.removed ?? []).map((/** @type {any} */ x) => `${who(x.seat)}'s ${cardName(x.card)}`).join(", ") || "none"}`;
+      case "DynastyChanged": return d.lineage ? `${words(d.lineage)} is now the Current Dynasty (the ${cardName(d.crowned_card)} is crowned)`
+                                              : `There is no Current Dynasty any more (${words(d.cause ?? "").toLowerCase()})`;
+      case "ConclaveFormed": return `${who(d.seat)} forms a Conclave worth ${d.value} and takes ${gold(d.gold_taken)} from the Stakes`;
+      case "StakesEmptied": return `${who(d.seat)} empties the Stakes`;
+      case "ConclaveCardsTaken": return `${who(d.seat)} takes ${and((d.cards ?? []).map((/** @type {string} */ c) => `the ${cardName(c)}`))} for the Conclave`;
+      case "PurebloodFormed": return `${who(d.seat)}'s Family is a Pureblood of ${words(d.lineage)}: ${gold(d.amount)} from each other player`;
+      case "PurebloodPaid": return `${who(d.from)} pays ${who(d.to)} ${gold(d.paid)} for the Pureblood${short(d.shortfall)}`;
+      case "TurnEnded": return `Turn ${d.turn} ends; ${who(d.next_leader)} leads the next`;
+      case "FamiliesTallied": return `Families counted: ${(d.rows ?? []).map((/** @type {any} */ r) => `${who(r.seat)} ${r.total}`).join(", ")}`;
+      case "ConclusionTied": return `${and((d.seats ?? []).map(who))} tie at ${d.total}`;
+      case "StakesWon": return `${who(d.seat)} wins the Stakes: ${gold(d.amount)}`;
+      case "StakesCarried": return `Nobody wins the Stakes (${and((d.tied ?? []).map(who))} tie): ${gold(d.amount)} stay for the next round`;
+      case "StakesSplit": return `The Stakes are split: ${(d.shares ?? []).map((/** @type {any} */ x) => `${who(x.seat)} ${gold(x.amount)}`).join(", ")}`;
+      case "DebtSettled": return `${who(d.seat)} pays ${gold(d.paid)} of a ${gold(d.debt)} debt`;
+      case "PlayerBroke": return `${who(d.seat)} is broke`;
+      case "GameEnded": return `The game ends: ${and((d.winners ?? []).map(who))} win${(d.winners ?? []).length === 1 ? "s" : ""} (${(d.treasuries ?? []).map((/** @type {number} */ g, /** @type {number} */ i) => `${who(i)} ${gold(g)}`).join(", ")})`;
+      case "CoronationBuried": return `The Coronation card, the ${cardName(d.card)}, goes to the Graveyard`;
+      case "CoronationEnshrined": return `The ${cardName(d.card)} is enshrined`;
+      case "FamiliesBuried": return `The Families go to the Graveyard (${d.count} cards)`;
+      case "DrawOrderChosen": return `Drawing order: ${(d.order ?? []).map(who).join(", ")}`;
+      case "HandLimitChecked": return d.must_retire ? `${who(d.seat)} holds ${d.size} cards, over the limit of ${d.limit}: ${d.must_retire} must be retired`
+                                                    : `${who(d.seat)} holds ${d.size} cards (limit ${d.limit})`;
+      case "NoblesRetired": return `${who(d.seat)} retires ${d.count} Noble${d.count === 1 ? "" : "s"}${secret?.cards ? ` (yours: ${secret.cards.map(cardName).join(", ")})` : ""}`;
       default: return undefined;
     }
   },
   quiet: new Set(["SetupStarted", "DeckShuffled"]),
-  handsOver: new Set(["PlaceNoble"]),
+  handsOver: new Set(), // a placement is the turn's one move: a click on a card in hand places it (a stale click is refused, 409)
   series: (view) => (view.players ?? []).map((/** @type {any} */ p) => ({ gold: p.treasury })),
   free: sealedTribute,
 };

@@ -140,16 +140,18 @@ function mapSvg(view, ctx) {
   const borders = Object.entries(BORDER_LINES).map(([border, where]) => {
     const roads = present(view.roads?.[border] ?? {});
     const label = `${borderName(border)} border: ${coalitionCounts(view.roads?.[border] ?? {}, "road")}`;
+    // a border is chosen at its spot, where its roads are (the spot is the middle of what is drawn of it)
     return s("g", { class: "border", "data-target": border, "aria-label": label },
       s("title", null, label),
-      s("polyline", { points: points(where.edge), class: "edge" }),
-      s("polyline", { points: points(where.edge), class: "hit" }),
+      s("circle", { cx: where.roads[0], cy: where.roads[1], r: 20, class: "spot" }),
       ...pieces(roads.map(([c, n]) => /** @type {[string, string | number, number]} */ (["road", c, n])),
                 where.roads[0], where.roads[1] - PIECE / 2, 0, ctx, true));
   });
+  const edges = s("g", { class: "edges", "aria-hidden": "true" },
+    ...Object.values(BORDER_LINES).map((where) => s("polyline", { points: points(where.edge), class: "edge" })));
   return s("svg", { viewBox: "0 0 600 440", class: "map", role: "group", "aria-labelledby": "pax-map-title",
                     width: `${Math.round(zoom * 100)}%` },
-    s("title", { id: "pax-map-title" }, "The map: six regions and nine borders"), ...regions, ...borders);
+    s("title", { id: "pax-map-title" }, "The map: six regions and nine borders"), ...regions, edges, ...borders);
 }
 
 /** What the map's shapes and colours mean, in words with the marks beside them.
@@ -295,6 +297,7 @@ export const paxPamir = {
           ["Events in force", effects.length ? effects.map(([k, v]) => `${words(k)}${v === true ? "" : ` (${JSON.stringify(v)})`}`).join(", ") : "none"],
           ["Actions left", view.actions_left],
         ].flatMap(([label, value]) => [h("dt", null, String(label)), h("dd", null, String(value))]))),
+      vpTrack(view, ctx),
       h("section", { "aria-labelledby": "pax-map" }, h("h2", { id: "pax-map" }, "Map"),
         h("div.zoom", { role: "group", "aria-label": "Map zoom" },
           h("button", { type: "button", onclick: () => zoomBy(1.25) }, "Zoom in"),
@@ -417,6 +420,20 @@ export const paxPamir = {
   handsOver: new Set(["EndTurn"]),
   series: (view) => (view.players ?? []).map((/** @type {any} */ p) => ({ "victory points": p.vp, rupees: p.rupees })),
 };
+
+/** The victory point track: a space per point, each player's mark on the space of their score
+ * (said in words for a screen reader). @param {any} view @param {import("./index.js").DrawContext} ctx */
+function vpTrack(view, ctx) {
+  const players = view.players ?? [];
+  const top = Math.max(23, ...players.map((/** @type {any} */ p) => p.vp ?? 0));
+  const said = players.map((/** @type {any} */ p) => `${ctx.nameOf(p.seat)} ${p.vp}`).join(", ");
+  return h("section", { "aria-labelledby": "pax-vp" }, h("h2", { id: "pax-vp" }, "Victory points"),
+    h("p.visually-hidden", null, said),
+    h("ol.vp-track", { "aria-hidden": "true" }, ...Array.from({ length: top + 1 }, (_, n) => h("li", null,
+      h("span.n", null, String(n)),
+      ...players.filter((/** @type {any} */ p) => p.vp === n).map((/** @type {any} */ p) =>
+        h("span", { class: `mark seat-${p.seat}`, title: `${ctx.nameOf(p.seat)}: ${n}` }, SEAT_SHAPES[p.seat] ?? "?"))))));
+}
 
 /** The result as a table: each player's victory points, rupees and military stars (the tie-breaks), winners first.
  * @param {any} view @param {import("./index.js").DrawContext} ctx */
