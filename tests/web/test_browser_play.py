@@ -3,9 +3,11 @@ seat, against a real server. While they play, every payload seat A's page receiv
 fetch answer, each stream message) and its page text are checked for seat B's hidden cards;
 the stream is cut (the server ends streams every 2 s, and A's browser goes offline once) and
 the log must resume with no duplicate and no missing line; the replay viewer is opened at
-several versions; axe-core checks the lobby, each game page and the replay page (no
-"serious" or "critical" violation); every screen is kept as a screenshot at 1280 x 800 and
-390 x 844 in test-artifacts/web/."""
+several versions; axe-core checks the lobby, each game page and the replay page, signed in and
+signed out (no "serious" or "critical" violation); every screen is kept as a screenshot at
+1280 x 800 and 390 x 844 in test-artifacts/web/. In the two-person games Ann plays at 1280 x 800
+and Bob on a phone at 390 x 844; in Pax Pamir every map piece's accessible name states its kind
+and owner, and the map's text is at least 12 px at 390 px wide."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import json
 import random
 import re
 import time
+import types
 
 import pytest
 import requests
@@ -349,6 +352,7 @@ def _play(url, browser, artifacts, game_type, options, seed):
                 for who, name in ((ann, "a"), (bob, "b")):
                     _shot(who, artifacts, f"{game_type}-table-seat-{name}")
                 rules_checked += _axe(ann, f"the {game_type} table")
+                rules_checked += _axe(bob, f"the {game_type} table on a phone")
         check.check(game["version"])
         assert zoomed or game_type != "pax_pamir", "no map target was offered to zoom with in a whole game"
         if game_type == "pax_pamir":
@@ -369,6 +373,7 @@ def _play(url, browser, artifacts, game_type, options, seed):
         assert streams <= 10 + 2 * (time.monotonic() - started), f"{streams} streams opened: reconnects pile up"
         replayed = _replay(url, ann, artifacts, game_id, game["version"], rng)
         rules_checked += _axe(ann, "the replay viewer")
+        rules_checked += _signed_out(browser, url, artifacts, game_id, game_type)
         assert not ann.errors and not bob.errors, ann.errors + bob.errors
         return {"moves": moves, "clicks": ann.clicks + bob.clicks, "pages_visited": ann.pages + bob.pages, "checks": check.checked,
                 "checks_with_hidden_cards": check.hidden_seen, "payloads_checked": check.payloads_checked,
@@ -377,6 +382,25 @@ def _play(url, browser, artifacts, game_type, options, seed):
     finally:
         ann.close()
         bob.close()
+
+
+def _signed_out(browser, url, artifacts, game_id, game_type) -> int:
+    """The finished game's table and its replay as someone signed out sees them: axe finds nothing
+    serious, and both screens are kept at both sizes. Returns the rules checked."""
+    page = browser.new_page(viewport=SIZES["desktop"])
+    try:
+        page.goto(f"{url}/#/game/{game_id}")
+        page.wait_for_selector("#main .board section")
+        assert "Signed in as" not in page.inner_text("body")
+        checked = _axe(page, f"the finished {game_type} table, signed out")
+        _shot(types.SimpleNamespace(page=page), artifacts, f"{game_type}-finished-signed-out")
+        page.goto(f"{url}/#/replay/{game_id}")
+        page.wait_for_selector("#main .board section")
+        checked += _axe(page, f"the {game_type} replay, signed out")
+        _shot(types.SimpleNamespace(page=page), artifacts, f"replay-{game_type}-signed-out")
+        return checked
+    finally:
+        page.close()
 
 
 def _said(event: dict) -> bool:
