@@ -141,8 +141,7 @@ def _after(rules: GameRules[Any, Any], state: Any, seat: int, command: Command, 
     after = rules.copy(state)
     mover = seat
     for _ in range(_FACE_DOWN_STEPS):
-        for event in rules.decide(after, mover, command, Rng(rng.getrandbits(64))):
-            after = rules.evolve(after, event)
+        _, after = rules.play(after, mover, command, Rng(rng.getrandbits(64)))  # on its own copy, in place
         others = [other for other in rules.to_move(after) if other != seat]
         if not others or rules.outcome(after) is not None or seat in rules.to_move(after):
             break
@@ -299,8 +298,7 @@ def _iterate(game: Searchable, state: Any, seat: int, root: _Node, rng: random.R
                     node.children[c].available += 1
             node = child
             path.append(node)
-        for event in game.decide(state, mover, command, Rng(rng.getrandbits(64))):
-            state = game.evolve(state, event)  # the drawn state is this iteration's own
+        _, state = game.play(state, mover, command, Rng(rng.getrandbits(64)))  # the drawn state is this iteration's own
         played += 1
     rewards = _rewards(game, state)
     for visited in path[1:]:
