@@ -80,6 +80,9 @@ class Step(Generic[S]):
     #: Derived when the class is made: a step that writes neither ``prompt`` nor ``ask`` (an
     #: automatic procedure) never asks anyone, so ``advance`` runs without a prompt built.
     never_asks: ClassVar[bool] = True
+    #: Derived when the class is made: a step every seat may answer that writes ``seat_asked``
+    #: asks one seat at a time, the one it names; only that seat is then looked at.
+    one_seat_at_a_time: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -91,6 +94,7 @@ class Step(Generic[S]):
         cls.handlers = found
         below = cls.__mro__[:cls.__mro__.index(Step)]
         cls.never_asks = not [k for k in below if "prompt" in vars(k) or "ask" in vars(k)]
+        cls.one_seat_at_a_time = bool([k for k in below if "seat_asked" in vars(k)])
 
     def prompt(self, state: S, frame: Frame, seat: int) -> Prompt | None:
         """The question put to ``seat`` now, or None. By default only the owner is asked."""
@@ -113,6 +117,9 @@ class Step(Generic[S]):
             return []
         if frame.seat is not None:
             return [frame.seat] if self.asks(state, frame) else []
+        if self.one_seat_at_a_time:
+            one = self.seat_asked(state, frame)
+            return [] if one is None else [one]
         return [seat for seat in range(seats) if self.asks_seat(state, frame, seat)]
 
     def awaits(self, state: S, frame: Frame, seats: int) -> bool:
@@ -122,6 +129,8 @@ class Step(Generic[S]):
             return False
         if frame.seat is not None:
             return self.asks(state, frame)
+        if self.one_seat_at_a_time:
+            return self.seat_asked(state, frame) is not None
         for seat in range(seats):
             if self.asks_seat(state, frame, seat):
                 return True
@@ -136,8 +145,18 @@ class Step(Generic[S]):
 
     def asks_seat(self, state: S, frame: Frame, seat: int) -> bool:
         """``asks`` for a frame every seat may answer (no owner): does ``seat`` have a prompt
-        now? By default its prompt is built; an override is the guard its ``prompt`` begins with."""
+        now? For a step that asks one seat at a time, is it the one ``seat_asked`` names; else
+        its prompt is built by default, and an override is the guard its ``prompt`` begins with."""
+        if self.one_seat_at_a_time:
+            return self.seat_asked(state, frame) == seat
         return bool(self.prompt(state, frame, seat))
+
+    def seat_asked(self, state: S, frame: Frame) -> int | None:
+        """For a frame every seat may answer where the rulebook asks one seat at a time (the
+        seat due to place, say): that seat, or None when nobody is asked. A step that writes
+        this is asked about that seat alone (``asked``, ``awaits``, ``asks_seat``), and its
+        ``prompt`` begins with ``if not self.asks_seat(...)``: return None``."""
+        raise NotImplementedError(f"step {self.name!r} asks any seat, not one at a time")
 
     def advance(self, flow: Flow[S], frame: Frame) -> None:
         """The automatic work done when nobody is asked anything."""

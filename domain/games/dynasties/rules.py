@@ -797,8 +797,8 @@ class RaisingTheFamily(Step[DynastiesState]):
 
     name = RAISING
 
-    def asks_seat(self, s: DynastiesState, frame: Frame, seat: int) -> bool:
-        return placer_asked(s) == seat
+    def seat_asked(self, s: DynastiesState, frame: Frame) -> int | None:
+        return placer_asked(s)
 
     def prompt(self, s: DynastiesState, frame: Frame, seat: int) -> Prompt | None:
         if not self.asks_seat(s, frame, seat):
