@@ -24,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 
 #: (game, seats, commands of random play before each position)
-CASES = (("pax_pamir", 2, (10, 30, 50, 70)), ("dynasties", 3, (5, 20, 35, 50)))
+CASES = (("pax_pamir", 2, (10, 30, 50, 70)), ("dynasties", 3, (5, 15, 25, 35)))
 
 _ONE_TREE = r"""
 import json, random, sys, time

@@ -10,7 +10,7 @@ ratio meaningful on a shared machine whose speed drifts).
 
 A tree runs its compiled engine where it has one: ``build/engine`` (``make compile``), or
 modules built beside the sources (trees from before setup.py: ``tools/compile_domain.py``).
-``--pure`` runs tree A on its sources (then give a tree B without a build).
+``--pure`` runs both trees on their sources. ``--json FILE`` writes every round's figures.
 
 Tree A is this checkout. Each tree runs its own bench scripts, so a tree whose bench plays
 through ``decide`` and ``evolve`` is measured that way; ``--loop-of-b`` also runs tree B's
@@ -22,6 +22,7 @@ wall time: steadier on a machine that other work keeps busy.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import resource
 import statistics
@@ -70,14 +71,15 @@ def main() -> None:
     parser.add_argument("--loop-of-b", action="store_true", help="also run B's bench loop on A's code")
     parser.add_argument("--cpu", action="store_true", help="games per CPU second rather than per wall second")
     parser.add_argument("--pure", action="store_true",
-                        help="tree A on its Python sources even where build/engine holds its compiled build "
-                             "(give a tree B without a build)")
+                        help="both trees on their Python sources even where build/engine holds a compiled build")
+    parser.add_argument("--json", type=Path, help="also write every round's figures here")
     args = parser.parse_args()
     other = args.other.resolve()
     sides = {"A": (HERE, HERE), "B": (other, other)}
     if args.loop_of_b:
         sides["A, B's loop"] = (HERE, other)
     print(f"{'bench':<28} " + " ".join(f"{name:>13}" for name in sides) + "   A/B (pairs)")
+    results: dict[str, dict[str, list[float]]] = {}
     for script, extra, seats in CASES:
         runs: dict[str, list[float]] = {name: [] for name in sides}
         for _ in range(args.rounds):
@@ -88,6 +90,10 @@ def main() -> None:
         label = re.sub(r"\.py$", "", script).removeprefix("bench_") + f" {seats} seats"
         print(f"{label:<28} " + " ".join(f"{statistics.median(v):>13.1f}" for v in runs.values())
               + f"   {statistics.median(ratios):.2f} ({', '.join(f'{r:.2f}' for r in ratios)})", flush=True)
+        results[label] = {**runs, "A/B": ratios}
+    if args.json:
+        args.json.write_text(json.dumps({"B": str(other), "pure": args.pure, "cpu": args.cpu,
+                                         "seconds": args.seconds, "games_per_second": results}, indent=1))
 
 
 if __name__ == "__main__":

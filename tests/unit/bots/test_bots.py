@@ -74,6 +74,10 @@ class _Slow:
         time.sleep(self._seconds)
         return self._rules.decide(*args)
 
+    def play(self, *args):  # the searches play each move in place
+        time.sleep(self._seconds)
+        return self._rules.play(*args)
+
 
 @pytest.mark.parametrize(("rules", "seats"), [(PAX, 4), (DYNASTIES, 3)])
 def test_mcts_keeps_to_its_deadline_on_the_wall_clock_even_inside_a_long_playout(rules, seats):
