@@ -38,7 +38,7 @@ import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from domain.kernel.commands import Command
 from domain.kernel.rng import Rng
@@ -82,6 +82,13 @@ class Searchable(GameRules[Any, Any], Protocol):
 
 
 Bot = Callable[[GameRules[Any, Any], Seen, random.Random, Clock | None], Command]
+
+
+def searchable(rules: GameRules[Any, Any]) -> Searchable:
+    """``rules`` as a game a searching bot can play: every game offered to the searching bots
+    (``greedy``, ``mcts``) gives ``sampler``, ``scores``, ``score_scale`` and ``face_down_verbs``
+    (checked for each game by tests/unit/bots/test_searchable.py)."""
+    return cast(Searchable, rules)
 
 
 def offered(rules: GameRules[Any, Any], view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int,
@@ -137,7 +144,7 @@ def _advantage(scores: Sequence[float], seat: int) -> float:
 def _after(rules: GameRules[Any, Any], state: Any, seat: int, command: Command, rng: random.Random) -> Any:
     """``state`` after ``seat``'s ``command``, and after the others' face-down answers to it
     (guessed at random: a Tribute is judged by its reveal)."""
-    game: Searchable = rules  # type: ignore[assignment]
+    game = searchable(rules)
     after = rules.copy(state)
     mover = seat
     for _ in range(_FACE_DOWN_STEPS):
@@ -184,7 +191,7 @@ def greedy_bot(samples: int = 1, plies: int | None = None) -> Bot:
     move, after its best next ``plies - 1`` choices (a Pax Pamir purchase is worth the play
     it allows). ``plies``: the game's ``greedy_plies`` (1 where it does not say)."""
     def choose(rules: GameRules[Any, Any], seen: Seen, rng: random.Random, clock: Clock | None) -> Command:
-        game: Searchable = rules  # type: ignore[assignment]
+        game = searchable(rules)
         depth = plies if plies is not None else getattr(rules, "greedy_plies", 1)
         commands = list(seen.commands)
         if len(commands) == 1:
@@ -236,7 +243,7 @@ def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int 
     comes from the tree as it is; a deadline passed before any iteration gives a random
     choice. So a decision overruns its budget by at most one game step."""
     def choose(rules: GameRules[Any, Any], seen: Seen, rng: random.Random, clock: Clock | None) -> Command:
-        game: Searchable = rules  # type: ignore[assignment]
+        game = searchable(rules)
         commands = list(seen.commands)
         if len(commands) == 1:
             return commands[0]
