@@ -271,9 +271,14 @@ def test_a_replay_lists_its_steps_without_views_and_gives_the_views_asked_for(fi
         game_id, players = finished_game(service, seats=2, seed=5)
         caller = None
     else:
-        game_id, players = start_game(service, "dynasties", 2, {"starting_gold": 40})
-        play_randomly(service, game_id, players, random.Random(8), max_commands=30, undo_chance=0.1)
-        assert not service.load(game_id).over
+        # the deal comes from the server's secret seed: a game that happens to end within its
+        # 30 commands is set aside for another (each a fresh deal), so the game looked at runs
+        for attempt in range(20):
+            game_id, players = start_game(service, "dynasties", 2, {"starting_gold": 40})
+            play_randomly(service, game_id, players, random.Random(8 + attempt), max_commands=30, undo_chance=0.1)
+            if not service.load(game_id).over:
+                break
+        assert not service.load(game_id).over, "20 deals in a row ended within 30 commands"
         caller = players[1]
     whole = {s["event"]["version"]: s for s in _every_step(service, game_id, caller)}
     listed = _every_step(service, game_id, caller, view_every=0)
