@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 
 import pytest
 import requests
@@ -14,6 +13,7 @@ import requests
 from service.app import create_app
 from service.config import Config
 from tests.api.conftest import LiveServer, serve
+from tests.helpers.waiting import wait_until
 
 
 @pytest.fixture
@@ -27,13 +27,7 @@ def site(tmp_path):
 
 
 def _wait(predicate, timeout=20.0, what="it"):
-    deadline = time.monotonic() + timeout
-    while True:
-        found = predicate()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
+    return wait_until(predicate, timeout, what)
 
 
 def _table(site, seats, **created):

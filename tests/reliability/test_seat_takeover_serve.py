@@ -12,6 +12,7 @@ import time
 import requests
 
 from tests.helpers.http import PlayerClients
+from tests.helpers.waiting import wait_until
 
 
 class Site(PlayerClients):
@@ -20,13 +21,7 @@ class Site(PlayerClients):
 
 
 def _wait(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        found = predicate()
-        if found:
-            return found
-        assert time.monotonic() < deadline, f"timed out waiting: {what}"
-        time.sleep(0.1)
+    return wait_until(predicate, timeout, what, every=0.1)
 
 
 def _events(site: Site, game_id: str, session: requests.Session) -> list[dict]:
