@@ -89,7 +89,7 @@ drills: $(VENV)/.installed-dev  ## the heavy reliability drills (kill -9 loops, 
 
 # an hour of the production shape on Redis (bench/soak.py: several web processes, one worker per
 # lane, live games of both types with bot seats); SOAK_ARGS to change it, e.g. --archive-url
-soak: $(VENV)/.installed-dev  ## the one-hour soak (not CI): a row of figures every 5 minutes
+soak: $(VENV)/.installed-dev $(ENGINE)/.built  ## the one-hour soak (not CI): a row of figures every 5 minutes
 	$(PY) bench/soak.py --minutes 60 --report-every 300 $(SOAK_ARGS)
 
 archive: $(VENV)/.installed  ## move finished games past GAMES_ARCHIVE_AFTER from Redis to GAMES_ARCHIVE_URL now

@@ -7,7 +7,8 @@ finished games too (``GAMES_ARCHIVE_AFTER`` from ``--archive-after``). Then keep
 ``--live-games`` games in play for ``--minutes``, Dynasties and Pax Pamir in turn, two seats
 each: a scripted person (a random legal command as soon as it is asked, at most ``--rate``
 commands a second over all games) and a ``random`` bot on the bots' lane. A game that ends is
-replaced by a new one, so the finished games pile up (and, with an archive, leave Redis).
+replaced by a new one of the same person's (``--live-games`` people play all along, as
+people who come back do), so the finished games pile up (and, with an archive, leave Redis).
 
 Every ``--report-every`` seconds one row: the RSS of each process (the web master and workers,
 each lane's worker with its children), Redis ``used_memory``, POST and GET p50/p99 in the
@@ -31,6 +32,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -131,14 +133,22 @@ class Stats:
                 self.error_samples.append(what)
 
 
-class Table:
-    """One live game: its person's token and session."""
+class Person:
+    """A player of the soak, with a token and a session of their own; they play one game at a
+    time and start another when it ends, as people who come back do."""
 
-    def __init__(self, api: str, kind: str, number: int):
+    def __init__(self, api: str, number: int):
         self.session = requests.Session()
-        name = f"soak-{number}"
-        player = self.session.post(f"{api}/players", json={"name": name}, timeout=60).json()
+        player = self.session.post(f"{api}/players", json={"name": f"soak-{number}"}, timeout=60).json()
         self.auth = {"Authorization": f"Bearer {player['token']}"}
+
+
+class Table:
+    """One live game of ``person``'s, against a ``random`` bot."""
+
+    def __init__(self, api: str, kind: str, person: Person):
+        self.session, self.auth = person.session, person.auth
+        self.person = person
         created = self.session.post(f"{api}/games", json={"type": kind, "seats": 2, "bots": [{"kind": "random"}]},
                                     headers=self.auth, timeout=60)
         created.raise_for_status()
@@ -158,13 +168,13 @@ class Load:
         self.pace = threading.Lock()
         self.threads = [threading.Thread(target=self.play, args=(i, threads), daemon=True) for i in range(threads)]
 
-    def new_table(self) -> Table:
+    def new_table(self, person: Person) -> Table:
         self.created += 1
-        return Table(self.api, KINDS[self.created % 2], self.created)
+        return Table(self.api, KINDS[self.created % 2], person)
 
     def fill(self) -> None:
         for i in range(len(self.tables)):
-            self.tables[i] = self.new_table()
+            self.tables[i] = self.new_table(Person(self.api, i))
 
     def wait_turn(self) -> None:
         with self.pace:
@@ -216,7 +226,7 @@ class Load:
                         with self.stats.lock:
                             self.stats.finished += 1
                         try:
-                            self.tables[slot] = self.new_table()
+                            self.tables[slot] = self.new_table(table.person)
                         except (requests.RequestException, KeyError) as exc:
                             self.stats.error(f"new game: {exc!r}")
             if not acted:
@@ -226,6 +236,19 @@ class Load:
 def queue_depths(client: redis.Redis, queue: str) -> dict[str, int]:
     return {lane: int(client.llen(f"rq:queue:{queue}-{lane}")) + int(client.zcard(f"rq:scheduled:{queue}-{lane}"))
             for lane in LANES}
+
+
+#: the variable parts of a key (game and player ids, hashed names, numbers), collapsed so keys group by kind
+_VARIABLE = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|(?<=[:-])([a-z]+-)?[0-9a-f]{12,}|(?<=\{p)\d+(?=\})|(?<=player:)[^}:]+|(?<=:)\d+(?=:|$)")
+
+
+def memory_by_family(client: redis.Redis) -> dict[str, float]:
+    """Redis memory (MB, ``MEMORY USAGE``) by kind of key: ``dyn:{p*}:log``, ``dyn:{p*}:game:*`` ..."""
+    found: dict[str, int] = {}
+    for key in client.scan_iter(count=1000):
+        family = _VARIABLE.sub(lambda m: (m.group(1) or "") + "*", key.decode(errors="replace"))
+        found[family] = found.get(family, 0) + int(client.memory_usage(key) or 0)
+    return {family: round(size / 1e6, 2) for family, size in sorted(found.items(), key=lambda kv: -kv[1])}
 
 
 def projection_lag(api: str) -> int | None:
@@ -264,7 +287,10 @@ def main() -> None:
     redis_port, web_port = free_port(), free_port()
     store = f"redis://127.0.0.1:{redis_port}/0"
     api = f"http://127.0.0.1:{web_port}"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_STORE": store, "GAMES_QUEUE": "soak", "GAMES_LIMITS": "off",
+    # the production shape runs the built package (its engine compiled: ``make soak`` builds it)
+    # where there is one, else the sources
+    code = ROOT / "build" / "engine" if (ROOT / "build" / "engine" / ".built").exists() else ROOT
+    env = {**os.environ, "PYTHONPATH": str(code), "GAMES_STORE": store, "GAMES_QUEUE": "soak", "GAMES_LIMITS": "off",
            "GAMES_LIMIT_BOT_GAMES_PER_PLAYER": "0", "GAMES_LIMIT_WAITING_GAMES_PER_PLAYER": "0",
            "GAMES_BOT_THINK_SECONDS": "0"}
     if args.archive_url:
@@ -273,7 +299,7 @@ def main() -> None:
 
     def start(name: str, argv: list[str]) -> None:
         with open(workdir / f"{name}.log", "wb") as out:
-            processes[name] = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            processes[name] = subprocess.Popen(argv, cwd=code, env=env, stdout=out, stderr=subprocess.STDOUT,
                                                start_new_session=True)
 
     start("redis", [shutil.which("redis-server") or "redis-server", "--port", str(redis_port), "--bind", "127.0.0.1",
@@ -300,6 +326,9 @@ def main() -> None:
             except requests.RequestException:
                 pass
             time.sleep(0.2)
+        engine = requests.get(f"{api}/health", timeout=5).json().get("engine")
+        print(f"soak: the server runs {code.relative_to(ROOT) if code != ROOT else 'the sources'}, engine {engine}",
+              flush=True)
         empty = int(client.info("memory")["used_memory"])
         archived_at_start = archived(args.archive_url) or 0  # the archive database may hold earlier runs' games
         load.fill()
@@ -329,6 +358,7 @@ def main() -> None:
                 "errors": errors, "429s": limited, "live": args.live_games, "finished": stats.finished,
                 "archived": (archived(args.archive_url) or 0) - archived_at_start if args.archive_url else None,
                 "died": [name for name, p in processes.items() if p.poll() is not None],
+                "redis_mb_by_key": memory_by_family(client),
             }
             for key in ("post_p50_ms", "post_p99_ms", "get_p50_ms", "get_p99_ms"):
                 row[key] = round(row[key], 1) if row[key] is not None else None
@@ -337,14 +367,14 @@ def main() -> None:
         load.stop.set()
         for thread in load.threads:
             thread.join(timeout=60)
-        summary = {"live_games": args.live_games, "rate": args.rate, "minutes": args.minutes,
+        summary = {"engine": engine, "live_games": args.live_games, "rate": args.rate, "minutes": args.minutes,
                    "redis_per_live_game_at_start_kb": round(per_live_at_start / 1e3, 1), "rows": rows,
                    "error_samples": stats.error_samples, "games_created": load.created,
                    "archived_before_the_run": archived_at_start}
         if args.archive_url:  # the fall: every finished game archived now, Redis measured either side
             time.sleep(5)  # the lanes' last jobs of the load
             before = int(client.info("memory")["used_memory"])
-            moved = subprocess.run([sys.executable, "-m", "service", "archive"], cwd=ROOT, timeout=600,
+            moved = subprocess.run([sys.executable, "-m", "service", "archive"], cwd=code, timeout=600,
                                    env={**env, "GAMES_ARCHIVE_AFTER": "0"}, capture_output=True, text=True)
             after = int(client.info("memory")["used_memory"])
             summary["archive_at_end"] = {"redis_used_mb_before": round(before / 1e6, 1),

@@ -57,7 +57,8 @@ class Archiver:
     """Archives the finished games of ``service`` (a ``GameService`` on an ``ArchivedRedisStore``)."""
 
     def __init__(self, service: Any, keep_seconds: float, projections: Sequence[str], *,
-                 pause: float = 0.0, lock_ttl: float = 10.0, now: Callable[[], float] = time.time):
+                 pause: float = 0.0, lock_ttl: float = 10.0, log_kept: int = 200,
+                 now: Callable[[], float] = time.time):
         if not isinstance(service.store, ArchivedRedisStore):
             raise ValueError("archiving needs a Redis store with an archive (GAMES_ARCHIVE_URL)")
         self.service = service
@@ -66,6 +67,7 @@ class Archiver:
         self.projections = tuple(projections)
         self.pause = pause
         self.lock_ttl = lock_ttl
+        self.log_kept = log_kept
         self.now = now
 
     def run(self, budget: float = RUN_BUDGET) -> dict[str, int]:
@@ -75,7 +77,7 @@ class Archiver:
         if not lock.acquire(blocking=False):
             return {"busy": 1}
         deadline = time.monotonic() + budget
-        counts = {"noted": 0, "archived": 0, "waiting": 0, "skipped": 0}
+        counts = {"noted": 0, "archived": 0, "waiting": 0, "skipped": 0, "let_go": 0}
         try:
             counts["noted"] = self.follow(deadline, lock.extend)
             while time.monotonic() < deadline:
@@ -99,6 +101,8 @@ class Archiver:
                 lock.release()
             except Exception:  # expired meanwhile: the next run takes it
                 log.warning("the archive lock expired before the run released it")
+        if time.monotonic() < deadline:
+            counts["let_go"] = self.compact()
         counts["due"] = self.store.waiting_count()
         log.info("archive run: %s", " ".join(f"{k}={v}" for k, v in counts.items()))
         return counts
@@ -156,6 +160,22 @@ class Archiver:
         self.store.remove_due(game_id)
         return "archived"
 
+    def compact(self) -> int:
+        """Let Redis's log go where every reader has read past it, keeping the newest
+        ``log_kept`` entries of each partition (a reader that falls behind reads them from Redis);
+        what goes is in the archive first (``ArchivedRedisStore.compact_log``). The entries let go."""
+        checkpoints = self.store.load_checkpoints_many(self.projections)
+        if any(c is None for c in checkpoints.values()):
+            return 0  # a read model being rebuilt: it reads the log from the start
+        followed = self.store.followed()
+        let_go = 0
+        for partition, head in self.store.log_heads().items():
+            read = min([followed.get(partition, 0), *(c.get(partition, 0) for c in checkpoints.values() if c)])
+            upto = min(read - 1, head - self.log_kept)  # the entry at a checkpoint stays: a reader checks it
+            if upto > 0:
+                let_go += self.store.compact_log(partition, upto)
+        return let_go
+
     def _read_past(self, partition: int, position: int) -> bool:
         """Have every read model and the follower read ``partition``'s log past ``position``?
         (A read model being rebuilt has no checkpoint: it has not.)"""
@@ -167,7 +187,7 @@ class Archiver:
 
 def archiver_for(service: Any, config: Any) -> Archiver:
     return Archiver(service, config.archive_after, service.read_models.runner.names,
-                    pause=config.archive_pause, lock_ttl=config.projection_lock_ttl)
+                    pause=config.archive_pause, lock_ttl=config.projection_lock_ttl, log_kept=config.log_kept)
 
 
 def request_archive(connection: Any, config: Any) -> bool:

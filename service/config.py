@@ -147,6 +147,12 @@ class Config:
     #: pausing ``archive_pause`` seconds after each game). The embedded store keeps every game in
     #: its file and takes no archive
     archive_url: str = ""
+    #: Redis store with an archive: the newest entries of each log partition that stay in Redis
+    #: when the entries every reader has read go to the archive (``Archiver.compact``)
+    log_kept: int = 200
+    #: Redis store: the newest notices each player's feed keeps (``GET /players/me/events``); the
+    #: oldest leave as new ones come. The embedded store keeps every notice in its file
+    feed_kept: int = 100
     archive_after: float = 7 * 24 * 3600.0
     archive_every: float = 60.0
     archive_pause: float = 0.0
@@ -219,6 +225,8 @@ class Config:
             "redis_wait_timeout": float(env.get("GAMES_REDIS_WAIT_TIMEOUT", cls.redis_wait_timeout)),
             "bot_think_seconds": float(env.get("GAMES_BOT_THINK_SECONDS", cls.bot_think_seconds)),
             "archive_url": env.get("GAMES_ARCHIVE_URL", cls.archive_url),
+            "feed_kept": int(env.get("GAMES_FEED_KEPT", cls.feed_kept)),
+            "log_kept": int(env.get("GAMES_LOG_KEPT", cls.log_kept)),
             "archive_after": seconds(env.get("GAMES_ARCHIVE_AFTER", ""), cls.archive_after),
             "archive_every": seconds(env.get("GAMES_ARCHIVE_EVERY", ""), cls.archive_every),
             "archive_pause": seconds(env.get("GAMES_ARCHIVE_PAUSE", ""), cls.archive_pause),

@@ -21,6 +21,10 @@ written once):
 the process's ``LiveHub`` hands new notices to every open feed of the player as it does a
 game's events. A feed stream is no game: projections ignore its events (``restated``).
 
+On Redis a feed keeps its newest ``GAMES_FEED_KEPT`` notices (100 by default; the oldest
+leave as new ones come, so a person's feed does not grow for as long as they play); a page
+asked from before the oldest kept starts at it. The embedded store keeps every notice.
+
 A notice is written after the game's append it follows; if the process dies between the
 two, that notice is lost (the game's stream, the source of truth, has the event).
 """
@@ -171,6 +175,8 @@ class PlayerFeed:
         stream = feed_stream(player_id)
         records = self.store.read(stream, after, after + limit)
         last = self.store.version(stream)
+        if not records and after < last:  # ``after`` is older than the oldest notice a Redis feed keeps
+            records = self.store.read(stream, after)[:limit]
         return {"events": [shown(r) for r in records], "last_id": last,
                 "next_after": records[-1].version if records and records[-1].version < last else None}
 

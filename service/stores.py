@@ -8,6 +8,7 @@ from urllib.parse import urlparse
 
 from service.adapters.store import EventStore
 from service.config import Config
+from service.player_feed import FEED_PREFIX
 
 
 def open_store(config: Config) -> EventStore:
@@ -29,7 +30,7 @@ def open_store(config: Config) -> EventStore:
 
         options: dict[str, Any] = {"partitions": config.redis_partitions, "prefix": config.redis_prefix,
                    "timeout": config.store_timeout or None, "wait_replicas": config.redis_wait_replicas,
-                   "wait_timeout": config.redis_wait_timeout}
+                   "wait_timeout": config.redis_wait_timeout, "kept": {FEED_PREFIX: config.feed_kept}}
         if config.archive_url:  # finished games may have moved to the archive: read through to it
             from projections.base import STREAM_PREFIX
             from service.adapters.postgres_archive import PostgresArchive

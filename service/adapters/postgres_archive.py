@@ -60,6 +60,14 @@ CREATE UNIQUE INDEX IF NOT EXISTS archived_events_log ON archived_events (log_pa
 """
 
 
+def _insert_events(cursor: psycopg.Cursor, records: Sequence[Recorded]) -> None:
+    """The stored bytes of each event, at its version and log position (kept already: left as is)."""
+    cursor.executemany(
+        "INSERT INTO archived_events (stream, version, log_partition, position, body) "
+        "VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+        [(r.stream, r.version, r.partition, r.position, dumps(r.event)) for r in records])
+
+
 class PostgresArchive:
     """Archived games on the PostgreSQL database at ``url`` (a libpq URL or conninfo)."""
 
@@ -119,16 +127,25 @@ class PostgresArchive:
 
         def write(connection: psycopg.Connection) -> None:
             with connection.transaction(), connection.cursor() as cursor:
-                cursor.executemany(
-                    "INSERT INTO archived_events (stream, version, log_partition, position, body) "
-                    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                    [(r.stream, r.version, r.partition, r.position, dumps(r.event)) for r in records])
+                _insert_events(cursor, records)
                 cursor.execute(
                     "INSERT INTO archived_games (game_id, stream, game_type, version, log_partition, first_position,"
                     " last_position, ended_at, signed_log) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
                     " ON CONFLICT DO NOTHING",
                     (game_id, stream, game_type, records[-1].version, partition, min(positions), max(positions),
                      ended_at, signed_log))
+
+        self._run(write)
+
+    def store_log(self, records: Sequence[Recorded]) -> None:
+        """Keep log entries (of games in play, of players' feeds) that Redis's log lets go
+        (``ArchivedRedisStore.compact_log``); an entry kept before is left as it is."""
+        if not records:
+            return
+
+        def write(connection: psycopg.Connection) -> None:
+            with connection.transaction(), connection.cursor() as cursor:
+                _insert_events(cursor, records)
 
         self._run(write)
 

@@ -61,6 +61,8 @@ on wait for that many replicas (``RedisDatastore``; docs/operations.md).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from service.adapters.redis_store.datastore import RedisDatastore
 from service.adapters.redis_store.read_models import RedisProjectionRecorder
 from service.adapters.redis_store.side_tables import (
@@ -75,18 +77,23 @@ from service.adapters.store import EventStore
 class RedisStore(RedisStreamRecorder, RedisLogRecorder, RedisProjectionRecorder, RedisSnapshotRecorder,
                  RedisPlayerRecorder, RedisSharedStateRecorder, EventStore):
     """Every Redis recorder over one datastore on ``url``. ``keep_snapshots``: how many
-    snapshots of each stream and schema are kept; ``timeout``: see ``RedisDatastore``."""
+    snapshots of each stream and schema are kept; ``kept``: the newest entries a stream keeps,
+    by its name's prefix (``RedisStreamRecorder``); ``timeout``: see ``RedisDatastore``."""
 
     def __init__(self, url: str, partitions: int = 16, prefix: str = "dyn", keep_snapshots: int = 3,
-                 timeout: float | None = None, wait_replicas: int = 0, wait_timeout: float = 1.0):
+                 timeout: float | None = None, wait_replicas: int = 0, wait_timeout: float = 1.0,
+                 kept: Mapping[str, int] | None = None):
         if keep_snapshots < 1:
             raise ValueError("keep_snapshots must be >= 1")
-        super().__init__(RedisDatastore(url, partitions=partitions, prefix=prefix, timeout=timeout,
-                                        wait_replicas=wait_replicas, wait_timeout=wait_timeout))
+        datastore = RedisDatastore(url, partitions=partitions, prefix=prefix, timeout=timeout,
+                                   wait_replicas=wait_replicas, wait_timeout=wait_timeout)
+        super().__init__(datastore, kept)
         self.url = url
         self.keep_snapshots = keep_snapshots
 
     def version_and_token_generation(self, stream: str) -> tuple[int, int]:
+        if self.kept(stream) is not None:  # a trimmed stream (no game's): two reads
+            return self.version(stream), int(self._redis.get(self._token_generation_key()) or 0)
         commands = (("XLEN", self._game(stream)[1]), ("GET", self._token_generation_key()))
         if self._datastore.cluster:  # the keys are in two slots: a pipeline asks each node
             with self._redis.pipeline(transaction=False) as pipe:

@@ -52,6 +52,18 @@ return 1
 """
 
 
+# KEYS: 1 partition log, 2 partition's archive mark; ARGV: 1 the position up to which the
+# archive now holds the log: the mark rises to it and every entry at or below it leaves Redis
+TRIM_LOG = """
+local mark = tonumber(redis.call('GET', KEYS[2]) or '0')
+if tonumber(ARGV[1]) > mark then redis.call('SET', KEYS[2], ARGV[1]) end
+return redis.call('XTRIM', KEYS[1], 'MINID', (tonumber(ARGV[1]) + 1) .. '-0')
+"""
+
+#: log entries copied to the archive per round of a compaction
+COMPACT_BATCH = 1000
+
+
 class ArchivedRedisStore(RedisStore):
     """``RedisStore`` reading through to ``archive`` for game streams it no longer holds."""
 
@@ -60,6 +72,7 @@ class ArchivedRedisStore(RedisStore):
         self.archive = archive
         self.archived_prefix = archived_prefix
         self._drop = self._redis.register_script(DROP_ARCHIVED)
+        self._trim_log = self._redis.register_script(TRIM_LOG)
 
     # -- streams: Redis first, then the archive ---------------------------------------------
     def _may_be_archived(self, stream: str) -> bool:
@@ -118,6 +131,23 @@ class ArchivedRedisStore(RedisStore):
                 entries = [merged[position] for position in sorted(merged)][:limit]
             found[partition] = entries
         return found
+
+    def compact_log(self, partition: int, upto: int) -> int:
+        """Let Redis's log of ``partition`` go up to position ``upto``: every entry still held
+        there (of games in play, of players' feeds, of games not archived yet) is copied to
+        the archive first, then the mark rises to ``upto`` and the entries leave Redis (one
+        script). A log read below the mark reads the archive there, so every reader, a rebuild
+        from the first position among them, still gets each entry once. The entries removed."""
+        self._check_partition(partition)
+        log = f"{self._tag(partition)}:log"
+        start = "-"
+        while True:
+            entries = self._redis.xrange(log, start, f"{upto}-1", count=COMPACT_BATCH)
+            self.archive.store_log(_log_entries(partition, entries))
+            if len(entries) < COMPACT_BATCH:
+                break
+            start = f"({entries[-1][0].decode()}"
+        return int(self._trim_log(keys=[log, self._mark_key(partition)], args=[upto]))
 
     # -- retention's bookkeeping ---------------------------------------------------------------
     def _retention_key(self, name: str) -> str:

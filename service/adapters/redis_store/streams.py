@@ -2,8 +2,9 @@
 
 Appends: one Lua script (``APPEND``) checks, when the appender names the token generation
 its caller's token was checked at, that no token was rotated or revoked since (on one
-Redis; a cluster's generation is in another slot, read just before), then the idempotency key, then the version (the
-game stream's length: entries are never deleted or trimmed) and, when the appender says
+Redis; a cluster's generation is in another slot, read just before), then the idempotency key, then the version (a
+game stream's length: its entries are never deleted or trimmed; a stream given a length to
+keep, a player's feed, trims its oldest entries, and its version is its newest entry's) and, when the appender says
 which event it decided on, that the stream's last entry is that one (each game-stream
 entry keeps its event's digest as ``h``: after a failover the stream can be back at the
 same length with other events), XADDs every event to the game
@@ -41,7 +42,8 @@ from service.adapters.store import (
 # KEYS: 1 game stream, 2 partition log, 3 position counter, 4 idempotency hash
 # ARGV: 1 stream name, 2 expected version, 3 "1" if an idempotency key is given,
 #       4 idempotency key, 5 idempotency record, 6 the digest of the event decided on at the
-#       expected version ('' : not checked), 7.. pairs of event body and its digest
+#       expected version ('' : not checked), 7 the token generation ('' : not checked),
+#       8 the entries the stream keeps ('' : all of them), 9.. pairs of event body and its digest
 APPEND = """
 if ARGV[7] ~= '' then
   local generation = redis.call('GET', KEYS[5]) or '0'
@@ -53,7 +55,13 @@ if with_key then
   if seen then return {'dup', seen} end
 end
 local expected = tonumber(ARGV[2])
-local current = redis.call('XLEN', KEYS[1])
+local current
+if ARGV[8] == '' then
+  current = redis.call('XLEN', KEYS[1])
+else
+  local newest = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
+  current = newest and tonumber(string.match(newest[1], '^%d+')) or 0
+end
 if current ~= expected then return {'conflict', current} end
 if ARGV[6] ~= '' and current > 0 then
   local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1][2]
@@ -61,16 +69,17 @@ if ARGV[6] ~= '' and current > 0 then
     if last[i] == 'h' and last[i + 1] ~= ARGV[6] then return {'conflict', current} end
   end
 end
-local count = (#ARGV - 7) / 2
+local count = (#ARGV - 8) / 2
 if count > 0 then
   local first = redis.call('INCRBY', KEYS[3], count) - count
   for i = 1, count do
     local version = string.format('%d', expected + i)
     local position = string.format('%d', first + i)
-    local body = ARGV[6 + 2 * i]
-    redis.call('XADD', KEYS[1], version .. '-1', 'e', body, 'n', position, 'h', ARGV[7 + 2 * i])
+    local body = ARGV[7 + 2 * i]
+    redis.call('XADD', KEYS[1], version .. '-1', 'e', body, 'n', position, 'h', ARGV[8 + 2 * i])
     redis.call('XADD', KEYS[2], position .. '-1', 's', ARGV[1], 'v', version, 'e', body)
   end
+  if ARGV[8] ~= '' then redis.call('XTRIM', KEYS[1], 'MAXLEN', '~', ARGV[8]) end
 end
 if with_key then redis.call('HSET', KEYS[4], ARGV[4], ARGV[5]) end
 return {'ok', expected + count}
@@ -103,9 +112,22 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
     """``P:{pN}:game:<stream>`` streams and ``P:{pN}:idem:<stream>`` hashes; an append also
     writes the partition's log and position counter (``RedisLogRecorder`` reads them)."""
 
-    def __init__(self, datastore: RedisDatastore) -> None:
+    def __init__(self, datastore: RedisDatastore, kept: Mapping[str, int] | None = None) -> None:
+        """``kept``: by a stream name's prefix, how many of its newest entries a stream keeps
+        (the oldest are trimmed as new ones come, in whole nodes of about 100 entries); every
+        other stream keeps all of its entries."""
         super().__init__(datastore)
         self._append = self._redis.register_script(APPEND)
+        self._kept = dict(kept or {})
+        if any(n < 1 for n in self._kept.values()):
+            raise ValueError("a stream keeps at least 1 entry")
+
+    def kept(self, stream: str) -> int | None:
+        """How many of its newest entries ``stream`` keeps (None: all)."""
+        for prefix, count in self._kept.items():
+            if stream.startswith(prefix):
+                return count
+        return None
 
     def _game(self, stream: str) -> tuple[int, str]:
         partition, tag = self._stream_tag(stream)
@@ -130,8 +152,9 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
             else:  # one Redis: the script checks it, in the append's own round trip
                 keys.append(self._token_generation_key())
                 guard = str(int(token_generation))
-        reply = self._write(self._append, keys,
-                            [stream, int(expected_version), *key_args, head, guard, *_with_digests(events)])
+        kept = self.kept(stream)
+        reply = self._write(self._append, keys, [stream, int(expected_version), *key_args, head, guard,
+                                                 "" if kept is None else kept, *_with_digests(events)])
         outcome, value = reply
         if outcome == b"ok":
             return int(value)
@@ -161,7 +184,10 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
             start = found[-1].version + 1
 
     def version(self, stream: str) -> int:
-        return self._redis.xlen(self._game(stream)[1])
+        if self.kept(stream) is None:  # every entry is there: the length is the version
+            return self._redis.xlen(self._game(stream)[1])
+        newest = self._redis.xrevrange(self._game(stream)[1], "+", "-", count=1)
+        return _number(newest[0][0]) if newest else 0
 
     def confirm(self, stream: str) -> None:
         self._datastore.confirm(self._game(stream)[1])
