@@ -4,10 +4,10 @@ Starts, as an operator would: a private ``redis-server`` (so its memory is this 
 ``python -m service serve --workers N`` (gunicorn, gevent) on it, and one
 ``python -m service worker --lanes LANE`` per lane; with ``--archive-url`` the archive of
 finished games too (``GAMES_ARCHIVE_AFTER`` from ``--archive-after``). Then keeps
-``--live-games`` games in play for ``--minutes``, Dynasties and Pax Pamir in turn, two seats
+``--live-games`` games in play for ``--minutes``, half Dynasties and half Pax Pamir, two seats
 each: a scripted person (a random legal command as soon as it is asked, at most ``--rate``
 commands a second over all games) and a ``random`` bot on the bots' lane. A game that ends is
-replaced by a new one of the same person's (``--live-games`` people play all along, as
+replaced by a new one of the same type and person (``--live-games`` people play all along, as
 people who come back do), so the finished games pile up (and, with an archive, leave Redis).
 
 Every ``--report-every`` seconds one row: the RSS of each process (the web master and workers,
@@ -168,13 +168,14 @@ class Load:
         self.pace = threading.Lock()
         self.threads = [threading.Thread(target=self.play, args=(i, threads), daemon=True) for i in range(threads)]
 
-    def new_table(self, person: Person) -> Table:
+    def new_table(self, slot: int, person: Person) -> Table:
+        """A new game in ``slot``: always of the slot's type, so the mix of live games stays as it began."""
         self.created += 1
-        return Table(self.api, KINDS[self.created % 2], person)
+        return Table(self.api, KINDS[slot % 2], person)
 
     def fill(self) -> None:
         for i in range(len(self.tables)):
-            self.tables[i] = self.new_table(Person(self.api, i))
+            self.tables[i] = self.new_table(i, Person(self.api, i))
 
     def wait_turn(self) -> None:
         with self.pace:
@@ -226,7 +227,7 @@ class Load:
                         with self.stats.lock:
                             self.stats.finished += 1
                         try:
-                            self.tables[slot] = self.new_table(table.person)
+                            self.tables[slot] = self.new_table(slot, table.person)
                         except (requests.RequestException, KeyError) as exc:
                             self.stats.error(f"new game: {exc!r}")
             if not acted:

@@ -11,7 +11,10 @@ the read models): the lane's sweep enqueues it every ``GAMES_ARCHIVE_EVERY`` sec
    signed portable log to the archive in one transaction, and only then, once every read model
    and the follower have read past its last log entry, deletes it from Redis (stream,
    idempotency records, snapshots, log entries: one script, which deletes nothing if the game
-   was appended to meanwhile).
+   was appended to meanwhile);
+3. **lets the log go** where every reader has read it (``compact``): the older entries of each
+   partition, those of games in play and players' feeds too, are copied to the archive and
+   leave Redis, which otherwise keeps a copy of every event ever appended.
 
 Every step can be repeated: the archive ignores a game it has, a game Redis no longer holds is
 taken off the due list, and the follower's position is saved after what it noted. A run killed

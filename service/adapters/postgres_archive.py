@@ -9,7 +9,9 @@ A Redis deployment moves games finished longer ago than the retention period her
   importable anywhere, so an operator can take a game out of the archive with ``psql``);
 * ``archived_events``: one row per event, the bytes the event store held (the stored body,
   JSON), at its version in the game and its position in the log partition: the game's reads
-  (``read``) and the projections' rebuilds (``read_log``) are served from it.
+  (``read``) and the projections' rebuilds (``read_log``) are served from it. It also keeps
+  the log entries Redis lets go once every reader has read them (``store_log``: those of
+  games in play and of players' feeds too), so a rebuild still reads the whole log.
 
 A game is written in one transaction, and writing it again changes nothing (``ON CONFLICT DO
 NOTHING``): the archive step can be repeated after a kill at any point. Where several

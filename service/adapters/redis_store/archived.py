@@ -9,15 +9,17 @@ rebuild) gets the same events whether a game is archived or not.
   archive; a game in play is never looked up there (its key exists), so the command path
   costs what it did. Only game streams (``archived_prefix``) are archived.
 * **The log**: ``drop_archived`` deletes an archived game's log entries and, in the same
-  script, raises the partition's archive mark (``P:{pN}:archived``, the highest position
-  archived). A log read fetches the mark after its entries, in the same round trip: a read
+  script, raises the partition's archive mark (``P:{pN}:archived``) to the game's highest
+  position. A log read fetches the mark after its entries, in the same round trip: a read
   from a position below it also reads the archive there and merges both by position (an
   entry met in both is taken once). Entries deleted before the read are then covered by
-  the mark it fetched; entries deleted after it were in what it read.
+  the mark it fetched; entries deleted after it were in what it read. ``compact_log`` lets
+  every entry up to a position go the same way (those of games in play and of players' feeds
+  too, copied to the archive first), raising the mark to it.
 
 Retention's own keys (``service.archiving`` drives them):
 
-    P:{pN}:archived        String, the highest log position of the partition archived
+    P:{pN}:archived        String, the partition's archive mark: below it a log read looks in the archive too
     P:archive:due          Sorted set, game id by the time it ended (epoch seconds)
     P:archive:followed     Hash, partition -> the log position the archiver has read to
     P:archive:lock         String, held by the archive job that runs
