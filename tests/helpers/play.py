@@ -41,3 +41,18 @@ def play_randomly(service: GameService, game_id: str, players: list[dict], rng: 
         if after_each is not None:
             after_each()
     return posted
+
+
+def unfinished_game(service: GameService, kind: str, seats: int, options: dict[str, Any] | None, seed: int,
+                    commands: int, undo_chance: float = 0.0, deals: int = 20):
+    """A game of ``kind`` after ``commands`` random commands that has not ended; returns its id and
+    the players by seat. The deal comes from the server's secret seed (system randomness), so a
+    deal that happens to end that soon is set aside for a fresh one (commands from ``seed + n``
+    for the n-th deal): a test that looks at a game still running gets one on every draw."""
+    for attempt in range(deals):
+        game_id, players = start_game(service, kind, seats, options)
+        play_randomly(service, game_id, players, random.Random(seed + attempt), max_commands=commands,
+                      undo_chance=undo_chance)
+        if not service.load(game_id).over:
+            return game_id, players
+    raise AssertionError(f"{deals} deals in a row of {kind} ended within {commands} commands")

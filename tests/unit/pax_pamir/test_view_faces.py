@@ -26,10 +26,17 @@ def _shown(view: dict) -> set[int]:
 
 def test_faces_name_only_the_cards_a_view_shows_and_the_limits_follow_the_stars():
     service = GameService(MemoryStore(), {"pax_pamir": RULES})
-    game_id, players = start_game(service, "pax_pamir", 3)
     rng = random.Random(5)
-    checked = 0
-    while not service.load(game_id).over and checked < 40:
+    game_id, players = start_game(service, "pax_pamir", 3)
+    checked, deals = 0, 1
+    # 40 views looked at, 8 random commands apart; the deal comes from the server's secret seed
+    # and a game may end before its 40th view (one did after 15), so the views run on over a
+    # fresh deal: every run looks at as many views
+    while checked < 40:
+        if service.load(game_id).over:
+            assert deals < 5, "5 deals in a row ended within a few views"
+            game_id, players = start_game(service, "pax_pamir", 3)
+            deals += 1
         play_randomly(service, game_id, players, rng, max_commands=8)
         game = service.load(game_id)
         for seat in range(3):
@@ -49,4 +56,3 @@ def test_faces_name_only_the_cards_a_view_shows_and_the_limits_follow_the_stars(
                 assert (face["name"], face["region"], face["suit"], face["rank"]) == \
                        (card.name, card.region.value, card.suit.value, card.rank)
             checked += 1
-    assert checked >= 20
