@@ -95,9 +95,9 @@ soak: $(VENV)/.installed-dev $(ENGINE)/.built  ## the one-hour soak (not CI): a 
 archive: $(VENV)/.installed  ## move finished games past GAMES_ARCHIVE_AFTER from Redis to GAMES_ARCHIVE_URL now
 	$(PY) -m service archive
 
-repeat: $(VENV)/.installed-dev  ## the fast tests three times over, under two hash seeds: a test that flakes shows here
-	PYTHONHASHSEED=1 $(PY) -m pytest tests/unit --count 3 -q
-	PYTHONHASHSEED=7 $(PY) -m pytest tests/unit -q
+repeat: $(VENV)/.installed-dev  ## the fast tests (unit and API) three times over, under two hash seeds: a test that flakes shows here
+	PYTHONHASHSEED=1 $(PY) -m pytest tests/unit tests/api --count 2 -q
+	PYTHONHASHSEED=7 $(PY) -m pytest tests/unit tests/api -q
 
 openapi: $(VENV)/.installed  ## rewrite openapi.yaml from the app
 	$(PY) -m service.openapi > openapi.yaml

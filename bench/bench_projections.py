@@ -31,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import redis  # noqa: E402
+from rq import Queue  # noqa: E402
 
 from domain.games.dynasties import RULES  # noqa: E402
 from service.adapters.redis_store import RedisStore  # noqa: E402
@@ -121,13 +122,13 @@ def percentiles(values: list[float]) -> str:
 
 def bench_lag(url: str, rate: float, seconds: float) -> None:
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
-    config = Config(store_url=url, projections="rq", redis_prefix=prefix, queue_name=f"{prefix}-projections")
+    config = Config(store_url=url, projections="rq", redis_prefix=prefix, queue_name=prefix)
     service = build_service(config, REGISTRY)
     store = service.store
     names = ProjectionRunner(store).names
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_REDIS_PREFIX": prefix}
     worker = subprocess.Popen([sys.executable, "-m", "service", "worker", "--store", url, "--queue",
-                               config.queue_name], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                               config.queue_name, "--lanes", "projections"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         rng = random.Random(7)
@@ -188,7 +189,8 @@ def bench_lag(url: str, rate: float, seconds: float) -> None:
         events = sum(sampler_store.log_head(p) for p in range(store.partitions)) - head_before
         running.clear()
         sampler.join(timeout=60)
-        finished_jobs = len(service.appender.after_append.queue.finished_job_registry)
+        finished_jobs = len(Queue(config.lane_queue("projections"),
+                                  connection=redis.Redis.from_url(url)).finished_job_registry)
         print("\nlag under load (Redis, 16 partitions, one SimpleWorker process, 20 games in play):")
         print(f"  load: {commands} commands in {took:.1f} s = {commands / took:.0f} commands/s,"
               f" {events:,} events = {events / took:,.0f} events/s; catch-up jobs run: ~{finished_jobs}")
