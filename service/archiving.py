@@ -6,15 +6,16 @@ the read models): the lane's sweep enqueues it every ``GAMES_ARCHIVE_EVERY`` sec
 
 1. **follows the log** from where the last run stopped (``followed``, per partition) and notes
    each game whose append finished it, with the time it ended (``due``);
-2. **archives each due game** that ended longer ago than the retention period, the earliest
+2. **lets the log go** where every reader has read it (``compact``): the older entries of each
+   partition, those of games in play and players' feeds too, are copied to the archive and
+   leave Redis, which otherwise keeps a copy of every event ever appended (every run, before
+   the due games, so a run that spends its budget on them still does it);
+3. **archives each due game** that ended longer ago than the retention period, the earliest
    first: reads its stream from Redis, folds it (it must be over), writes its events and its
    signed portable log to the archive in one transaction, and only then, once every read model
    and the follower have read past its last log entry, deletes it from Redis (stream,
    idempotency records, snapshots, log entries: one script, which deletes nothing if the game
-   was appended to meanwhile);
-3. **lets the log go** where every reader has read it (``compact``): the older entries of each
-   partition, those of games in play and players' feeds too, are copied to the archive and
-   leave Redis, which otherwise keeps a copy of every event ever appended.
+   was appended to meanwhile).
 
 Every step can be repeated: the archive ignores a game it has, a game Redis no longer holds is
 taken off the due list, and the follower's position is saved after what it noted. A run killed
@@ -83,6 +84,8 @@ class Archiver:
         counts = {"noted": 0, "archived": 0, "waiting": 0, "skipped": 0, "let_go": 0}
         try:
             counts["noted"] = self.follow(deadline, lock.extend)
+            # first, as the log is read past: a run that spends its budget on due games still lets it go
+            counts["let_go"] = self.compact()
             while time.monotonic() < deadline:
                 due = self.store.due(self.now() - self.keep_seconds, DUE_BATCH)
                 if not due:
@@ -104,8 +107,6 @@ class Archiver:
                 lock.release()
             except Exception:  # expired meanwhile: the next run takes it
                 log.warning("the archive lock expired before the run released it")
-        if time.monotonic() < deadline:
-            counts["let_go"] = self.compact()
         counts["due"] = self.store.waiting_count()
         log.info("archive run: %s", " ".join(f"{k}={v}" for k, v in counts.items()))
         return counts
