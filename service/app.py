@@ -17,7 +17,6 @@ from service.api import (
     faults,
     input_guard,
     limits,
-    links,
     live,
     meta,
     read_models,
@@ -136,8 +135,6 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
     cors.install(app, config)
     register_new_games(api.spec, games.game_types())
     register_new_webhooks(api.spec, ONE_GAME)
-    limits.document(api.spec._paths)
-    links.add_links(api.spec._paths)
     app.extensions["api"] = api
     app.play_routes = PlayRoutes.of(app)  # last: it takes the hooks and handlers installed above
     return app

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from http import HTTPStatus
 from typing import Any
 
 import yaml
+from apispec import BasePlugin
 from flask import Flask
 from flask_smorest import Api
 
 from domain.kernel import GameRules
+from service.api import limits, links
 from service.api.errors import PROBLEM
 from service.api.schemas import ProblemSchema, Ref
 
@@ -35,32 +36,60 @@ DEFAULT_RESPONSE = "Problem"
 _ANONYMOUS_NULL = {"type": "object", "nullable": True}
 
 
+class ContractPlugin(BasePlugin):
+    """What this API's contract adds to every operation and answer, as apispec writes them:
+
+    * an error answer of flask-smorest (``ERROR_SCHEMA``, ``Problem``) is served as
+      application/problem+json, not application/json (``response_helper``);
+    * every operation may answer 429 and 503 with Retry-After (``limits.RETRY_ANSWERS``), and
+      a create's answer links to the operations on what it created (``links.links_of``)
+      (``operation_helper``, as each path is registered)."""
+
+    def response_helper(self, response: dict[str, Any], **kwargs: Any) -> dict[str, Any] | None:
+        content = response.get("content", {})
+        if "application/json" in content and _is_problem(content["application/json"].get("schema")):
+            response["content"] = {PROBLEM: content["application/json"]}
+        return None
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None,
+                         **kwargs: Any) -> None:
+        for method, operation in (operations or {}).items():
+            if method in ("get", "post", "put", "patch", "delete"):
+                responses = operation.setdefault("responses", {})
+                for status, answer in limits.RETRY_ANSWERS.items():
+                    if status not in responses and int(status) not in responses:  # its own comes first
+                        responses[status] = copy.deepcopy(answer)
+                for status, found in links.links_of(path or "", method).items():
+                    for key in (status, int(status)):  # an answer is keyed as its decorator gave its status
+                        if key in responses:
+                            responses[key]["links"] = found
+
+
+def _is_problem(schema: Any) -> bool:
+    return schema is ProblemSchema or isinstance(schema, ProblemSchema) \
+        or (isinstance(schema, dict) and schema.get("$ref") == f"#/components/schemas/{DEFAULT_RESPONSE}")
+
+
 class ContractApi(Api):
+    """flask-smorest's ``Api`` with ``Problem`` as its error schema and answer (its public
+    ``ERROR_SCHEMA`` and ``DEFAULT_ERROR_RESPONSE_NAME``), ``ContractPlugin`` among the spec's
+    plugins (``spec_kwargs``' ``extra_plugins``), and the attribute functions below on its
+    marshmallow converter."""
+
     ERROR_SCHEMA = ProblemSchema
     DEFAULT_ERROR_RESPONSE_NAME = DEFAULT_RESPONSE
 
-    def _init_spec(self, **kwargs: Any) -> None:
-        super()._init_spec(**kwargs)
+    def __init__(self, app: Flask) -> None:
+        super().__init__(app, spec_kwargs={"extra_plugins": [ContractPlugin()]})
         self.ma_plugin.converter.add_attribute_function(component_ref)
         self.ma_plugin.converter.add_attribute_function(nullable_ref)
-
-    def _register_responses(self) -> None:
-        # flask-smorest registers a response per HTTP status with its own error body (it
-        # refers to UNPROCESSABLE_ENTITY for invalid arguments); here every error is a
-        # Problem. Lazy: a response is listed only when an operation refers to it.
-        problem = {PROBLEM: {"schema": ProblemSchema}}
-        for status in HTTPStatus:
-            if status >= 400:
-                self.spec.components.response(status.name, {"description": status.phrase, "content": problem},
-                                              lazy=True)
+        # pages here are in the body (limit/offset, after/next_after), never in X-Pagination:
+        # the schema flask-smorest registers for that header is not this API's
+        self.spec.components.schemas.pop("PaginationMetadata", None)
         self.spec.components.response(DEFAULT_RESPONSE, {
             "description": "an error, as application/problem+json: see `code` and /problems/{code}",
-            "content": problem,
+            "content": {PROBLEM: {"schema": ProblemSchema}},
         }, lazy=True)
-
-    def _register_pagination_header(self) -> None:
-        # pages here are in the body (limit/offset, after/next_after), never in X-Pagination
-        return None
 
 
 def nullable_ref(self: Any, field: Any, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:

@@ -83,15 +83,17 @@ _serving: ContextVar[PlayRequest | None] = ContextVar("play_request", default=No
 
 
 def current_request() -> Request:
-    """The request being handled (not Flask's ``request`` proxy: see the module's docstring)."""
+    """The request being handled (not Flask's ``request`` proxy: see the module's docstring).
+    Where Flask serves it, the request werkzeug keeps in its environ (``werkzeug.request``,
+    set by every request it makes, ``populate_request``): one read through the proxy."""
     found = _serving.get()
-    return found if found is not None else request._get_current_object()  # type: ignore[attr-defined]
+    return found if found is not None else request.environ["werkzeug.request"]
 
 
 def current_flask() -> Flask:
-    """The app handling the request (not Flask's ``current_app`` proxy)."""
+    """The app handling the request: where Flask serves it, ``current_app`` itself."""
     found = _serving.get()
-    return found.app if found is not None else current_app._get_current_object()  # type: ignore[attr-defined]
+    return found.app if found is not None else current_app
 
 
 def extensions() -> dict[str, Any]:

@@ -318,14 +318,11 @@ def stream_slot(app: Flask, token_hash: str | None = None) -> tuple[Callable[[],
     return release, None
 
 
-def document(spec_paths: dict) -> None:
-    """Every operation may answer 429 (a rate) and 503 (the store is unavailable), with Retry-After."""
-    retry = {"Retry-After": {"description": "seconds to wait before trying again", "schema": {"type": "integer"}}}
-    content = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
-    for operations in spec_paths.values():
-        for method, operation in operations.items():
-            if method in ("get", "post", "put", "patch", "delete"):
-                responses = operation.setdefault("responses", {})
-                responses.setdefault("429", {"description": "Too Many Requests", "headers": retry, "content": content})
-                responses.setdefault("503", {"description": "Service Unavailable", "headers": retry,
-                                             "content": content})
+#: what every operation may answer besides what it lists: 429 (a rate) and 503 (the store is
+#: unavailable), each with Retry-After (``contract.ContractPlugin`` adds them)
+_RETRY = {"Retry-After": {"description": "seconds to wait before trying again", "schema": {"type": "integer"}}}
+_PROBLEM_CONTENT = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+RETRY_ANSWERS = {
+    "429": {"description": "Too Many Requests", "headers": _RETRY, "content": _PROBLEM_CONTENT},
+    "503": {"description": "Service Unavailable", "headers": _RETRY, "content": _PROBLEM_CONTENT},
+}

@@ -21,16 +21,20 @@ def _ref(path: str, method: str) -> str:
     return "#/paths/" + path.replace("~", "~0").replace("/", "~1") + "/" + method
 
 
-def add_links(paths: dict) -> None:
-    def link(source: tuple[str, str, str], targets, parameter: str, expression: str) -> None:
-        path, method, status = source
-        response = paths.get(path, {}).get(method, {}).get("responses", {}).get(status)
-        if response is None:
-            return
-        response["links"] = {name: {"operationRef": _ref(target, verb), "parameters": {parameter: expression}}
-                             for name, target, verb in targets if verb in paths.get(target, {})}
+#: the answers that name what they created: (path, method, status) -> the operations on it,
+#: the parameter they take and where in the answer it is
+SOURCES = {
+    ("/games", "post", "201"): (GAME_OPERATIONS, "game_id", "$response.body#/id"),
+    ("/games/import", "post", "201"): (GAME_OPERATIONS, "game_id", "$response.body#/id"),
+    ("/games/{game_id}/join", "post", "200"): (GAME_OPERATIONS, "game_id", "$response.body#/game/id"),
+    ("/players", "post", "201"): (PLAYER_OPERATIONS, "player_id", "$response.body#/id"),
+}
 
-    link(("/games", "post", "201"), GAME_OPERATIONS, "game_id", "$response.body#/id")
-    link(("/games/import", "post", "201"), GAME_OPERATIONS, "game_id", "$response.body#/id")
-    link(("/games/{game_id}/join", "post", "200"), GAME_OPERATIONS, "game_id", "$response.body#/game/id")
-    link(("/players", "post", "201"), PLAYER_OPERATIONS, "player_id", "$response.body#/id")
+
+def links_of(path: str, method: str) -> dict[str, dict]:
+    """The links of the operation ``method`` on ``path``, by the status of its answer
+    (``tests/api/test_contract.py`` checks that every ``operationRef`` names an operation)."""
+    return {status: {name: {"operationRef": _ref(target, verb), "parameters": {parameter: expression}}
+                     for name, target, verb in targets}
+            for (source, verb_of_source, status), (targets, parameter, expression) in SOURCES.items()
+            if source == path and verb_of_source == method}
