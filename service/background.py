@@ -50,7 +50,9 @@ def run_background(config: Config, stop: threading.Event | None = None) -> None:
     job_runtime.log_to_stderr()
     config = dataclasses.replace(config, background="thread")  # its runners are threads of this process
     decisions = DecisionPool(config, config.bot_search_processes)
-    service = build_service(config, decider=decisions)
+    # two lane threads per decision process: while one plays a decided move (its append here),
+    # the other has the next decision searched, so no decision process waits on an append
+    service = build_service(config, decider=decisions, bot_threads=2 * decisions.processes)
     log.info("background work of %s: bots (%d decision processes), clocks, webhooks", config.store_url,
              decisions.processes)
     try:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
-from service.bot_seats import BotLane, BotSeats, Decider, Driver, decide_here, sweep
+from service.bot_seats import THREADS, BotLane, BotSeats, Decider, Driver, decide_here, sweep
 from service.clocks import InProcessTimeouts, RqTimeouts
 from service.config import Config
 from service.inline_projections import InlineProjections
@@ -37,9 +37,10 @@ def background_mode(config: Config) -> str:
 
 
 def build_service(config: Config, registry: Mapping[str, GameRules] | None = None,
-                  store: EventStore | None = None, decider: Decider = decide_here) -> GameService:
+                  store: EventStore | None = None, decider: Decider = decide_here,
+                  bot_threads: int = THREADS) -> GameService:
     """``decider``: how this process's bot lane has a bot decide (here, in the lane's thread;
-    the background process passes a pool of processes)."""
+    the background process passes a pool of processes, and ``bot_threads`` to keep it busy)."""
     if registry is None:
         from domain.games import default_registry
 
@@ -74,7 +75,7 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
 
         driver = RqDriver.from_config(config)
     elif mode == "thread":  # threads of this process play the bot seats
-        driver = BotLane(config.bot_think_seconds, decider)
+        driver = BotLane(config.bot_think_seconds, decider, bot_threads)
     service = GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append,
                           read_models=read_models, signing_keys=config.signing_keys,
                           max_waiting_games=config.limit_waiting_games_per_player, stream_poll=config.stream_poll,

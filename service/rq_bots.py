@@ -61,8 +61,10 @@ class RqDriver:
 
     def play_at(self, decision: Decision) -> None:
         """Have the decision played when it is due (RQ's scheduler enqueues it then)."""
-        # RQ's scheduler keeps whole seconds: rounded up, so a bot never plays before its time
+        # RQ's scheduler keeps whole seconds: rounded up, so a bot never plays before its time.
+        # A due play goes to the front of the lane's queue: the decision is made and its seat
+        # has waited its think time; the searches still queued have not started to cost anyone
         self.queue.enqueue_at(datetime.fromtimestamp(math.ceil(decision.due), UTC), "service.lane_jobs.bot_play_job",
-                              decision.to_job(), retry=RETRY, job_timeout=BOT_JOB_TIMEOUT, result_ttl=60,
+                              decision.to_job(), retry=RETRY, job_timeout=BOT_JOB_TIMEOUT, result_ttl=60, at_front=True,
                               job_id=job_safe(f"{self.prefix}-botplay-{decision.game_id}-{decision.version}"),
                               description=f"bot move in game {decision.game_id} at version {decision.version}")
