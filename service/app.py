@@ -27,7 +27,7 @@ from service.api import (
 )
 from service.api.contract import ContractApi, register_new_games, register_new_webhooks, register_views
 from service.api.errors import register_error_handlers
-from service.api.lean import PlayRoutes
+from service.api.lean import PlayRoutes, mount_lean
 from service.bootstrap import build_service
 from service.config import Config
 from service.services import GameService
@@ -127,11 +127,12 @@ def create_app(config: Config | None = None, *, registry: Mapping[str, GameRules
                       live.blp, read_models.scoreboards, read_models.histories, read_models.projections,
                       webhooks.blp, table_life.table, table_life.me):
         api.register_blueprint(blueprint)
+    mount_lean(app)  # the routes marked lean served by their bare functions (documented as registered)
     app.register_blueprint(web_client.blp)  # the web client's files: not part of the API's contract
     register_error_handlers(app)
     faults.register(app)
     limits.install(app, config)
-    input_guard.install(app)
+    input_guard.install(app, api.spec)
     cors.install(app, config)
     register_new_games(api.spec, games.game_types())
     register_new_webhooks(api.spec, ONE_GAME)

@@ -14,20 +14,27 @@ Every refusal is application/problem+json with a 4xx status:
   4,300-digit number included): 422 (``invalid_json``, like any other invalid body), before
   anything parses it again.
 
-The body is parsed once here with orjson (which refuses what the standard library would
-turn into a 500: recursion errors, huge integers, surrogates) and handed to Flask's
-``request.get_json`` from its cache. Behind gunicorn, request lines and header fields over
-gunicorn's own limits are refused by gunicorn itself, also as problem+json
-(``service.gunicorn_worker``).
+The body is parsed once here, by ``request.get_json`` itself: the app's JSON provider
+(``StrictJson``) reads with orjson (which refuses what the standard library would turn
+into a 500: recursion errors, huge integers, surrogates), its request class
+(``GuardedRequest``) says why a body is not JSON, and werkzeug keeps what it parsed for
+the route's own ``get_json``. What each operation declares (its query parameters, the
+header fields it takes) is read from the API's OpenAPI document, as its clients read it.
+Behind gunicorn, request lines and header fields over gunicorn's own limits are refused by
+gunicorn itself, also as problem+json (``service.gunicorn_worker``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
-from flask import Flask
+from apispec import APISpec
+from flask import Flask, Request
+from flask.json.provider import DefaultJSONProvider
+from werkzeug.exceptions import BadRequest
 
 from service.api.auth import idempotency_key_problem
 from service.api.errors import problem
@@ -49,9 +56,42 @@ _BODY_FIELDS = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH"})
 _NOT_FIELDS = frozenset({"HTTP_CONTENT_TYPE", "HTTP_CONTENT_LENGTH"})
 
 
-def install(app: Flask) -> None:
-    allowed = _declared_query_parameters(app)
-    takes_key = _declaring_header(app, IDEMPOTENCY_KEY)
+class StrictJson(DefaultJSONProvider):
+    """The app's JSON provider (``app.json``, which Flask hands every request as its
+    ``json_module``): Flask's, reading with orjson, which refuses invalid UTF-8, lone
+    surrogates and NaN, and never recurses."""
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        return orjson.loads(s) if not kwargs else super().loads(s, **kwargs)
+
+
+class BodyNotJson(BadRequest):
+    """A body declared as JSON that is not (a 400 wherever the guard did not answer first)."""
+
+    def __init__(self, reason: ValueError) -> None:
+        super().__init__(f"the body is not valid JSON: {reason}")
+        self.reason = reason
+
+
+class GuardedRequest(Request):
+    """The app's request class (``app.request_class``): Flask's, raising ``BodyNotJson`` for
+    a body declared as JSON that is not."""
+
+    def on_json_loading_failed(self, e: ValueError | None) -> Any:
+        if e is None:  # not declared as JSON
+            return super().on_json_loading_failed(e)
+        raise BodyNotJson(e)
+
+
+def install(app: Flask, spec: APISpec) -> None:
+    """The guard before every route of ``app``, what it allows read from ``spec`` (the API's
+    OpenAPI document, its operations registered)."""
+    app.request_class = GuardedRequest
+    app.json = StrictJson(app)
+    operations = dict(_operations(app, spec))
+    allowed = {endpoint: _parameter_names(found, "query") for endpoint, found in operations.items()}
+    takes_key = frozenset(endpoint for endpoint, found in operations.items()
+                          if IDEMPOTENCY_KEY in _parameter_names(found, "header"))
 
     @app.before_request
     def guard():
@@ -97,16 +137,14 @@ def install(app: Flask) -> None:
                            f"the body is declared as charset={charset[:40]}; this server reads bodies as UTF-8 "
                            "only: send UTF-8 and declare charset=utf-8 (or no charset)")
         if _is_json(content_type):  # an empty body (no length, or 0) reads as b"": nothing to check
-            body = current.get_data(cache=True)
-            if body:
-                try:
-                    value = orjson.loads(body)
-                except orjson.JSONDecodeError as exc:
-                    return problem(422, "invalid_json", "Invalid input", f"the body is not valid JSON: {exc}")
+            if current.get_data(cache=True):
+                try:  # the type is checked above; get_json keeps what it parsed for the route
+                    value = current.get_json(force=True)
+                except BodyNotJson as exc:
+                    return problem(422, "invalid_json", "Invalid input", f"the body is not valid JSON: {exc.reason}")
                 wrong = _json_problem(value, MAX_JSON_DEPTH)
                 if wrong is not None:
                     return problem(422, "invalid_json", "Invalid input", wrong)
-                current._cached_json = (value, value)  # get_json() answers from here
         return None
 
 
@@ -126,26 +164,34 @@ def _header_fields(environ: dict[str, Any]) -> tuple[int, int]:
     return count, size
 
 
-def _declared_query_parameters(app: Flask) -> dict[str, frozenset[str]]:
-    """Per endpoint, the query parameters its flask-smorest arguments declare."""
-    found: dict[str, frozenset[str]] = {}
-    for endpoint, view in app.view_functions.items():
-        names: set[str] = set()
-        for parameter in getattr(view, "_apidoc", {}).get("arguments", {}).get("parameters", []):
-            if parameter.get("in") == "query":
-                schema = parameter["schema"]
-                schema = schema() if isinstance(schema, type) else schema
-                names.update(field.data_key or name for name, field in schema.fields.items())
-        found[endpoint] = frozenset(names)
-    return found
+#: a variable part of a werkzeug rule (``<game_id>``, ``<int:n>``) and its name
+_RULE_PART = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 
 
-def _declaring_header(app: Flask, header: str) -> frozenset[str]:
-    """The endpoints whose documentation declares the request header ``header``."""
-    return frozenset(
-        endpoint for endpoint, view in app.view_functions.items()
-        if any(isinstance(p, dict) and p.get("in") == "header" and p.get("name") == header
-               for p in getattr(view, "_apidoc", {}).get("manual_doc", {}).get("parameters", [])))
+def _operations(app: Flask, spec: APISpec) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Per endpoint of ``app``, the parameters that ``spec`` documents for its operations (the
+    path's own and each operation's, ``$ref`` resolved); an endpoint it does not document has
+    none."""
+    document = spec.to_dict()
+    paths = document.get("paths", {})
+    components = document.get("components", {}).get("parameters", {})
+
+    def resolved(parameter: dict[str, Any]) -> dict[str, Any]:
+        ref = parameter.get("$ref")
+        return components.get(ref.rsplit("/", 1)[-1], {}) if isinstance(ref, str) else parameter
+
+    found: dict[str, list[dict[str, Any]]] = {}
+    for rule in app.url_map.iter_rules():
+        item = paths.get(_RULE_PART.sub(r"{\1}", rule.rule), {})
+        parameters = found.setdefault(rule.endpoint, [])
+        parameters.extend(resolved(p) for p in item.get("parameters", []))
+        for method in rule.methods or ():
+            parameters.extend(resolved(p) for p in item.get(method.lower(), {}).get("parameters", []))
+    yield from found.items()
+
+
+def _parameter_names(parameters: list[dict[str, Any]], where: str) -> frozenset[str]:
+    return frozenset(p["name"] for p in parameters if p.get("in") == where and "name" in p)
 
 
 def _is_json(content_type: str) -> bool:

@@ -8,7 +8,8 @@ through its schema, one for ``doc``. On the routes every cycle of play calls (le
 commands, state, a command) they were about half of the route's own time.
 
 ``lean`` goes right under ``@blp.route``: the operation is documented from the decorators
-below it as before (openapi.yaml does not change), but Flask calls the function they wrap.
+below it as before (openapi.yaml does not change), but Flask calls the function they wrap
+(``mount_lean`` makes it the endpoint's view with Flask's public ``app.endpoint``).
 That function reads its own query (``query``), and returns a finished answer: a
 ``Response`` (``json_answer``), or the ``(Response, headers)`` of ``conditional.answer``.
 
@@ -50,11 +51,27 @@ from service.adapters.codec import dumps
 
 
 def lean(documented: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a documented route to be served by the function its decorators wrap: flask-smorest
+    registers and documents ``documented`` as ever, and ``mount_lean`` (once the blueprints
+    are registered) makes the bare function the endpoint's view."""
     view = inspect.unwrap(documented)
     if view is documented:
         raise TypeError(f"{documented.__name__}: lean goes above the decorators that document the route")
-    view._apidoc = documented._apidoc  # type: ignore[attr-defined]  # what flask-smorest documents, and input_guard reads
-    return view
+    documented.lean_view = view  # type: ignore[attr-defined]  # our own mark, read by mount_lean
+    return documented
+
+
+def mount_lean(app: Flask) -> list[str]:
+    """Make each route marked ``lean`` served by its bare function, through Flask's public
+    ``app.endpoint`` (the registered rule, its endpoint and its documentation stay); the
+    endpoints it changed."""
+    mounted = []
+    for endpoint, view in list(app.view_functions.items()):
+        bare = getattr(view, "lean_view", None)
+        if bare is not None:
+            app.endpoint(endpoint)(bare)
+            mounted.append(endpoint)
+    return mounted
 
 
 def json_answer(result: Any, status: int) -> Response:
@@ -71,15 +88,8 @@ def query(schema: Schema) -> dict[str, Any]:
     return schema.load(args.to_dict(flat=True)) if args else schema.load({})
 
 
-class PlayRequest(Request):
-    """A request that ``PlayRoutes`` serves: Flask's request class (its ``endpoint``, JSON and
-    limits), made without a request context, knowing its app."""
-
-    app: Flask
-
-
-#: the request ``PlayRoutes`` is serving in this greenlet or thread (None: Flask is)
-_serving: ContextVar[PlayRequest | None] = ContextVar("play_request", default=None)
+#: the request ``PlayRoutes`` is serving in this greenlet or thread, and its app (None: Flask is)
+_serving: ContextVar[tuple[Request, Flask] | None] = ContextVar("play_request", default=None)
 
 
 def current_request() -> Request:
@@ -87,13 +97,13 @@ def current_request() -> Request:
     Where Flask serves it, the request werkzeug keeps in its environ (``werkzeug.request``,
     set by every request it makes, ``populate_request``): one read through the proxy."""
     found = _serving.get()
-    return found if found is not None else request.environ["werkzeug.request"]
+    return found[0] if found is not None else request.environ["werkzeug.request"]
 
 
 def current_flask() -> Flask:
     """The app handling the request: where Flask serves it, ``current_app`` itself."""
     found = _serving.get()
-    return found.app if found is not None else current_app
+    return found[1] if found is not None else current_app
 
 
 def extensions() -> dict[str, Any]:
@@ -103,9 +113,10 @@ def extensions() -> dict[str, Any]:
 
 
 def handler_for(app: Flask, exc: Exception, blueprints: Iterable[str]) -> Callable[[Exception], Any] | None:
-    """The error handler Flask picks for ``exc`` (``Flask._find_error_handler``, from the public
-    ``error_handler_spec``): by status code, then by class, the blueprints' before the app's,
-    the nearest class in the exception's MRO first."""
+    """The error handler Flask picks for ``exc``, found in the handlers the app registered
+    (its public ``error_handler_spec``, which ``errorhandler`` fills): by status code, then by
+    class, the blueprints' before the app's, the nearest class in the exception's MRO first,
+    as Flask's documentation of error handlers states the order."""
     code = exc.code if isinstance(exc, HTTPException) else None
     for status in (code, None) if code is not None else (None,):
         for scope in (*blueprints, None):
@@ -129,6 +140,8 @@ class PlayRoutes:
 
     def __init__(self, app: Flask) -> None:
         self.app = app
+        self.request_class = app.request_class
+        self.json = app.json
         self.hooks = list(app.before_request_funcs.get(None, ()))
         self.max_body = app.config["MAX_CONTENT_LENGTH"]
         self.routes = {}
@@ -158,12 +171,12 @@ class PlayRoutes:
     def serve(self, found: tuple[Any, Callable[..., Any], str], environ: dict[str, Any],
               start_response: Callable[..., Any]) -> Iterable[bytes]:
         rule, view, game_id = found
-        current = PlayRequest(environ)
-        current.app = self.app
+        current = self.request_class(environ)
+        current.json_module = self.json  # as Flask's request context does
         current.url_rule = rule
         current.view_args = {"game_id": game_id}
         current.max_content_length = self.max_body
-        serving = _serving.set(current)
+        serving = _serving.set((current, self.app))
         try:
             try:
                 answer: Any = None
@@ -189,7 +202,7 @@ class PlayRoutes:
         finally:
             _serving.reset(serving)
 
-    def _error_answer(self, exc: Exception, current: PlayRequest) -> Any:
+    def _error_answer(self, exc: Exception, current: Request) -> Any:
         """The answer of the handler Flask would pick for ``exc``; if that handler fails too,
         the one for an ``InternalServerError`` wrapping it (as Flask's ``handle_exception``)."""
         handler = handler_for(self.app, exc, current.blueprints)
