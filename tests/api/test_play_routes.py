@@ -175,3 +175,18 @@ def test_an_error_handler_that_fails_gives_flasks_500(app, served_by_play_routes
     assert served_by_play_routes == [f"POST /games/{game_id}/commands"]
     assert played == _answer(app, False, "POST", f"/games/{game_id}/commands", **request)
     assert played[0] == 500 and json.loads(played[2])["code"] == "internal_server_error", played
+
+
+@pytest.mark.api
+def test_the_play_routes_run_the_apps_own_hooks_views_and_request(app):
+    """What ``PlayRoutes`` runs is what the app holds, the same objects: its before-request
+    hooks, the endpoints' views (the bare functions ``mount_lean`` mounted), its request class
+    and its JSON provider."""
+    play = app.play_routes
+    assert play is not None
+    hooks = app.before_request_funcs[None]
+    assert all(mine is theirs for mine, theirs in zip(play.hooks, hooks, strict=True))
+    for rule, view in play.routes.values():
+        assert view is app.view_functions[rule.endpoint]
+        assert not hasattr(view, "__wrapped__"), f"{rule.endpoint}: flask-smorest's wrappers are mounted"
+    assert play.request_class is app.request_class and play.json is app.json
