@@ -1,11 +1,13 @@
-"""service/ uses Flask, Werkzeug and flask-smorest through their public names only (issue 39).
+"""service/ uses Flask, Werkzeug and flask-smorest (and apispec and webargs, whose objects
+flask-smorest hands out) through their public names only (issue 39).
 
 A private name of theirs (one starting with ``_``, not a dunder) is one their own sources
 define: a function, class, module, assignment, attribute set, or attribute named by a string
 to ``getattr``/``setattr``. In every module of service/ this test looks for such a name
 
 * read or written as an attribute of anything but ``self``/``cls`` (``view._apidoc``,
-  ``request._cached_json``), unless service/ defines that name itself;
+  ``request._cached_json``), unless service/ makes that name its own (a def, a class, a
+  module-level name, an attribute of ``self``/``cls``) and the object is not one of theirs;
 * read or written on ``self``/``cls`` in a class that derives from one of theirs, or defined
   there as a method (an override of their private method);
 * named by a string to ``getattr``, ``setattr``, ``hasattr`` or ``delattr``;
