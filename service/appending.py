@@ -47,6 +47,17 @@ def retry_on_conflict(attempt: Callable[[], T], retries: int = CONFLICT_RETRIES)
     raise Conflict("the game is too busy; try again", code="busy")
 
 
+class News:
+    """An append's news, told to each of ``hearers`` in turn (``Appender.after_append``)."""
+
+    def __init__(self, *hearers: Callable[[str], None]):
+        self.hearers = hearers
+
+    def __call__(self, stream: str) -> None:
+        for hear in self.hearers:
+            hear(stream)
+
+
 @dataclass
 class Clock:
     now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
@@ -66,16 +77,19 @@ def fingerprint(kind: str, body: Any, expected: int | None) -> str:
 
 
 class Appender:
+    """``on_stored``: told of each append, the game before, after, and what was stored (the
+    players' feeds); ``after_append``: told of the stream (the projections, and the runners of
+    webhooks and clocks); ``after_move``: told of the game after (bot seats: is a bot prompted now?)."""
+
     def __init__(self, store: StreamRecorder, loader: GameLoader, clock: Clock,
-                 after_append: Callable[[str], None], after_move: Callable[[Game], None] | None = None):
+                 after_append: Callable[[str], None], after_move: Callable[[Game], None] | None = None,
+                 on_stored: Callable[[Game, Game, list[Recorded]], None] | None = None):
         self.store = store
         self.loader = loader
         self.clock = clock
         self.after_append = after_append
-        #: told of the game after each append (bot seats: is a bot prompted now?)
         self.after_move = after_move or (lambda game: None)
-        #: told of each append: the game before, after, and what was stored (the players' feeds)
-        self.on_stored: Callable[[Game, Game, list[Recorded]], None] = lambda before, after, stored: None
+        self.on_stored = on_stored or (lambda before, after, stored: None)
 
     def append(self, game: Game, events: list[NewEvent],
                idempotency: tuple[str, dict[str, Any]] | None = None,

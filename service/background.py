@@ -29,7 +29,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from service import job_runtime
-from service.bot_seats import BotSeats, Decision, decide, decide_here, search_here
+from service.bot_seats import Decision, decide, decide_here, search_here
 from service.config import Config
 from service.envelopes import game_of
 from service.errors import Conflict
@@ -104,9 +104,9 @@ def news(service: Any, stream: str, records: list[Any]) -> None:
     if stream.startswith("game-"):
         game = service.load(game_of(stream))  # read past this process's cache: another process appended
         service.deliveries(stream)
-        service.timeouts(stream)
-        bots: BotSeats = service.appender.after_move
-        bots(game)
+        if service.timeouts is not None:
+            service.timeouts(stream)
+        service.bots(game)
     elif stream.startswith("webhook-") and "-" not in stream[len("webhook-"):]:
         service.webhooks.subscriptions_changed()  # a subscription made or ended by a web process
     elif stream.startswith("webhook-") and any(r.event.get("type") == "WebhookReplayed" for r in records):

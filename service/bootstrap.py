@@ -5,19 +5,26 @@ of this process, or nobody here (the background process of the embedded store do
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from domain.kernel import GameRules
 from service.adapters.store import EventStore
-from service.bot_seats import THREADS, BotLane, BotSeats, Decider, Driver, decide_here, sweep
-from service.clocks import InProcessTimeouts, RqTimeouts
+from service.appending import Clock
+from service.bot_seats import THREADS, BotLane, BotTables, Decider, Driver, decide_here, sweep
+from service.clocks import ClockedGames, InProcessTimeouts, RqTimeouts, Timeouts
 from service.config import Config
 from service.inline_projections import InlineProjections
+from service.loading import GameLoader
 from service.projections_runner import ProjectionRunner
 from service.read_models import ReadModels
 from service.services import GameService
 from service.stores import open_store
-from service.webhooks import InProcessDeliveries, Webhooks, WebhookSettings
+from service.webhooks import InProcessDeliveries, Webhooks, WebhookSettings, WebhooksFor
 
+if TYPE_CHECKING:
+    from redis import Redis
+
+    from service.webhook_jobs import RqDeliveries
 
 def _nothing(stream: str) -> None:
     """An append's news when others act on it (RQ workers, the embedded background process)."""
@@ -39,8 +46,10 @@ def background_mode(config: Config) -> str:
 def build_service(config: Config, registry: Mapping[str, GameRules] | None = None,
                   store: EventStore | None = None, decider: Decider = decide_here,
                   bot_threads: int = THREADS) -> GameService:
-    """``decider``: how this process's bot lane has a bot decide (here, in the lane's thread;
-    the background process passes a pool of processes, and ``bot_threads`` to keep it busy)."""
+    """The composition root: every collaborator of the service, built for the deployment's
+    shape and given at construction. ``decider``: how this process's bot lane has a bot
+    decide (here, in the lane's thread; the background process passes a pool of processes,
+    and ``bot_threads`` to keep it busy)."""
     if registry is None:
         from domain.games import default_registry
 
@@ -48,9 +57,26 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
     store = store or open_store(config)
     runner = ProjectionRunner(store, batch_size=config.projection_batch,
                               save_every=config.projection_save_every, pause=config.projection_pause)
-    mode = background_mode(config)
-    after_append: Callable[[str], None]
-    jobs = None
+    after_append, read_models, job_queue = _projections(config, store, runner)
+    loader, clock = GameLoader(store, registry, snapshot_every=config.snapshot_every), Clock()
+    background = _Background(config, background_mode(config), store, loader, clock, decider, bot_threads)
+    service = GameService(store, registry, loader=loader, clock=clock, after_append=after_append,
+                          read_models=read_models, signing_keys=config.signing_keys,
+                          max_waiting_games=config.limit_waiting_games_per_player, stream_poll=config.stream_poll,
+                          max_bot_games=config.limit_bot_games_per_player, webhooks=background.deliveries.webhooks,
+                          deliveries=background.deliveries, timeouts=background.timeouts, bots=background.bots,
+                          job_queue=job_queue)
+    if isinstance(service.timeouts, InProcessTimeouts):
+        service.timeouts.sweep()  # clocks a stopped server left running
+    if isinstance(service.bots.driver, BotLane):
+        sweep(service, service.bots.driver)  # moves a stopped server owed its bot seats
+    return service
+
+
+def _projections(config: Config, store: EventStore, runner: ProjectionRunner
+                 ) -> tuple[Callable[[str], None], ReadModels, Redis | None]:
+    """Who keeps the read models: an append's news for them, the read models, and the job
+    queue's Redis (RQ) or None."""
     if config.projections == "rq":  # workers keep the read models; an append enqueues their jobs
         from service.rq_projections import RqProjections
 
@@ -58,51 +84,64 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
             raise ValueError(f"unknown projection feed {config.projection_feed!r}: use tail or jobs")
         jobs = RqProjections.from_config(config, runner.names)
         # "tail": the workers tail the log, an append asks nothing (``service.worker.tail``)
-        after_append = jobs if config.projection_feed == "jobs" else _nothing
-        read_models = ReadModels(runner, catch_up_on_read=False, mode="rq")
-    elif config.projections == "inline":  # each append catches the read models up in-process
-        path = getattr(store, "path", None)  # SQLite: one catch-up at a time across the web processes
-        if config.inline_projector == "process":  # a projector process catches up (service.projector)
-            after_append = _nothing
-        else:
-            after_append = InlineProjections(runner, lock_path=f"{path}.projections.lock" if path else None)
+        return (jobs if config.projection_feed == "jobs" else _nothing,
+                ReadModels(runner, catch_up_on_read=False, mode="rq"), jobs.connection)
+    if config.projections == "inline":  # each append catches the read models up in-process
         read_models = ReadModels(runner, catch_up_on_read=True, mode="inline")
-    else:
-        raise ValueError(f"unknown projections mode {config.projections!r}: use inline or rq")
-    driver: Driver | None = None
-    if mode == "rq":  # bot moves are jobs of the bots' lane
-        from service.rq_bots import RqDriver
+        if config.inline_projector == "process":  # a projector process catches up (service.projector)
+            return _nothing, read_models, None
+        path = getattr(store, "path", None)  # SQLite: one catch-up at a time across the web processes
+        return InlineProjections(runner, lock_path=f"{path}.projections.lock" if path else None), read_models, None
+    raise ValueError(f"unknown projections mode {config.projections!r}: use inline or rq")
 
-        driver = RqDriver.from_config(config)
-    elif mode == "thread":  # threads of this process play the bot seats
-        driver = BotLane(config.bot_think_seconds, decider, bot_threads)
-    service = GameService(store, registry, snapshot_every=config.snapshot_every, after_append=after_append,
-                          read_models=read_models, signing_keys=config.signing_keys,
-                          max_waiting_games=config.limit_waiting_games_per_player, stream_poll=config.stream_poll,
-                          bots=BotSeats(driver), max_bot_games=config.limit_bot_games_per_player)
-    service.webhooks = Webhooks(store, service.loader, WebhookSettings.from_config(config))
-    if mode == "rq":  # the lanes' workers deliver and time out, their schedulers run the retries
-        from service.webhook_jobs import RqDeliveries
 
-        service.deliveries = RqDeliveries(service.webhooks, config)
-        service.timeouts = RqTimeouts(service, config)
-    elif mode == "thread":
-        service.deliveries = InProcessDeliveries(service.webhooks, config.webhook_threads)
-        service.timeouts = InProcessTimeouts(service)
-        service.timeouts.sweep()
-    else:  # the background process does it, from the log
-        service.deliveries = _nothing
-        service.timeouts = _nothing
-    service.job_queue = jobs.connection if jobs is not None else None
-    projections = service.appender.after_append
+class _Idle:
+    """The runner of a deployment where another process delivers the webhooks: nothing here."""
 
-    def after_each_append(stream: str) -> None:
-        projections(stream)
-        service.deliveries(stream)
-        service.timeouts(stream)
+    def __init__(self, webhooks: WebhooksFor):
+        self.webhooks = webhooks(_nothing)
 
-    service.appender.after_append = after_each_append
-    if isinstance(driver, BotLane):
-        driver.attach(service)
-        sweep(service, driver)  # moves a stopped server owed its bot seats
-    return service
+    def __call__(self, stream: str) -> None:
+        """The background process acts on the append, from the log."""
+
+
+class _Background:
+    """Who runs the bots, clocks and webhooks in this deployment (``background_mode``): the
+    lanes of the RQ workers, threads of this process, or nobody here. The clocks' and bots'
+    runners act on the service, which tells them of each append: they are factories the
+    service calls with itself as it is built."""
+
+    def __init__(self, config: Config, mode: str, store: EventStore, loader: GameLoader, clock: Clock,
+                 decider: Decider, bot_threads: int):
+        self.config, self.mode, self.store, self.clock, self.decider = config, mode, store, clock, decider
+        self.bot_threads = bot_threads
+        settings = WebhookSettings.from_config(config)
+
+        def webhooks(wake: Callable[[str], None]) -> Webhooks:
+            return Webhooks(store, loader, settings, wake=wake)
+
+        self.deliveries: InProcessDeliveries | RqDeliveries | _Idle
+        if mode == "rq":  # the lanes' workers deliver and time out, their schedulers run the retries
+            from service.webhook_jobs import RqDeliveries
+
+            self.deliveries = RqDeliveries(webhooks, config)
+        elif mode == "thread":
+            self.deliveries = InProcessDeliveries(webhooks, config.webhook_threads)
+        else:  # the background process does it, from the log
+            self.deliveries = _Idle(webhooks)
+
+    def timeouts(self, games: ClockedGames) -> Timeouts | None:
+        if self.mode == "rq":
+            return RqTimeouts(games, self.store, self.clock, self.config)
+        if self.mode == "thread":
+            return InProcessTimeouts(games, self.store, self.clock)
+        return None
+
+    def bots(self, games: BotTables) -> Driver | None:
+        if self.mode == "rq":  # bot moves are jobs of the bots' lane
+            from service.rq_bots import RqDriver
+
+            return RqDriver.from_config(self.config)
+        if self.mode == "thread":  # threads of this process play the bot seats
+            return BotLane(games, self.config.bot_think_seconds, self.decider, self.bot_threads)
+        return None

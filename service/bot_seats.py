@@ -58,6 +58,19 @@ PAGE = 1000
 THREADS = 2
 
 
+class BotTables(Protocol):
+    """What a bot lane needs of the game service: the games, as any client reads them, and
+    the command its bot posts (``seen_by``, ``decide``, ``play``). The service is given its
+    lane as it is built (it builds it with ``service=self``: ``service.bootstrap``)."""
+
+    def load(self, game_id: str, at: int | None = None, *, trust_cache: bool = False, known_version: int = 0
+             ) -> Game: ...
+
+    def submit_command(self, game_id: str, player: Mapping[str, Any], command: Command,
+                       expected_version: int | None = None, idempotency_key: str | None = None, *,
+                       token_generation: int | None = None) -> dict[str, Any]: ...
+
+
 class Driver(Protocol):
     def request(self, game_id: str, version: int, prompted_at: float | None = None) -> None:
         """Have the prompted bot of ``game_id`` decide soon and play when its think time is
@@ -337,17 +350,15 @@ class BotLane:
     and plays the answer when its think time is over. A thread waits for nobody's think time: a decision
     that is not due yet is kept and its game comes back when it is."""
 
-    def __init__(self, think: float = 0.0, decider: Decider = decide_here, threads: int = THREADS):
+    def __init__(self, service: BotTables, think: float = 0.0, decider: Decider = decide_here,
+                 threads: int = THREADS):
+        self.service = service
         self.think = think
         self.decider = decider
-        self.service: Any = None
         self.timer = TimerThread("bots", self._work, retry_on_error=2.0, threads=threads)
         self._decided: dict[str, Decision] = {}
         self._prompted: dict[str, float] = {}
         self._lock = threading.Lock()
-
-    def attach(self, service: Any) -> None:
-        self.service = service
 
     def request(self, game_id: str, version: int, prompted_at: float | None = None) -> None:
         with self._lock:

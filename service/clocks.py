@@ -24,7 +24,7 @@ import math
 import time
 from collections.abc import Callable, Hashable
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from domain.kernel import Command
 from domain.kernel.clocks import CLOCK_TIMED_OUT, clock_started, clock_stopped, seconds_between, warn_at
@@ -93,14 +93,43 @@ def deadline_in(deadline: str, now: datetime) -> float:
     return seconds_between(_iso(now), deadline)
 
 
+class ClockedGames(Protocol):
+    """What the timeouts need of the game service: its games, and the two acts of a clock
+    (``GameService.time_out`` and ``warn_clock``), each the seconds until it is due again or None."""
+
+    def load(self, game_id: str, at: int | None = None, *, trust_cache: bool = False, known_version: int = 0
+             ) -> Game: ...
+
+    def time_out(self, game_id: str, seat: int, started_version: int) -> float | None: ...
+
+    def warn_clock(self, game_id: str, seat: int, started_version: int) -> float | None: ...
+
+
+class ClockSets(Protocol):
+    """The store's sets the timeouts keep their games in (``RUNNING``)."""
+
+    def set_add(self, name: str, member: str) -> None: ...
+
+    def set_remove(self, name: str, member: str) -> None: ...
+
+    def set_members(self, name: str) -> list[str]: ...
+
+
+class Now(Protocol):
+    def now(self) -> datetime: ...
+
+
 class Timeouts:
     """Schedules the timeout of every running clock after each append of a game with clocks.
-
     ``run(key)`` is the runner's way of acting: (game, seat, version) -> seconds until it is
-    due again, or None. ``later(delay, key)`` schedules it (a timer thread, or RQ)."""
+    due again, or None. ``later(delay, key)`` schedules it (a timer thread, or RQ).
+    ``games``: the game service, which is given its timeouts as it is built (it builds them
+    with ``games=self``: ``service.bootstrap``)."""
 
-    def __init__(self, service: Any, later: Callable[[float, Hashable], None]):
-        self.service = service
+    def __init__(self, games: ClockedGames, store: ClockSets, clock: Now, later: Callable[[float, Hashable], None]):
+        self.games = games
+        self.store = store
+        self.clock = clock
         self.later = later
         #: the keys scheduled by this process: timeouts and reminders (``_parts``)
         self._scheduled: set[tuple[Any, ...]] = set()
@@ -109,20 +138,20 @@ class Timeouts:
         if not stream.startswith("game-"):
             return
         try:
-            game = self.service.load(game_of(stream), trust_cache=True)
+            game = self.games.load(game_of(stream), trust_cache=True)
             if game.table.has_clock:
                 self.schedule(game)
         except Exception:  # the append is stored; the sweep at the next start schedules it
             log.exception("could not schedule the clocks of %s", stream)
 
     def schedule(self, game: Game) -> None:
-        store = self.service.store
+        store = self.store
         running = game.table.clocks.running
         if not running or game.over:
             store.set_remove(RUNNING, game.id)
             return
         store.set_add(RUNNING, game.id)
-        now = self.service.appender.clock.now()
+        now = self.clock.now()
         bots = game.table.bot_seats()
         for seat, run in running.items():
             key: tuple[Any, ...] = (game.id, seat, run.started_version)
@@ -137,10 +166,10 @@ class Timeouts:
     def sweep(self) -> int:
         """Schedule every running clock again (a runner's start: deadlines outlive processes)."""
         self._scheduled.clear()
-        games = self.service.store.set_members(RUNNING)
+        games = self.store.set_members(RUNNING)
         for game_id in games:
             try:
-                self.schedule(self.service.load(game_id))
+                self.schedule(self.games.load(game_id))
             except Exception:
                 log.exception("could not schedule the clocks of game %s", game_id)
         return len(games)
@@ -148,7 +177,7 @@ class Timeouts:
     def run(self, key: Hashable) -> float | None:
         """The timeout, or the reminder, of ``key``: the seconds until it is due again, or None."""
         warn, (game_id, seat, version) = _parts(key)
-        act = self.service.warn_clock if warn else self.service.time_out
+        act = self.games.warn_clock if warn else self.games.time_out
         again: float | None = act(game_id, seat, version)
         if again is None:
             self._scheduled.discard(key)
@@ -170,22 +199,22 @@ def _parts(key: Any) -> tuple[bool, tuple[str, int, int]]:
 class InProcessTimeouts(Timeouts):
     """The embedded store's timeouts: a timer thread of this process, theirs alone."""
 
-    def __init__(self, service: Any):
+    def __init__(self, games: ClockedGames, store: ClockSets, clock: Now):
         self.timer = TimerThread("clocks", self.run, retry_on_error=1.0)
-        super().__init__(service, self.timer.schedule)
+        super().__init__(games, store, clock, self.timer.schedule)
 
 
 class RqTimeouts(Timeouts):
     """Timeouts as RQ jobs, scheduled for their deadline with ``enqueue_in``."""
 
-    def __init__(self, service: Any, config: Any):
+    def __init__(self, games: ClockedGames, store: ClockSets, clock: Now, config: Any):
         from rq import Queue
 
         from service.adapters.redis_client import connect
 
         self.queue = Queue(config.lane_queue("clocks"), connection=connect(config.rq_url))
         self.prefix = config.redis_prefix
-        super().__init__(service, self._enqueue)
+        super().__init__(games, store, clock, self._enqueue)
 
     def _enqueue(self, delay: float, key: Hashable) -> None:
         """One job per clock run and due second (its id names the game, seat, version and that

@@ -25,7 +25,7 @@ import hashlib
 import secrets
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.kernel import Command, DomainError, GameRules, RuleViolation
 from domain.kernel.bots import bot_kinds
@@ -53,10 +53,18 @@ from domain.kernel.table import (
 )
 from projections.base import STREAM_PREFIX
 from service.adapters.store import DuplicateRequest, EventStore, VersionConflict
-from service.appending import Appender, Clock, fingerprint, iso, retry_on_conflict
-from service.bot_seats import BOT_GAMES, bot_label, check_bot_seats, check_stand_in
+from service.appending import Appender, Clock, News, fingerprint, iso, retry_on_conflict
+from service.bot_seats import (
+    BOT_GAMES,
+    BotSeats,
+    BotTables,
+    Driver,
+    bot_label,
+    check_bot_seats,
+    check_stand_in,
+)
 from service.chat import Chat
-from service.clocks import deadline_in, timeout_command
+from service.clocks import ClockedGames, Timeouts, deadline_in, timeout_command
 from service.envelopes import GAME_SOURCE, NewEvent, game_of, public_event, stream_of
 from service.errors import Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized, Unprocessable
 from service.game import Game, audience, opening_events
@@ -70,23 +78,49 @@ from service.projections_runner import ProjectionRunner
 from service.read_models import ReadModels
 from service.replay import replay_steps
 from service.undo_policy import undoable_move
+from service.webhooks import Webhooks
+
+if TYPE_CHECKING:
+    from redis import Redis
 
 #: the stand-in of a table whose creator chose none (``domain.kernel.stand_ins``)
 DEFAULT_STAND_IN: Mapping[str, Any] = {"kind": DEFAULT_KIND}
 
 
 class GameService:
+    """The use cases. Built by ``service.bootstrap.build_service`` (the composition root), which
+    gives it every collaborator of the deployment: ``after_append``, the read models' news of
+    an append (a catch-up, or jobs; nothing where workers tail the log); ``deliveries``, the
+    webhooks' runner, and ``webhooks`` it delivers for; ``timeouts`` and ``bots``, the clocks'
+    and bot seats' runners, made here from factories given this service (they act on it, and
+    it tells them of each append); ``job_queue``, the RQ deployment's Redis (/health probes it).
+    Without them (tests, tools), a service of one process that nobody runs background work for."""
+
     def __init__(self, store: EventStore, registry: Mapping[str, GameRules], *,
                  clock: Clock | None = None, after_append: Callable[[str], None] | None = None,
                  read_models: ReadModels | None = None, cache_size: int = 512, snapshot_every: int = 0,
                  signing_keys: tuple[str, ...] = (), max_waiting_games: int = 0, stream_poll: float = 0.2,
-                 bots: Callable[[Game], None] | None = None, max_bot_games: int = 0):
+                 bots: Callable[[BotTables], Driver | None] | None = None, max_bot_games: int = 0,
+                 webhooks: Webhooks | None = None, deliveries: Callable[[str], None] | None = None,
+                 timeouts: Callable[[ClockedGames], Timeouts | None] | None = None, job_queue: Redis | None = None,
+                 loader: GameLoader | None = None):
         self.store = store
         self.registry = dict(registry)
         self.players = Players(store)
-        self.loader = GameLoader(store, self.registry, cache_size=cache_size, snapshot_every=snapshot_every)
-        #: ``bots``: told of the game after each append (``service.bot_seats.BotSeats``)
-        self.appender = Appender(store, self.loader, clock or Clock(), after_append or (lambda stream: None), bots)
+        self.loader = loader or GameLoader(store, self.registry, cache_size=cache_size, snapshot_every=snapshot_every)
+        clock = clock or Clock()
+        #: each player's own feed of notices (``service.player_feed``), told of every append
+        self.feed = PlayerFeed(store, clock)
+        #: pushes (``service.webhooks``; None: no webhooks) and who delivers them
+        self.webhooks = webhooks
+        self.deliveries = deliveries or _nobody
+        #: the turn clocks' timeouts (``service.clocks``; None: another process runs them)
+        self.timeouts = timeouts(self) if timeouts is not None else None
+        #: told of the game after each append: is a bot prompted? (``service.bot_seats``)
+        self.bots = BotSeats(bots(self) if bots is not None else None)
+        self.appender = Appender(store, self.loader, clock,
+                                 News(after_append or _nobody, self.deliveries, self.timeouts or _nobody),
+                                 self.bots, self.feed.record)
         self.logs = PortableLogs(self.loader, self.appender, self.appender.clock, tuple(signing_keys), self.players)
         #: without a worker or a catch-up after appends, a read catches the models up itself
         self.read_models = read_models or ReadModels(ProjectionRunner(store), catch_up_on_read=True)
@@ -95,20 +129,12 @@ class GameService:
         self.max_bot_games = max_bot_games
         #: one store poll serves every live stream of this process (``service.live_feed``)
         self.live_hub = LiveHub(store, self._followed, poll=stream_poll, credentials=self.players)
-        #: each player's own feed of notices (``service.player_feed``), told of every append
-        self.feed = PlayerFeed(store, self.appender.clock)
-        self.appender.on_stored = self.feed.record
         #: resign, abort, agreement, rematch and invitations (``service.lifecycle``)
         self.lifecycle = Lifecycle(self)
         #: chat rooms beside each game (``service.chat``)
         self.chat = Chat(self)
-        #: pushes (``service.webhooks``), wired by ``service.bootstrap`` (None: no webhooks)
-        self.webhooks: Any = None
-        self.deliveries: Any = None
-        #: the turn clocks' timeouts (``service.clocks``), wired by ``service.bootstrap``
-        self.timeouts: Any = None
         #: the job queue's Redis connection in an RQ deployment (probed by /health), else None
-        self.job_queue: Any = None
+        self.job_queue = job_queue
 
     def _followed(self, stream: str) -> Game | None:
         """What the live hub hands a stream's followers with its new events: the game (None
@@ -620,6 +646,10 @@ class GameService:
             self.store.set_add(BOT_GAMES, game.id)
             self.appender.after_move(game)
         return game
+
+
+def _nobody(stream: str) -> None:
+    """An append's news where nobody here acts on it."""
 
 
 def _waiting_set(player_id: str) -> str:

@@ -21,7 +21,7 @@ from service import job_runtime
 from service.config import Config
 from service.envelopes import game_of
 from service.rq_projections import job_safe
-from service.webhooks import Webhooks, WebhookSettings
+from service.webhooks import Webhooks, WebhookSettings, WebhooksFor
 
 log = logging.getLogger(__name__)
 
@@ -33,14 +33,13 @@ JOB_TIMEOUT = 60
 class RqDeliveries:
     """The service's after_append on Redis: asks the webhooks' lane to deliver a game's news."""
 
-    def __init__(self, webhooks: Webhooks, config: Config):
+    def __init__(self, webhooks: WebhooksFor, config: Config):
         from service.adapters.redis_client import connect
 
-        self.webhooks = webhooks
+        self.webhooks = webhooks(self.game_changed)
         self.connection = connect(config.rq_url)
         self.queue = Queue(config.lane_queue(LANE), connection=self.connection)
         self.prefix = config.redis_prefix
-        webhooks.wake = self.game_changed
 
     def __call__(self, stream: str) -> None:
         if stream.startswith("game-") and self.webhooks.has_subscriptions():
@@ -91,8 +90,8 @@ def _runtime() -> RqDeliveries:
 
         config = job_runtime.config()
         store = open_store(config)
-        webhooks = Webhooks(store, GameLoader(store, default_registry()), WebhookSettings.from_config(config))
-        _deliveries = RqDeliveries(webhooks, config)
+        loader, settings = GameLoader(store, default_registry()), WebhookSettings.from_config(config)
+        _deliveries = RqDeliveries(lambda wake: Webhooks(store, loader, settings, wake=wake), config)
     return _deliveries
 
 

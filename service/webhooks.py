@@ -337,13 +337,14 @@ def _delivery_id(sub: str, game_id: str, version: int) -> str:
 
 class Webhooks:
     def __init__(self, store: EventStore, loader: GameLoader, settings: WebhookSettings,
-                 post: Callable[..., Any] | None = None):
+                 post: Callable[..., Any] | None = None, wake: Callable[[str], None] | None = None):
         self.store = store
         self.loader = loader
         self.settings = settings
         self._post = post or self._checked_post
-        #: the runner that delivers (a thread, or RQ jobs); set by the bootstrap
-        self.wake: Callable[[str], None] = lambda game_id: None
+        #: tells the runner that delivers (a thread, or RQ jobs) a game has news for it; the
+        #: runner builds its webhooks with its own (``InProcessDeliveries``, ``RqDeliveries``)
+        self.wake: Callable[[str], None] = wake or (lambda game_id: None)
         self._any, self._checked_at = False, -1e9
 
     # -- subscriptions ----------------------------------------------------------------------
@@ -683,6 +684,10 @@ def _scope_set(scope: str, game_id: str | None, owner: str) -> str:
 
 
 # -- runners ---------------------------------------------------------------------------------------
+#: the webhooks a runner delivers for, built by the runner with its own ``wake`` (``game_changed``)
+WebhooksFor = Callable[[Callable[[str], None]], Webhooks]
+
+
 class InProcessDeliveries:
     """The embedded store's runner: ``threads`` threads of this process deliver (in the
     background process ``serve`` supervises); an append only queues its game. Each
@@ -690,10 +695,10 @@ class InProcessDeliveries:
     most the deadline of a delivery, then waits out its backoff in the timer's queue while the
     other threads serve everyone else."""
 
-    def __init__(self, webhooks: Webhooks, threads: int = 8):
-        self.webhooks = webhooks
-        self.timer = TimerThread("webhooks", self._work, retry_on_error=webhooks.settings.backoff, threads=threads)
-        webhooks.wake = self.game_changed
+    def __init__(self, webhooks: WebhooksFor, threads: int = 8):
+        self.webhooks = webhooks(self.game_changed)
+        self.timer = TimerThread("webhooks", self._work, retry_on_error=self.webhooks.settings.backoff,
+                                 threads=threads)
 
     def __call__(self, stream: str) -> None:  # the service's after_append
         if stream.startswith("game-") and self.webhooks.has_subscriptions():

@@ -28,7 +28,7 @@ def embedded(tmp_path):
     url = f"sqlite:///{tmp_path / 'events.db'}"
     config = Config(store_url=url, projections="inline", background="process", webhook_allow=("127.0.0.1/32",))
     service = build_service(config)  # as a web process builds it: no bot lane, no timer, no deliveries here
-    assert service.appender.after_move.driver is None
+    assert service.bots.driver is None
     env = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_BOT_THINK_SECONDS": "0.3",
            "GAMES_WEBHOOK_ALLOW": "127.0.0.1/32", "GAMES_BOT_SEARCH_PROCESSES": "1"}
     with open(tmp_path / "background.log", "wb") as log:
