@@ -14,11 +14,12 @@ key with a different request is refused.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from domain.kernel import Event
 from domain.kernel.fairness import seed_revealed
@@ -34,17 +35,30 @@ from service.loading import GameLoader
 CONFLICT_RETRIES = 20
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
-def retry_on_conflict(attempt: Callable[[], T], retries: int = CONFLICT_RETRIES) -> T:
+def retry_on_conflict(attempt: Callable[[], T], retries: int = CONFLICT_RETRIES,
+                      first: Callable[[], T] | None = None) -> T:
     """``attempt()`` until it does not raise ``VersionConflict`` (it loads the game anew
-    each time); after ``retries`` conflicts in a row the game is too busy."""
-    for _ in range(retries):
+    each time); after ``retries`` conflicts in a row the game is too busy. ``first``: the
+    first attempt, where it differs (a move decided on the cached game, with no read)."""
+    for tried in range(retries):
         try:
-            return attempt()
+            return (first if first is not None and not tried else attempt)()
         except VersionConflict:
             continue
     raise Conflict("the game is too busy; try again", code="busy")
+
+
+def retried(use_case: Callable[P, T]) -> Callable[P, T]:
+    """A use case run again from its start (it loads the newest game) when its append met a
+    conflict: ``retry_on_conflict`` around the whole method."""
+    @functools.wraps(use_case)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        return retry_on_conflict(lambda: use_case(*args, **kwargs))
+
+    return run
 
 
 class News:
@@ -71,9 +85,10 @@ def iso(moment: datetime) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def fingerprint(kind: str, body: Any, expected: int | None) -> str:
-    """What identifies a request for its Idempotency-Key: the same key must come with it."""
-    return hashlib.sha256(dumps([kind, body, expected])).hexdigest()
+def fingerprint(*request: Any) -> str:
+    """What identifies a request for its Idempotency-Key (its kind, then what it carries):
+    the same key must come with the same request."""
+    return hashlib.sha256(dumps(list(request))).hexdigest()
 
 
 class Appender:

@@ -25,6 +25,8 @@ import hashlib
 import secrets
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from domain.kernel import Command, DomainError, GameRules, RuleViolation
@@ -53,7 +55,7 @@ from domain.kernel.table import (
 )
 from projections.base import STREAM_PREFIX
 from service.adapters.store import DuplicateRequest, EventStore, VersionConflict
-from service.appending import Appender, Clock, News, fingerprint, iso, retry_on_conflict
+from service.appending import Appender, Clock, News, fingerprint, iso, retried, retry_on_conflict
 from service.bot_seats import (
     BOT_GAMES,
     BotSeats,
@@ -85,6 +87,25 @@ if TYPE_CHECKING:
 
 #: the stand-in of a table whose creator chose none (``domain.kernel.stand_ins``)
 DEFAULT_STAND_IN: Mapping[str, Any] = {"kind": DEFAULT_KIND}
+
+
+@dataclass(frozen=True)
+class Move:
+    """A seat's command as the client sent it (``GameService.submit_command``)."""
+
+    game_id: str
+    player: Mapping[str, Any]
+    command: Command
+    expected_version: int | None
+    idempotency_key: str | None
+    token_generation: int | None
+
+    @cached_property
+    def request(self) -> str:
+        """Its fingerprint, kept and compared only with an Idempotency-Key."""
+        if not self.idempotency_key:
+            return ""
+        return fingerprint("command", self.command.to_json(), self.expected_version)
 
 
 class GameService:
@@ -233,38 +254,41 @@ class GameService:
             raise TooManyRequests(f"you already have {len(members)} {what} (at most {limit}); {remedy}",
                                   code=code, retry_after=60)
 
+    @retried
     def join_game(self, game_id: str, player: Mapping[str, Any], wanted: int | None = None) -> tuple[Game, int]:
         """Seat ``player`` at ``wanted`` (or the first open seat); the last seat starts the game."""
-        def attempt() -> tuple[Game, int]:
-            game = self.load(game_id)
-            table = game.table
-            if table.seat_of(player["id"]) is not None:
-                raise Conflict("you already have a seat at this game", code="already_seated")
-            if table.started:
-                raise Conflict("the game has already started; no seat is open", code="game_started")
-            if table.private and player["id"] != table.created_by:
-                raise Forbidden("this table is private: a seat is taken by accepting an invitation",
-                                code="private_table")
-            if game.over:
-                raise Conflict("the table was called off", code="game_over")
-            held = table.invitations.reserved_seats(self.appender.clock.iso())
-            open_seats = [s for s in table.open_seats() if s not in held]
-            if not open_seats:
-                raise Conflict("every open seat is held for an invitation", code="seat_taken")
-            seat = open_seats[0] if wanted is None else wanted
-            if not 0 <= seat < table.seats:
-                raise Unprocessable(f"seat must be between 0 and {table.seats - 1}", code="invalid_seat")
-            if seat not in open_seats:
-                raise Conflict(f"seat {seat} is taken; open seats: {open_seats}", code="seat_taken")
-            events = [NewEvent(seat_taken(seat, player["id"], player["name"]))]
-            if len(table.open_seats()) == 1:
-                events += opening_events(game, {**table.players, seat: player["id"]})
-            joined, _ = self.appender.append(game, events)
-            if joined.table.started and self.max_waiting_games:
-                self.store.set_remove(_waiting_set(table.created_by), game_id)
-            return joined, seat
+        game = self.load(game_id)
+        seat = self._open_seat(game, player, wanted)
+        events = [NewEvent(seat_taken(seat, player["id"], player["name"]))]
+        if len(game.table.open_seats()) == 1:
+            events += opening_events(game, {**game.table.players, seat: player["id"]})
+        joined, _ = self.appender.append(game, events)
+        if joined.table.started and self.max_waiting_games:
+            self.store.set_remove(_waiting_set(game.table.created_by), game_id)
+        return joined, seat
 
-        return retry_on_conflict(attempt)
+    def _open_seat(self, game: Game, player: Mapping[str, Any], wanted: int | None) -> int:
+        """The seat ``player`` may take: ``wanted``, else the first open one not held for an invitation."""
+        table = game.table
+        if table.seat_of(player["id"]) is not None:
+            raise Conflict("you already have a seat at this game", code="already_seated")
+        if table.started:
+            raise Conflict("the game has already started; no seat is open", code="game_started")
+        if table.private and player["id"] != table.created_by:
+            raise Forbidden("this table is private: a seat is taken by accepting an invitation",
+                            code="private_table")
+        if game.over:
+            raise Conflict("the table was called off", code="game_over")
+        held = table.invitations.reserved_seats(self.appender.clock.iso())
+        open_seats = [s for s in table.open_seats() if s not in held]
+        if not open_seats:
+            raise Conflict("every open seat is held for an invitation", code="seat_taken")
+        seat = open_seats[0] if wanted is None else wanted
+        if not 0 <= seat < table.seats:
+            raise Unprocessable(f"seat must be between 0 and {table.seats - 1}", code="invalid_seat")
+        if seat not in open_seats:
+            raise Conflict(f"seat {seat} is taken; open seats: {open_seats}", code="seat_taken")
+        return seat
 
     # -- loading ---------------------------------------------------------------------
     def current_version(self, game_id: str) -> int:
@@ -292,48 +316,41 @@ class GameService:
                        token_generation: int | None = None) -> dict[str, Any]:
         """``token_generation``: the one the caller's token was checked at; the append stores
         nothing if a token was rotated or revoked since (``TokensChanged``, ``Players.as_checked``)."""
-        # the fingerprint is kept, and compared, only with an Idempotency-Key
-        request = fingerprint("command", command.to_json(), expected_version) if idempotency_key else ""
-        return self._idempotent(game_id, player, idempotency_key, request, lambda: retry_on_conflict(
-            self._command_attempt(game_id, player, command, expected_version, idempotency_key, request,
-                                  token_generation)))
+        move = Move(game_id, player, command, expected_version, idempotency_key, token_generation)
+        return self._idempotent(game_id, player, idempotency_key, move.request, lambda: retry_on_conflict(
+            lambda: self._play(move, self.load(game_id)), first=lambda: self._play(move, *self._cached(move))))
 
-    def _command_attempt(self, game_id: str, player: Mapping[str, Any], command: Command,
-                         expected_version: int | None, idempotency_key: str | None,
-                         request: str, token_generation: int | None) -> Callable[[], dict[str, Any]]:
-        first = True
+    def _cached(self, move: Move) -> tuple[Game, bool]:
+        """The game a move is first decided on: the cached copy, with no read (the append
+        refuses it if the game moved on meanwhile, in another process), unless the client
+        saw another version than it (the cache may be behind); and whether it is the cached copy."""
+        game = self.load(move.game_id, trust_cache=True)
+        if move.expected_version is not None and move.expected_version != game.version:
+            return self.load(move.game_id), False
+        return game, True
 
-        def attempt() -> dict[str, Any]:
-            # The first attempt decides on the cached game, with no read: the append refuses
-            # it if the game moved on meanwhile (another process), and a refusal is only
-            # given once the newest version has been looked at.
-            nonlocal first
-            trusted, first = first, False
-            game = self.load(game_id, trust_cache=trusted)
-            if trusted and expected_version is not None and expected_version != game.version:
-                game, trusted = self.load(game_id), False  # the cache may be behind what the client saw
-            try:
-                seat, (events, played) = self._decide(game, player, command, expected_version)
-            except (DomainError, Conflict, Forbidden):
-                if trusted:  # refused on the cached copy: decide again if the store holds another game
-                    stored = self.load(game_id)
-                    if (stored.version, stored.head) != (game.version, game.head):
-                        raise VersionConflict(stream_of(game_id), game.version, -1) from None
-                raise
-            try:
-                bot = game.table.bot_seats().get(seat) if game.table.bots else None
-                label = bot_label(bot) if bot else None
-                return self.appender.append_and_answer(
-                    game, seat,
-                    [NewEvent(e, seat, GAME_SOURCE, upcasters=game.rules.upcasters, bot=label) for e in events],
-                    player, idempotency_key, request, played, token_generation=token_generation)
-            except VersionConflict as conflict:
-                if expected_version is not None:
-                    raise Conflict(f"the game moved on to version {conflict.current}",
-                                   code="version_conflict", current_version=conflict.current) from None
-                raise
-
-        return attempt
+    def _play(self, move: Move, game: Game, cached: bool = False) -> dict[str, Any]:
+        """One attempt at a move: decided on ``game``, appended at its version, answered.
+        A refusal is only given once the newest version has been looked at."""
+        try:
+            seat, (events, played) = self._decide(game, move.player, move.command, move.expected_version)
+        except (DomainError, Conflict, Forbidden):
+            if cached:  # refused on the cached copy: decide again if the store holds another game
+                stored = self.load(move.game_id)
+                if (stored.version, stored.head) != (game.version, game.head):
+                    raise VersionConflict(stream_of(move.game_id), game.version, -1) from None
+            raise
+        bot = game.table.bot_seats().get(seat) if game.table.bots else None
+        label = bot_label(bot) if bot else None
+        new = [NewEvent(e, seat, GAME_SOURCE, upcasters=game.rules.upcasters, bot=label) for e in events]
+        try:
+            return self.appender.append_and_answer(game, seat, new, move.player, move.idempotency_key,
+                                                   move.request, played, token_generation=move.token_generation)
+        except VersionConflict as conflict:
+            if move.expected_version is not None:  # the client's version is not the game's any more: 409
+                raise Conflict(f"the game moved on to version {conflict.current}",
+                               code="version_conflict", current_version=conflict.current) from None
+            raise
 
     def _decide(self, game: Game, player: Mapping[str, Any], command: Command,
                 expected_version: int | None) -> tuple[int, tuple[list[Any], Any]]:
@@ -352,17 +369,19 @@ class GameService:
     def undo(self, game_id: str, player: Mapping[str, Any], idempotency_key: str | None = None) -> dict[str, Any]:
         """Take back the caller's latest move, if nothing has happened since that forbids it."""
         request = fingerprint("undo", None, None)
+        return self._idempotent(game_id, player, idempotency_key, request,
+                                lambda: self._undo(game_id, player, idempotency_key, request))
 
-        def attempt() -> dict[str, Any]:
-            game = self.load(game_id)
-            seat = self._seat(game, player)
-            if game.over:
-                raise RuleViolation("the game is over; nothing can be undone")
-            first, last = undoable_move(self.store.read(stream_of(game_id)), seat)
-            return self.appender.append_and_answer(game, seat, [NewEvent(moves_undone(seat, first, last), seat)],
-                                                   player, idempotency_key, request)
-
-        return self._idempotent(game_id, player, idempotency_key, request, lambda: retry_on_conflict(attempt))
+    @retried
+    def _undo(self, game_id: str, player: Mapping[str, Any], idempotency_key: str | None,
+              request: str) -> dict[str, Any]:
+        game = self.load(game_id)
+        seat = self._seat(game, player)
+        if game.over:
+            raise RuleViolation("the game is over; nothing can be undone")
+        first, last = undoable_move(self.store.read(stream_of(game_id)), seat)
+        return self.appender.append_and_answer(game, seat, [NewEvent(moves_undone(seat, first, last), seat)],
+                                               player, idempotency_key, request)
 
     # -- turn clocks (service.clocks) ------------------------------------------------------
     def time_out(self, game_id: str, seat: int, started_version: int) -> float | None:
@@ -374,28 +393,31 @@ class GameService:
         earliest deadline, then the clock started first, then the lower seat), whichever
         seat's timeout runs first: no seat loses on time to one whose time ran out before."""
         stand_ins: dict[int, dict[str, Any]] = {}  # made once per call, whatever the retries
-
-        def attempt() -> tuple[bool, float | None]:  # (acted for an earlier seat: look again, seconds left)
-            game = self.load(game_id)
-            run = game.table.clocks.running.get(seat)
-            if game.over or run is None or run.started_version != started_version:
-                return False, None
-            now = self.appender.clock.now()
-            left = deadline_in(run.deadline, now)
-            if left > 0:
-                return False, left
-            first = game.table.clocks.run_out(iso(now))[0]
-            events = self._timed_out(game, first, game.table.clocks.running[first].started_version, stand_ins)
-            self.appender.append(game, events)
-            if any(new.event.type == SEAT_TAKEN_OVER for new in events):
-                self.store.set_add(BOT_GAMES, game_id)  # its stand-in plays from now on (the bots' sweep too)
-            return first != seat, None
-
         for _ in range(len(self.load(game_id).table.clocks.running)):
-            earlier, left = retry_on_conflict(attempt)
+            earlier, left = self._time_out_first(game_id, seat, started_version, stand_ins)
             if not earlier:
                 return left
         return None
+
+    @retried
+    def _time_out_first(self, game_id: str, seat: int, started_version: int,
+                        stand_ins: dict[int, dict[str, Any]]) -> tuple[bool, float | None]:
+        """Act for the seat whose clock ran out first, if ``seat``'s did: whether that was an
+        earlier seat (look again), and the seconds left if ``seat``'s is not due."""
+        game = self.load(game_id)
+        run = game.table.clocks.running.get(seat)
+        if game.over or run is None or run.started_version != started_version:
+            return False, None
+        now = self.appender.clock.now()
+        left = deadline_in(run.deadline, now)
+        if left > 0:
+            return False, left
+        first = game.table.clocks.run_out(iso(now))[0]
+        events = self._timed_out(game, first, game.table.clocks.running[first].started_version, stand_ins)
+        self.appender.append(game, events)
+        if any(new.event.type == SEAT_TAKEN_OVER for new in events):
+            self.store.set_add(BOT_GAMES, game_id)  # its stand-in plays from now on (the bots' sweep too)
+        return first != seat, None
 
     def _timed_out(self, game: Game, seat: int, started_version: int,
                    stand_ins: dict[int, dict[str, Any]]) -> list[NewEvent]:
@@ -421,6 +443,7 @@ class GameService:
         robot = made[seat]
         return NewEvent(seat_taken_over(seat, game.table.players[seat], reason, robot["id"], robot["name"], bot), seat)
 
+    @retried
     def warn_clock(self, game_id: str, seat: int, started_version: int) -> float | None:
         """Remind ``seat`` that its clock run (started at ``started_version``) has used
         ``WARN_SHARE`` of its time: a ``ClockWarned`` event in the game's stream, from which the
@@ -429,54 +452,44 @@ class GameService:
         clocks were paused), is a bot's, or is past its deadline (a lane that was down: the
         timeout acts instead); the seconds until it is due if it is not yet. The
         clocks' lane calls it (``Timeouts``)."""
-        def attempt() -> float | None:
-            game = self.load(game_id)
-            table = game.table
-            run = table.clocks.running.get(seat)
-            if game.over or run is None or run.started_version != started_version or run.warned \
-                    or table.players.get(seat) in table.bots:
-                return None
-            now = self.appender.clock.now()
-            due = deadline_in(warn_at(run.since, run.deadline), now)
-            if due > 0:
-                return due
-            left = round(deadline_in(run.deadline, now), 1)
-            if left <= 0:  # too late to remind (a lane that was down): the timeout acts instead
-                return None
-            self.appender.append(game, [NewEvent(clock_warned(seat, started_version, run.deadline, left))])
+        game = self.load(game_id)
+        table = game.table
+        run = table.clocks.running.get(seat)
+        if game.over or run is None or run.started_version != started_version or run.warned \
+                or table.players.get(seat) in table.bots:
             return None
+        now = self.appender.clock.now()
+        due = deadline_in(warn_at(run.since, run.deadline), now)
+        if due > 0:
+            return due
+        left = round(deadline_in(run.deadline, now), 1)
+        if left <= 0:  # too late to remind (a lane that was down): the timeout acts instead
+            return None
+        self.appender.append(game, [NewEvent(clock_warned(seat, started_version, run.deadline, left))])
+        return None
 
-        return retry_on_conflict(attempt)
-
+    @retried
     def vote_pause(self, game_id: str, player: Mapping[str, Any]) -> dict[str, Any]:
         """The caller's seat votes to pause the clocks; they stop once every seat played by
         a person has voted (bot seats neither vote nor hold a pause up)."""
-        def attempt() -> Game:
-            game = self._clocked(game_id, player)
-            seat = self._seat(game, player)
-            clocks = game.table.clocks
-            if clocks.paused or seat in clocks.pause_votes:
-                return game
+        game = self._clocked(game_id, player)
+        seat = self._seat(game, player)
+        clocks = game.table.clocks
+        if not clocks.paused and seat not in clocks.pause_votes:
             events = [NewEvent(pause_voted(seat), seat)]
             people = set(range(game.table.seats)) - set(game.table.bot_seats())
             if clocks.pause_votes | {seat} >= people:
                 events.append(NewEvent(clocks_paused(), seat))
-            return self.appender.append(game, events)[0]
-
-        game = retry_on_conflict(attempt)
+            game, _ = self.appender.append(game, events)
         return {"version": game.version, **game.table.clocks.to_json(game.table.seats)}
 
+    @retried
     def resume_clocks(self, game_id: str, player: Mapping[str, Any]) -> dict[str, Any]:
         """Any seat resumes paused clocks (and a seat's pause vote is withdrawn with it)."""
-        def attempt() -> Game:
-            game = self._clocked(game_id, player)
-            seat = self._seat(game, player)
-            clocks = game.table.clocks
-            if not clocks.paused and not clocks.pause_votes:
-                return game
-            return self.appender.append(game, [NewEvent(clocks_resumed(seat), seat)])[0]
-
-        game = retry_on_conflict(attempt)
+        game = self._clocked(game_id, player)
+        seat = self._seat(game, player)
+        if game.table.clocks.paused or game.table.clocks.pause_votes:
+            game, _ = self.appender.append(game, [NewEvent(clocks_resumed(seat), seat)])
         return {"version": game.version, **game.table.clocks.to_json(game.table.seats)}
 
     def _clocked(self, game_id: str, player: Mapping[str, Any]) -> Game:
@@ -596,16 +609,13 @@ class GameService:
         """The caller's seat takes its consent back: no copy of the unfinished game leaves after it."""
         return self._change_consent(game_id, player, give=False)
 
+    @retried
     def _change_consent(self, game_id: str, player: Mapping[str, Any], give: bool) -> dict[str, Any]:
-        def attempt() -> Game:
-            game = self.load(game_id)
-            seat = self._seat(game, player)
-            if (seat in game.table.export_consent) == give or game.over:
-                return game
+        game = self.load(game_id)
+        seat = self._seat(game, player)
+        if (seat in game.table.export_consent) != give and not game.over:
             event = export_consented(seat) if give else export_consent_withdrawn(seat)
-            return self.appender.append(game, [NewEvent(event, seat)])[0]
-
-        game = retry_on_conflict(attempt)
+            game, _ = self.appender.append(game, [NewEvent(event, seat)])
         return {"version": game.version, "consented": sorted(game.table.consenting()),
                 "may_export": game.table.may_export()}
 
