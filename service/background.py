@@ -29,10 +29,10 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from service import job_runtime
+from service.adapters.store import VersionConflict
 from service.bot_seats import Decision, decide, decide_here, search_here
 from service.config import Config
-from service.envelopes import game_of
-from service.errors import Conflict
+from service.envelopes import game_of, stream_of
 
 log = logging.getLogger(__name__)
 
@@ -133,9 +133,7 @@ def _decide_in_child(game_id: str, think: float, prompted_at: float | None) -> t
     the compiled engine's classes need pickle)."""
     try:
         decision = decide(_child, game_id, think, search_here, prompted_at)
-    except Conflict as conflict:
-        if conflict.extra.get("code") != "version_conflict":
-            raise
+    except VersionConflict:  # the game moved on while the bot read it
         return "conflict", None
     return ("decided", decision.to_job()) if decision is not None else ("nothing", None)
 
@@ -172,7 +170,7 @@ class DecisionPool:
                     self._pool = None
             raise
         if outcome == "conflict":
-            raise Conflict("the game moved on while the bot read it", code="version_conflict")
+            raise VersionConflict(stream_of(game_id), -1, -1)  # it moved on while the bot read it
         return Decision.from_job(job) if job is not None else None
 
     def close(self) -> None:

@@ -41,6 +41,8 @@ from domain.kernel import Command
 from domain.kernel.bots import Seen, bot_kinds, seen_from
 from domain.kernel.prompt import short
 from domain.kernel.table import undone_versions
+from service.adapters.store import VersionConflict
+from service.appending import retry_on_conflict
 from service.envelopes import GAME_SOURCE, stream_of
 from service.errors import Conflict, Forbidden, Unprocessable
 from service.game import Game
@@ -188,7 +190,7 @@ def seen_by(service: Any, game_id: str, player: dict[str, Any], seat: int, key: 
             break
         after = page["next_after"]
     if state["version"] != version or (events and events[-1]["version"] != version):
-        raise Conflict("the game moved on while the bot read it", code="version_conflict")
+        raise VersionConflict(stream_of(game_id), version, state["version"])  # moved on while the bot read it
     undone = undone_versions((e["version"], e) for e in events)
     standing = [e for e in events if e["source"] == GAME_SOURCE and e["version"] not in undone]
     listed = [Command(c["type"], c["args"]) for c in legal["commands"]]
@@ -233,7 +235,7 @@ def decide(service: Any, game_id: str, think: float = 0.0, search: Search = sear
            prompted_at: float | None = None) -> Decision | None:
     """The move of the first prompted bot seat of ``game_id``, decided now and due ``think``
     seconds after the bot was prompted (``prompted_at``, else now); None when no bot is asked
-    anything. ``Conflict`` (version_conflict) when the game moved on while the bot read it."""
+    anything. ``VersionConflict`` when the game moved on while the bot read it."""
     game = service.load(game_id)
     seats = prompted_bots(game)
     if not seats:
@@ -285,27 +287,33 @@ def decide_here(service: Any, game_id: str, think: float, prompted_at: float | N
 
 def move(service: Any, game_id: str, think: float = 0.0, prompted_at: float | None = None,
          keep: Callable[[Decision], None] | None = None, decider: Decider = decide_here) -> str:
-    """The bots' one loop of retries: decide the move of a prompted bot seat of ``game_id``
-    and play it, or hand it to ``keep`` when its think time is not over yet (a lane keeps it
-    and plays it then). A game that moves on under the bot (another seat's simultaneous
-    answer) is read and decided again, ``RETRIES`` times at most. Says what became of it:
-    "played", "kept", "nothing asked" or "gave up"."""
-    for _ in range(RETRIES):
-        try:
-            decision = decider(service, game_id, think, prompted_at)
-        except Conflict as conflict:
-            if conflict.extra.get("code") != "version_conflict":
-                raise
-            continue
-        if decision is None:
-            return "nothing asked"
-        if keep is not None and decision.due > time.time():
-            keep(decision)
-            return "kept"
-        if play(service, decision):
-            return "played"
-        prompted_at = None  # decided again: due its think time from now
-    return "gave up"
+    """Decide the move of a prompted bot seat of ``game_id`` and play it, or hand it to
+    ``keep`` when its think time is not over yet (a lane keeps it and plays it then). A game
+    that moves on under the bot (another seat's simultaneous answer) is read and decided
+    again, its think time from then, by the service's one loop of retries
+    (``retry_on_conflict``), ``RETRIES`` times at most. Says what became of it: "played",
+    "kept", "nothing asked" or "gave up"."""
+    try:
+        return retry_on_conflict(lambda: _move_once(service, game_id, think, None, keep, decider), RETRIES,
+                                 first=lambda: _move_once(service, game_id, think, prompted_at, keep, decider))
+    except Conflict as busy:
+        if busy.extra.get("code") != "busy":
+            raise
+        return "gave up"
+
+
+def _move_once(service: Any, game_id: str, think: float, prompted_at: float | None,
+               keep: Callable[[Decision], None] | None, decider: Decider) -> str:
+    """Read, decide, play: ``VersionConflict`` when the game moved on under the bot."""
+    decision = decider(service, game_id, think, prompted_at)
+    if decision is None:
+        return "nothing asked"
+    if keep is not None and decision.due > time.time():
+        keep(decision)
+        return "kept"
+    if not play(service, decision):
+        raise VersionConflict(stream_of(game_id), decision.version, -1)
+    return "played"
 
 
 def play_one(service: Any, game_id: str, search: Search = search_here) -> bool:

@@ -60,7 +60,7 @@ class MemoryRecorder:
 class MemoryStreamRecorder(MemoryRecorder, StreamRecorder):
     """Streams as lists of ``Recorded``; an append also extends the (single-partition) log."""
 
-    def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
+    def append(self, stream: str, version: int, events: Sequence[dict[str, Any]],
                idempotency: tuple[str, dict[str, Any]] | None = None, head: str = "",
                token_generation: int | None = None) -> int:
         data = self._data
@@ -70,8 +70,8 @@ class MemoryStreamRecorder(MemoryRecorder, StreamRecorder):
             if idempotency and (stream, idempotency[0]) in data.idempotency:
                 raise DuplicateRequest(idempotency[0], _copy(data.idempotency[(stream, idempotency[0])]))
             records = data.streams.setdefault(stream, [])
-            if len(records) != expected_version or (head and records and digest(records[-1].event) != head):
-                raise VersionConflict(stream, expected_version, len(records))
+            if len(records) != version or (head and records and digest(records[-1].event) != head):
+                raise VersionConflict(stream, version, len(records))
             for event in events:
                 stored = Recorded(stream, len(records) + 1, loads(dumps(event)), 0, len(data.log) + 1)
                 records.append(stored)

@@ -120,21 +120,22 @@ class StreamRecorder(ABC):
     def append(
         self,
         stream: str,
-        expected_version: int,
+        version: int,
         events: Sequence[dict[str, Any]],
         idempotency: tuple[str, dict[str, Any]] | None = None,
         head: str = "",
         token_generation: int | None = None,
     ) -> int:
-        """Append ``events`` as versions ``expected_version + 1 ...`` and return the new version.
+        """Append ``events`` as versions ``version + 1 ...`` and return the new version
+        (``version``: the stream's version the appender decided them on).
 
         Atomic: either every event is appended, with its log entry and the idempotency
         record, or nothing is. Raises ``VersionConflict`` if the stream is not at
-        ``expected_version`` and ``DuplicateRequest`` if the idempotency key (scoped to
+        ``version`` and ``DuplicateRequest`` if the idempotency key (scoped to
         ``stream``) exists; the key is checked before the version. ``head``: the digest
         (``service.adapters.codec.digest``) of the event the appender decided on at
-        ``expected_version``; if the stream holds another event there (the store went back
-        in time and on again), ``VersionConflict`` too, its ``current`` = ``expected_version``.
+        ``version``; if the stream holds another event there (the store went back
+        in time and on again), ``VersionConflict`` too, its ``current`` = ``version``.
         ``token_generation``: the ``PlayerRecorder.token_generation`` the caller's token was
         checked at; if a token was rotated or revoked since, ``TokensChanged`` (checked
         first, with the rest: in the append's one round trip where the store allows it).

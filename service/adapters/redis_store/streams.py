@@ -133,7 +133,7 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
         partition, tag = self._stream_tag(stream)
         return partition, f"{tag}:game:{stream}"
 
-    def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
+    def append(self, stream: str, version: int, events: Sequence[dict[str, Any]],
                idempotency: tuple[str, dict[str, Any]] | None = None, head: str = "",
                token_generation: int | None = None) -> int:
         partition, game = self._game(stream)
@@ -153,7 +153,7 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
                 keys.append(self._token_generation_key())
                 guard = str(int(token_generation))
         kept = self.kept(stream)
-        reply = self._write(self._append, keys, [stream, int(expected_version), *key_args, head, guard,
+        reply = self._write(self._append, keys, [stream, int(version), *key_args, head, guard,
                                                  "" if kept is None else kept, *_with_digests(events)])
         outcome, value = reply
         if outcome == b"ok":
@@ -161,7 +161,7 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
         if outcome == b"tokens":
             raise TokensChanged(int(value))
         if outcome == b"conflict":
-            raise VersionConflict(stream, expected_version, int(value))
+            raise VersionConflict(stream, version, int(value))
         if outcome == b"dup":
             assert idempotency is not None
             self._datastore.confirm(game)  # another connection stored the record: confirm it too

@@ -33,7 +33,7 @@ APPEND_CHECKS = ("SELECT (SELECT value FROM counters WHERE name = 'token_generat
 class SqliteStreamRecorder(SqliteRecorder, StreamRecorder):
     """``events`` rows by (stream, version), and ``idempotency`` records by (stream, key)."""
 
-    def append(self, stream: str, expected_version: int, events: Sequence[dict[str, Any]],
+    def append(self, stream: str, version: int, events: Sequence[dict[str, Any]],
                idempotency: tuple[str, dict[str, Any]] | None = None, head: str = "",
                token_generation: int | None = None) -> int:
         with self._db.write() as db:
@@ -49,21 +49,21 @@ class SqliteStreamRecorder(SqliteRecorder, StreamRecorder):
                 if row:
                     raise DuplicateRequest(idempotency[0], loads(row[0]))
             current = current or 0
-            if current != expected_version:
-                raise VersionConflict(stream, expected_version, current)
+            if current != version:
+                raise VersionConflict(stream, version, current)
             if head and last is not None and digest_of(last) != head:  # another event at that version
-                raise VersionConflict(stream, expected_version, current)
+                raise VersionConflict(stream, version, current)
             try:
                 db.executemany(
                     "INSERT INTO events (stream, version, body) VALUES (?, ?, ?)",
-                    [(stream, expected_version + i + 1, dumps(e)) for i, e in enumerate(events)],
+                    [(stream, version + i + 1, dumps(e)) for i, e in enumerate(events)],
                 )
             except sqlite3.IntegrityError as exc:  # a racing process won this version
-                raise VersionConflict(stream, expected_version, _version(db, stream)) from exc
+                raise VersionConflict(stream, version, _version(db, stream)) from exc
             if idempotency:
                 db.execute("INSERT INTO idempotency (stream, key, record) VALUES (?, ?, ?)",
                            (stream, idempotency[0], dumps(idempotency[1])))
-            return expected_version + len(events)
+            return version + len(events)
 
     def read(self, stream: str, after: int = 0, until: int | None = None) -> list[Recorded]:
         rows = self._db.rows(
