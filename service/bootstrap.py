@@ -1,6 +1,9 @@
-"""Wires the service from a Config: the store for its URL, the games, the projections, and
-who runs the background work (bots, clocks, webhooks): the lanes of the RQ workers, threads
-of this process, or nobody here (the background process of the embedded store does)."""
+"""The composition root: the service built from a Config, every collaborator given at
+construction (no attribute of a built object is set afterwards: ``tests/unit/service/
+test_composition_root.py``). The one place that knows the deployment's shape: the store for
+its URL, who keeps the read models (``_projections``), and who runs the background work
+(bots, clocks, webhooks; ``_Background``): the lanes of the RQ workers, threads of this
+process, or nobody here (the background process of the embedded store does)."""
 
 from __future__ import annotations
 
