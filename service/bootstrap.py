@@ -18,6 +18,8 @@ from service.clocks import ClockedGames, InProcessTimeouts, RqTimeouts, Timeouts
 from service.config import Config
 from service.inline_projections import InlineProjections
 from service.loading import GameLoader
+from service.player_feed import PlayerFeed
+from service.players import Players
 from service.projections_runner import ProjectionRunner
 from service.read_models import ReadModels
 from service.services import GameService
@@ -63,7 +65,8 @@ def build_service(config: Config, registry: Mapping[str, GameRules] | None = Non
     after_append, read_models, job_queue = _projections(config, store, runner)
     loader, clock = GameLoader(store, registry, snapshot_every=config.snapshot_every), Clock()
     background = _Background(config, background_mode(config), store, loader, clock, decider, bot_threads)
-    service = GameService(store, registry, loader=loader, clock=clock, after_append=after_append,
+    service = GameService(store, registry, loader=loader, clock=clock, players=Players(store),
+                          feed=PlayerFeed(store, clock), after_append=after_append,
                           read_models=read_models, signing_keys=config.signing_keys,
                           max_waiting_games=config.limit_waiting_games_per_player, stream_poll=config.stream_poll,
                           max_bot_games=config.limit_bot_games_per_player, webhooks=background.deliveries.webhooks,

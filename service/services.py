@@ -114,8 +114,11 @@ class GameService:
     an append (a catch-up, or jobs; nothing where workers tail the log); ``deliveries``, the
     webhooks' runner, and ``webhooks`` it delivers for; ``timeouts`` and ``bots``, the clocks'
     and bot seats' runners, made here from factories given this service (they act on it, and
-    it tells them of each append); ``job_queue``, the RQ deployment's Redis (/health probes it).
-    Without them (tests, tools), a service of one process that nobody runs background work for."""
+    it tells them of each append); ``job_queue``, the RQ deployment's Redis (/health probes it);
+    ``loader``, ``players``, ``feed`` and ``clock``, shared with those runners. What it makes
+    itself is its own inside: the appender (which tells the runners), the portable logs, the
+    live hub, lifecycle and chat, each given at construction too. Without the runners (tests,
+    tools), a service of one process that nobody runs background work for."""
 
     def __init__(self, store: EventStore, registry: Mapping[str, GameRules], *,
                  clock: Clock | None = None, after_append: Callable[[str], None] | None = None,
@@ -124,14 +127,14 @@ class GameService:
                  bots: Callable[[BotTables], Driver | None] | None = None, max_bot_games: int = 0,
                  webhooks: Webhooks | None = None, deliveries: Callable[[str], None] | None = None,
                  timeouts: Callable[[ClockedGames], Timeouts | None] | None = None, job_queue: Redis | None = None,
-                 loader: GameLoader | None = None):
+                 loader: GameLoader | None = None, players: Players | None = None, feed: PlayerFeed | None = None):
         self.store = store
         self.registry = dict(registry)
-        self.players = Players(store)
+        self.players = players or Players(store)
         self.loader = loader or GameLoader(store, self.registry, cache_size=cache_size, snapshot_every=snapshot_every)
         clock = clock or Clock()
         #: each player's own feed of notices (``service.player_feed``), told of every append
-        self.feed = PlayerFeed(store, clock)
+        self.feed = feed or PlayerFeed(store, clock)
         #: pushes (``service.webhooks``; None: no webhooks) and who delivers them
         self.webhooks = webhooks
         self.deliveries = deliveries or _nobody
