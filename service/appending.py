@@ -25,7 +25,7 @@ from domain.kernel import Event
 from domain.kernel.fairness import seed_revealed
 from service.adapters.codec import digest, dumps
 from service.adapters.store import Recorded, StreamRecorder, VersionConflict
-from service.clocks import clock_events
+from service.clock_rules import clock_events
 from service.envelopes import NewEvent, public_event, stamp, stream_of
 from service.errors import Conflict, Unprocessable
 from service.game import Game, audience

@@ -6,8 +6,6 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from service.signing import parse_keys
-
 #: the lanes of background work on RQ, each a queue of its own with workers of its own, in the
 #: order a worker that serves several takes them: a timeout is due at a time, a bot is awaited
 #: by people, a webhook by a machine, a read model by nobody in particular
@@ -15,6 +13,11 @@ LANES = ("clocks", "bots", "webhooks", "projections")
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_keys(text: str) -> tuple[str, ...]:
+    """A comma-separated list (signing keys, allowed webhook hosts), blanks dropped."""
+    return tuple(k.strip() for k in text.split(",") if k.strip())
 
 
 def seconds(text: str, default: float) -> float:

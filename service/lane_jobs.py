@@ -1,4 +1,4 @@
-"""The jobs of the clocks' and bots' lanes, as an RQ worker runs them, on a game service of
+"""The jobs of the clocks', bots' and webhooks' lanes, as an RQ worker runs them, on a game service of
 the worker's own (``the_service``: its appends enqueue the other lanes' jobs). A job carries
 ids and plain data only: a clock's game, seat and the version of its ``ClockStarted`` (its
 timeout, or its reminder at 80%); a
@@ -13,6 +13,8 @@ from service.bot_seats import Decision, move, play, prompted_bots, sweep
 from service.clocks import WARN
 from service.config import Config
 from service.rq_bots import RqDriver
+from service.webhook_jobs import RqDeliveries
+from service.webhooks import Webhooks, WebhookSettings
 
 _service: Any = None
 _built_for: Config | None = None
@@ -83,3 +85,31 @@ def sweep_bots(config: Config) -> int:
     """Ask for every bot move a lost job left undone (the lane's start and its sweeps)."""
     job_runtime.configure(config)
     return sweep(the_service(), RqDriver.from_config(config))
+
+
+# -- the webhooks' lane ------------------------------------------------------------------
+_deliveries: RqDeliveries | None = None
+
+
+def _webhook_deliveries() -> RqDeliveries:
+    """The worker's webhooks, built once per process from its configuration."""
+    global _deliveries
+    if _deliveries is None:
+        from domain.games import default_registry
+        from service.loading import GameLoader
+        from service.stores import open_store
+
+        config = job_runtime.config()
+        store = open_store(config)
+        loader, settings = GameLoader(store, default_registry()), WebhookSettings.from_config(config)
+        _deliveries = RqDeliveries(lambda wake: Webhooks(store, loader, settings, wake=wake), config)
+    return _deliveries
+
+
+def fan_out_job(game_id: str) -> int:
+    """One delivery job for each subscription that covers the game."""
+    return _webhook_deliveries().fan_out(game_id)
+
+
+def deliver_job(sub_id: str, game_id: str) -> None:
+    _webhook_deliveries().deliver(sub_id, game_id)

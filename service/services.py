@@ -66,7 +66,8 @@ from service.bot_seats import (
     check_stand_in,
 )
 from service.chat import Chat
-from service.clocks import ClockedGames, Timeouts, deadline_in, timeout_command
+from service.clock_rules import deadline_in, timeout_command
+from service.clocks import ClockedGames, Timeouts
 from service.envelopes import GAME_SOURCE, NewEvent, game_of, public_event, stream_of
 from service.errors import Conflict, Forbidden, NotFound, TooManyRequests, Unauthorized, Unprocessable
 from service.game import Game, audience, opening_events

@@ -173,10 +173,6 @@ class Signer:
                 for i, k in enumerate(self.public_keys)]
 
 
-def parse_keys(text: str) -> tuple[str, ...]:
-    return tuple(k.strip() for k in text.split(",") if k.strip())
-
-
 def signer_for(keys: Sequence[str], store: SharedStateRecorder) -> Signer:
     """The configured keys, else the deployment's own key kept in the store."""
     if keys:

@@ -1,4 +1,5 @@
-"""The webhooks' lane of the RQ workers (``python -m service worker --lanes webhooks``).
+"""The webhooks' lane of the RQ workers (``python -m service worker --lanes webhooks``): what
+enqueues its jobs (the jobs themselves are ``service.lane_jobs``').
 
 An append enqueues one fan-out job for its game (at most one waits per game: a ``pending``
 flag set with ``SET NX`` and a TTL, cleared as the job starts); the fan-out enqueues one
@@ -17,11 +18,10 @@ from datetime import timedelta
 
 from rq import Queue
 
-from service import job_runtime
 from service.config import Config
 from service.envelopes import game_of
 from service.rq_projections import job_safe
-from service.webhooks import Webhooks, WebhookSettings, WebhooksFor
+from service.webhooks import WebhooksFor
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class RqDeliveries:
     def game_changed(self, game_id: str) -> None:
         try:
             if self.connection.set(self.pending_key(game_id), "1", nx=True, ex=PENDING_TTL):
-                self.queue.enqueue("service.webhook_jobs.fan_out_job", game_id, job_timeout=JOB_TIMEOUT,
+                self.queue.enqueue("service.lane_jobs.fan_out_job", game_id, job_timeout=JOB_TIMEOUT,
                                    result_ttl=60, job_id=job_safe(f"{self.prefix}-webhooks-{game_id}-"
                                                                   f"{self.connection.incr(self.prefix + ':wh:n')}"),
                                    description=f"webhooks of game {game_id}")
@@ -63,7 +63,7 @@ class RqDeliveries:
         targets = self.webhooks.targets(self.webhooks.loader.load(game_id))
         for sub_id in targets:
             if self.connection.set(self.pending_key(game_id, sub_id), "1", nx=True, ex=PENDING_TTL):
-                self.queue.enqueue("service.webhook_jobs.deliver_job", sub_id, game_id, job_timeout=JOB_TIMEOUT,
+                self.queue.enqueue("service.lane_jobs.deliver_job", sub_id, game_id, job_timeout=JOB_TIMEOUT,
                                    result_ttl=60, description=f"webhook {sub_id} of game {game_id}")
         return len(targets)
 
@@ -71,34 +71,7 @@ class RqDeliveries:
         self.connection.delete(self.pending_key(game_id, sub_id))
         retry = self.webhooks.deliver(sub_id, game_id)
         if retry is not None:  # one waiting retry per pair: its job id says which
-            self.queue.enqueue_in(timedelta(seconds=retry), "service.webhook_jobs.deliver_job", sub_id, game_id,
+            self.queue.enqueue_in(timedelta(seconds=retry), "service.lane_jobs.deliver_job", sub_id, game_id,
                                   job_timeout=JOB_TIMEOUT, result_ttl=60,
                                   job_id=job_safe(f"{self.prefix}-webhook-retry-{sub_id}-{game_id}"),
                                   description=f"retry webhook {sub_id} of game {game_id}")
-
-
-_deliveries: RqDeliveries | None = None
-
-
-def _runtime() -> RqDeliveries:
-    """The worker's webhooks, built once per process from its configuration."""
-    global _deliveries
-    if _deliveries is None:
-        from domain.games import default_registry
-        from service.loading import GameLoader
-        from service.stores import open_store
-
-        config = job_runtime.config()
-        store = open_store(config)
-        loader, settings = GameLoader(store, default_registry()), WebhookSettings.from_config(config)
-        _deliveries = RqDeliveries(lambda wake: Webhooks(store, loader, settings, wake=wake), config)
-    return _deliveries
-
-
-def fan_out_job(game_id: str) -> int:
-    """One delivery job for each subscription that covers the game."""
-    return _runtime().fan_out(game_id)
-
-
-def deliver_job(sub_id: str, game_id: str) -> None:
-    _runtime().deliver(sub_id, game_id)
