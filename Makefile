@@ -100,7 +100,7 @@ repeat: $(VENV)/.installed-dev  ## the fast tests (unit and API) three times ove
 	PYTHONHASHSEED=7 $(PY) -m pytest tests/unit tests/api -q
 
 openapi: $(VENV)/.installed  ## rewrite openapi.yaml from the app
-	$(PY) -m service.openapi > openapi.yaml
+	$(PY) -m service.running.openapi > openapi.yaml
 
 bench: $(VENV)/.installed-dev
 	for script in bench/*.py; do $(PY) $$script; done

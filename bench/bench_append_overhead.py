@@ -28,15 +28,15 @@ HERE = Path(__file__).resolve().parent.parent
 
 WORKLOAD = r'''
 import json, random, sys, tempfile, time
-from service.bootstrap import build_service
-from service.config import Config
+from service.wiring.bootstrap import build_service
+from service.base.config import Config
 games, clock = int(sys.argv[1]), sys.argv[2] == "clock"
 path = tempfile.mkdtemp()
 service = build_service(Config(store_url=f"sqlite:///{path}/events.db", projections="inline"))
 options = {"starting_gold": 20, **({"clock_bank_seconds": 86400} if clock else {})}
 commands, took = 0, 0.0
 for n in range(games):
-    players = [service.players.create(f"p{i}") for i in range(3)]
+    players = [service.players.players.create(f"p{i}") for i in range(3)]
     game = service.create_game(players[0], "dynasties", options, 3)
     for player in players:
         service.join_game(game.id, player)

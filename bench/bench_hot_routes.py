@@ -50,8 +50,8 @@ def worker(seconds: float, seed: int, profiler=None, store_url: str = "memory://
     import gc
     import os
 
-    from service.app import create_app
-    from service.config import Config
+    from service.api.app import create_app
+    from service.base.config import Config
 
     # a store of its own: a fresh key prefix on Redis; on SQLite, a new file (the projector
     # process of ``serve`` is not started, so no projections run in this process)

@@ -68,7 +68,7 @@ def main() -> None:
     port = free_port()
     env = {**os.environ, "GAMES_STORE": store, "GAMES_PROJECTIONS": args.projections, "GAMES_REDIS_PREFIX": f"bench{port}"}
     server = subprocess.Popen([sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2",
-                               "--worker-class", "gevent", "--log-level", "warning", "service.wsgi:app"], env=env)
+                               "--worker-class", "gevent", "--log-level", "warning", "service.running.wsgi:app"], env=env)
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(100):

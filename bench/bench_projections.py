@@ -37,11 +37,11 @@ from domain.games.dynasties import RULES  # noqa: E402
 from service.adapters.redis_store import RedisStore  # noqa: E402
 from service.adapters.sqlite_store import SqliteStore  # noqa: E402
 from service.adapters.store import partition_of  # noqa: E402
-from service.bootstrap import build_service  # noqa: E402
-from service.config import Config  # noqa: E402
-from service.envelopes import stream_of  # noqa: E402
-from service.projections_runner import ProjectionRunner  # noqa: E402
-from service.services import GameService  # noqa: E402
+from service.background.projections_runner import ProjectionRunner  # noqa: E402
+from service.base.config import Config  # noqa: E402
+from service.play.services import GameService  # noqa: E402
+from service.streams.envelopes import stream_of  # noqa: E402
+from service.wiring.bootstrap import build_service  # noqa: E402
 from tests.unit.projections.playing import open_game, play_moves  # noqa: E402
 
 REGISTRY = {RULES.kind: RULES}

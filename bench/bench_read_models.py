@@ -46,12 +46,12 @@ from pathlib import Path  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from domain.games import default_registry  # noqa: E402
-from service.app import create_app  # noqa: E402
-from service.config import Config  # noqa: E402
-from service.projections_runner import ProjectionRunner  # noqa: E402
-from service.read_models import ReadModels  # noqa: E402
-from service.services import GameService  # noqa: E402
-from service.stores import open_store  # noqa: E402
+from service.api.app import create_app  # noqa: E402
+from service.background.projections_runner import ProjectionRunner  # noqa: E402
+from service.background.read_models import ReadModels  # noqa: E402
+from service.base.config import Config  # noqa: E402
+from service.play.services import GameService  # noqa: E402
+from service.wiring.stores import open_store  # noqa: E402
 
 
 def free_port() -> int:

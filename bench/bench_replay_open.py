@@ -33,9 +33,9 @@ from werkzeug.serving import make_server
 
 
 def measure(events: int, seed: int) -> dict:
-    import service.services as services
-    from service.app import create_app
-    from service.config import Config
+    import service.play.services as services
+    from service.api.app import create_app
+    from service.base.config import Config
     from tests.helpers.play import play_randomly, start_game
 
     # the same game in both trees: the games' seeds drawn from a seeded generator, not the system's

@@ -19,7 +19,7 @@ Starts, each on ports of its own:
   (``GAMES_REDIS_WAIT_REPLICAS=1``: every acknowledged write waits for the replica), to
   measure the setting's cost side by side.
 
-Each web server (the ceiling's too) runs under ``--server`` (service.serving: 2 worker processes, or ``--workers``;
+Each web server (the ceiling's too) runs under ``--server`` (service.running.serving: 2 worker processes, or ``--workers``;
 gunicorn+gevent by default); with several servers every target runs under each in the same
 rounds, and each is compared with the ceiling under its own server.
 Before each round every target gets fresh Dynasties games, ``--connections`` of them
@@ -63,7 +63,7 @@ sys.path.insert(0, str(ROOT))
 from bench.open_loop import read_games  # noqa: E402
 from bench.open_loop import run as open_loop  # noqa: E402
 from bench.profile_summary import summarize, table  # noqa: E402
-from service.serving import DEFAULT_SERVER, SERVERS  # noqa: E402
+from service.running.serving import DEFAULT_SERVER, SERVERS  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 PEER = HERE / "peer_boardgameio"
@@ -486,7 +486,7 @@ def main() -> None:
                         help="of ceiling redis sqlite boardgameio (the peer)")
     parser.add_argument("--server", nargs="+", default=[DEFAULT_SERVER], metavar="SERVER[:N]",
                         help=f"the HTTP server of the ceiling and the project, of {', '.join(SERVERS)} "
-                             "(service.serving), with :N its --connections (threads per worker for gthread and "
+                             "(service.running.serving), with :N its --connections (threads per worker for gthread and "
                              "granian); with more than one, every target runs under each, named NAME/SERVER, "
                              "in the same rounds")
     parser.add_argument("--peer-store", default="flatfile", choices=["flatfile", "flatfile-queued", "memory"],

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from domain.games.dynasties import RULES  # noqa: E402
 from service.adapters.sqlite_store import SqliteStore  # noqa: E402
-from service.services import GameService  # noqa: E402
+from service.play.services import GameService  # noqa: E402
 from tests.helpers.play import play_randomly, start_game  # noqa: E402
 
 REGISTRY = {"dynasties": RULES}

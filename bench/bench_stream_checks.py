@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.config import Config  # noqa: E402
-from service.live_hub import LiveHub  # noqa: E402
-from service.players import Players, hash_token  # noqa: E402
-from service.stores import open_store  # noqa: E402
+from service.base.config import Config  # noqa: E402
+from service.players.live_hub import LiveHub  # noqa: E402
+from service.players.players import Players, hash_token  # noqa: E402
+from service.wiring.stores import open_store  # noqa: E402
 
 
 def measure(store, count: int, rounds: int) -> dict[str, float]:

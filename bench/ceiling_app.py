@@ -1,5 +1,5 @@
 """The ceiling for bench/bench_side_by_side.py: a bare Flask app under the same server and
-settings as ``python -m service serve`` (``--server``, service.serving).
+settings as ``python -m service serve`` (``--server``, service.running.serving).
 
 ``GET /games/<id>/legal-commands`` answers a cached 2 KB state (a list of commands);
 ``POST /games/<id>/commands`` parses the JSON body and does one Redis compare-and-append
@@ -72,11 +72,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--redis", required=True)
     parser.add_argument("--prefix", default="ceiling")
-    parser.add_argument("--server", default="gevent", help="as python -m service serve --server (service.serving)")
+    parser.add_argument("--server", default="gevent", help="as python -m service serve --server (service.running.serving)")
     parser.add_argument("--connections", type=int, default=1000, help="as python -m service serve --connections")
     args = parser.parse_args()
 
-    from service.serving import SERVERS, run
+    from service.running.serving import SERVERS, run
 
     if args.server not in SERVERS:
         raise SystemExit(f"--server: one of {', '.join(SERVERS)}")

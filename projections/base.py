@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from domain.kernel.events import redact
 from domain.kernel.table import PLATFORM, read_event
 
-#: a stored game stream is named ``game-<id>`` (see service.envelopes.stream_of)
+#: a stored game stream is named ``game-<id>`` (see service.streams.envelopes.stream_of)
 STREAM_PREFIX = "game-"
 
 

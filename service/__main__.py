@@ -1,6 +1,6 @@
 """The command line: ``python -m service serve | worker | rebuild | lag``.
 
-serve    the HTTP API, under the server ``--server`` names (service.serving: gunicorn with
+serve    the HTTP API, under the server ``--server`` names (service.running.serving: gunicorn with
          gevent by default, where a live stream costs a greenlet, not a worker).
 worker   an RQ worker that keeps the projections current (Redis deployments).
 rebuild  drop read models and build them again from the start of the log, with a progress bar.
@@ -12,7 +12,7 @@ verify-fairness FILE   recompute every random outcome of a finished game's expor
          revealed seed (no server, no store needed).
 
 Every command takes ``--store URL`` (else ``GAMES_STORE``, else ``sqlite:///./data/events.db``);
-the other settings come from the environment (see ``service.config``).
+the other settings come from the environment (see ``service.base.config``).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import sys
 import time
 from collections.abc import Callable
 
-from service.config import LANES, Config
-from service.serving import DEFAULT_SERVER, SERVERS
+from service.base.config import LANES, Config
+from service.running.serving import DEFAULT_SERVER, SERVERS
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
                        help="open connections (live streams included) per gevent worker, threads per "
                             "gthread or granian worker (default 1000)")
     serve.add_argument("--server", choices=SERVERS, default=os.environ.get("GAMES_SERVER") or DEFAULT_SERVER,
-                       help=f"the HTTP server (else GAMES_SERVER, else {DEFAULT_SERVER}; service.serving)")
+                       help=f"the HTTP server (else GAMES_SERVER, else {DEFAULT_SERVER}; service.running.serving)")
     _store_argument(serve)
 
     worker = commands.add_parser("worker", help="run an RQ worker for lanes of background work (Redis)")
@@ -74,11 +74,11 @@ def main(argv: list[str] | None = None) -> int:
 
     background = commands.add_parser("background", help="play the bot seats, run the turn clocks and deliver "
                                                          "the webhooks of an embedded store (serve starts one; "
-                                                         "service.background)")
+                                                         "service.running.background)")
     _store_argument(background)
 
     project = commands.add_parser("project", help="catch the projections up as appends come (SQLite: serve "
-                                                  "starts one; service.projector)")
+                                                  "starts one; service.running.projector)")
     _store_argument(project)
 
     fairness = commands.add_parser("verify-fairness", help="check a finished game's export against its seed")
@@ -105,7 +105,7 @@ def _store_argument(parser: argparse.ArgumentParser) -> None:
 
 # -- serve -------------------------------------------------------------------------------
 def _serve(config: Config, args: argparse.Namespace) -> int:
-    from service.serving import run
+    from service.running.serving import run
 
     if config.store_url.startswith("memory:"):
         # a memory store lives in one process: a second worker would hold another store, and a
@@ -123,16 +123,16 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
     print(f"The rules engine is {'compiled (mypyc)' if engine() == 'compiled' else 'pure Python'}", flush=True)
     print(f"Open http://{shown}:{args.port}/ in a browser to play (the API's contract: /docs)", flush=True)
     if config.projections == "inline" and config.store_url.startswith("sqlite:") and not config.inline_projector:
-        config = dataclasses.replace(config, inline_projector="process")  # service.projector
+        config = dataclasses.replace(config, inline_projector="process")  # service.running.projector
     if config.projections == "inline" and config.store_url.startswith("sqlite:") and not config.background:
-        config = dataclasses.replace(config, background="process")  # service.background
+        config = dataclasses.replace(config, background="process")  # service.running.background
 
     def load() -> Callable[..., object]:
-        from service.app import create_app
+        from service.api.app import create_app
 
         return create_app(config)
 
-    from service.supervision import Supervised
+    from service.running.supervision import Supervised
 
     children = []
     child_env = {**os.environ, "GAMES_STORE": config.store_url, "GAMES_PROJECTIONS": "inline"}
@@ -153,7 +153,7 @@ def _serve(config: Config, args: argparse.Namespace) -> int:
 
 # -- background (the embedded store's bots, clocks and webhooks) ---------------------------
 def _background(config: Config, args: argparse.Namespace) -> int:
-    from service.background import run_background
+    from service.running.background import run_background
 
     run_background(config)
     return 0
@@ -161,7 +161,7 @@ def _background(config: Config, args: argparse.Namespace) -> int:
 
 # -- project (the SQLite projector) -------------------------------------------------------
 def _project(config: Config, args: argparse.Namespace) -> int:
-    from service.projector import run_projector
+    from service.running.projector import run_projector
 
     run_projector(config)
     return 0
@@ -169,7 +169,7 @@ def _project(config: Config, args: argparse.Namespace) -> int:
 
 # -- worker ------------------------------------------------------------------------------
 def _worker(config: Config, args: argparse.Namespace) -> int:
-    from service.worker import run_worker
+    from service.running.worker import run_worker
 
     lanes = tuple(lane.strip() for lane in args.lanes.split(",") if lane.strip())
     unknown = [lane for lane in lanes if lane not in LANES]
@@ -191,7 +191,7 @@ def _worker_processes(config: Config, args: argparse.Namespace, lanes: tuple[str
     import signal
     import threading
 
-    from service.supervision import Supervised
+    from service.running.supervision import Supervised
 
     command = [sys.executable, "-m", "service", "worker", "--lanes", ",".join(lanes), "--queue", config.queue_name,
                *(["--store", args.store] if args.store else []), *(["--no-scheduler"] if args.no_scheduler else [])]
@@ -215,8 +215,8 @@ def _worker_processes(config: Config, args: argparse.Namespace, lanes: tuple[str
 def _rebuild(config: Config, args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from service.projections_runner import ProjectionRunner
-    from service.stores import open_store
+    from service.background.projections_runner import ProjectionRunner
+    from service.wiring.stores import open_store
 
     runner = ProjectionRunner(open_store(config), batch_size=config.projection_batch,
                               save_every=config.projection_save_every, pause=config.projection_pause)
@@ -235,8 +235,8 @@ def _rebuild(config: Config, args: argparse.Namespace) -> int:
 
             started = time.perf_counter()
             if config.projections == "rq":  # take the workers' lock, so they wait instead of racing
-                from service.rq_projections import RqProjections
-                from service.worker import locked
+                from service.background.rq_projections import RqProjections
+                from service.running.worker import locked
 
                 queue = RqProjections.from_config(config, runner.names)
 
@@ -254,8 +254,8 @@ def _rebuild(config: Config, args: argparse.Namespace) -> int:
 def _rebuild_via_worker(config: Config, names: list[str]) -> int:
     from tqdm import tqdm
 
-    from service.rq_projections import RqProjections
-    from service.worker import job_progress
+    from service.background.rq_projections import RqProjections
+    from service.running.worker import job_progress
 
     queue = RqProjections.from_config(config, names)
     for name in names:
@@ -278,8 +278,8 @@ def _rebuild_via_worker(config: Config, names: list[str]) -> int:
 
 # -- lag ---------------------------------------------------------------------------------
 def _lag(config: Config, args: argparse.Namespace) -> int:
-    from service.projections_runner import ProjectionRunner
-    from service.stores import open_store
+    from service.background.projections_runner import ProjectionRunner
+    from service.wiring.stores import open_store
 
     runner = ProjectionRunner(open_store(config))
     for status in runner.status_all():
@@ -292,9 +292,9 @@ def _lag(config: Config, args: argparse.Namespace) -> int:
 
 # -- archive -----------------------------------------------------------------------------
 def _archive(config: Config, args: argparse.Namespace) -> int:
-    from service import job_runtime
-    from service.archiving import archiver_for
-    from service.bootstrap import build_service
+    from service.background import job_runtime
+    from service.running.archiving import archiver_for
+    from service.wiring.bootstrap import build_service
 
     if not config.archive_url:
         print("GAMES_ARCHIVE_URL is not set: nothing to archive to (the embedded store keeps every game)",
@@ -320,7 +320,7 @@ def _read_file(path: str) -> str | None:
 
 def _verify_signature(path: str, keys: list[str]) -> int:
     """0: signed by one of ``keys`` and unchanged since; 1: why not; 2: unusable input."""
-    from service.signing import VALID, Verifier, parse_public_key
+    from service.streams.signing import VALID, Verifier, parse_public_key
 
     publics = []
     for key in keys:
@@ -346,7 +346,7 @@ def _verify_signature(path: str, keys: list[str]) -> int:
 def _verify_fairness(path: str) -> int:
     """0: every random outcome recomputed from the revealed seed; 1: the reason it is not."""
     from domain.games import default_registry
-    from service.fairness import Unfair, verify_fairness
+    from service.play.fairness import Unfair, verify_fairness
 
     text = _read_file(path)
     if text is None:

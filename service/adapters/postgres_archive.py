@@ -1,7 +1,7 @@
 """The archive of finished games on PostgreSQL (``GAMES_ARCHIVE_URL=postgresql://...``).
 
 A Redis deployment moves games finished longer ago than the retention period here
-(``service.archiving``). Two tables, created on first use:
+(``service.running.archiving``). Two tables, created on first use:
 
 * ``archived_games``: one row per game: its stream, type, last version, log partition and the
   range of its log positions, when it ended and was archived, and its **signed portable log**

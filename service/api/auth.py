@@ -8,7 +8,7 @@ from typing import Any
 from flask import current_app
 
 from service.api.lean import current_request
-from service.errors import Unauthorized
+from service.base.errors import Unauthorized
 
 
 def bearer_token(required: bool = False) -> str | None:
@@ -36,7 +36,7 @@ def idempotency_key() -> str | None:
         return None
     problem = idempotency_key_problem(key)
     if problem is not None:
-        from service.errors import Unprocessable
+        from service.base.errors import Unprocessable
 
         raise Unprocessable(problem, code="invalid_input")
     return key.strip()

@@ -14,7 +14,7 @@ from marshmallow import RAISE, Schema, fields, validate
 
 from domain.kernel import Command, GameRules
 from domain.kernel.prompt import Arg
-from service.errors import Unprocessable
+from service.base.errors import Unprocessable
 
 #: Bounds on any one argument value; the game's prompt says which values are allowed now.
 TEXT_MIN, TEXT_MAX = 1, 64

@@ -12,7 +12,7 @@ from __future__ import annotations
 from flask import Flask
 from flask_cors import CORS
 
-from service.config import Config
+from service.base.config import Config
 
 ALLOWED_HEADERS = ["Authorization", "Content-Type", "If-None-Match", "Idempotency-Key", "Last-Event-ID"]
 EXPOSED_HEADERS = ["ETag", "Retry-After", "Location", "Allow"]

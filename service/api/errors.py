@@ -20,7 +20,7 @@ from werkzeug.exceptions import HTTPException
 from domain.kernel import DomainError, InvalidOptions, RuleViolation
 from service.api.problems import problem_type
 from service.api.schemas import ProblemSchema
-from service.errors import ServiceError
+from service.base.errors import ServiceError
 
 log = logging.getLogger(__name__)
 #: the media type of every error answer

@@ -21,7 +21,7 @@ into a 500: recursion errors, huge integers, surrogates), its request class
 the route's own ``get_json``. What each operation declares (its query parameters, the
 header fields it takes) is read from the API's OpenAPI document, as its clients read it.
 Behind gunicorn, request lines and header fields over gunicorn's own limits are refused by
-gunicorn itself, also as problem+json (``service.gunicorn_worker``).
+gunicorn itself, also as problem+json (``service.running.gunicorn_worker``).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ storage itself fails (or takes over ``STORAGE_TIMEOUT``), requests are let throu
 logged) and the storage is left alone for ``STORAGE_PAUSE`` seconds: limits never take the
 service down, nor add more than ``STORAGE_TIMEOUT`` to one request of an outage.
 
-Every setting is in ``service.config.Config`` (``GAMES_LIMIT_*``) and docs/operations.md
+Every setting is in ``service.base.config.Config`` (``GAMES_LIMIT_*``) and docs/operations.md
 lists them with their defaults. ``GAMES_LIMITS=off`` turns rates and stream caps off (the
 waiting-games quota stays: it is a property of the lobby, not of traffic).
 """
@@ -37,7 +37,7 @@ from limits import parse_many, storage, strategies
 from service.api.errors import problem
 from service.api.lean import current_request
 from service.api.rate_windows import LocalWindows
-from service.config import Config
+from service.base.config import Config
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ ends a stream after ``stream_max_seconds`` (the client reconnects and loses noth
 within a second of its token being rotated or revoked (a reconnection with that token is
 refused, 401) or of its client going away (its slot is free again at once).
 
-New events come from the process's ``LiveHub`` (service/live_hub.py): one poll of the
+New events come from the process's ``LiveHub`` (service/players/live_hub.py): one poll of the
 store every ``stream_poll`` seconds serves every open stream of the process, so it sees
 moves made through any server process, with Redis or SQLite alike, and an open stream
 costs a socket, a greenlet and a queue rather than a query.
@@ -25,7 +25,7 @@ stream is a greenlet that sleeps between polls. See docs/operations.md.
 
 Browsers: ``EventSource`` cannot send ``Authorization``, and a token must not go in a URL.
 ``POST /games/{id}/stream-ticket`` (with the token in the header) gives a seated player a
-ticket that opens this game's stream as its seat within a minute (service/stream_tickets.py);
+ticket that opens this game's stream as its seat within a minute (service/players/stream_tickets.py);
 the stream is then ``GET /games/{id}/stream?ticket=...``.
 """
 
@@ -41,9 +41,9 @@ from service.api.auth import bearer_token, current_player
 from service.api.errors import problem_responses
 from service.api.limits import stream_slot
 from service.api.read_model_schemas import StreamHeadersSchema, StreamQuerySchema, StreamTicketSchema
-from service.errors import Forbidden, Unauthorized
-from service.live_feed import End, Heartbeat, follow
-from service.players import hash_token
+from service.base.errors import Forbidden, Unauthorized
+from service.play.live_feed import End, Heartbeat, follow
+from service.players.players import hash_token
 
 blp = Blueprint("live", __name__, url_prefix="/games", description="Live updates (Server-Sent Events)")
 
@@ -87,7 +87,7 @@ def stream_game(query, headers, game_id):
         return refused
     try:
         # the hub ends the stream within a second of its token's rotation or revocation, or of
-        # its client going away (service/live_hub.py)
+        # its client going away (service/players/live_hub.py)
         events = follow(service, game_id, player, after, heartbeat=config.stream_heartbeat,
                         max_seconds=config.stream_max_seconds,
                         credential=ticket_token_hash or _bearer_hash(),

@@ -12,7 +12,7 @@ from service.api.errors import problem, problem_responses
 from service.api.faults import checks
 from service.api.problems import PROBLEM_TYPES
 from service.api.schemas import HealthSchema, SigningKeysSchema
-from service.errors import NotFound
+from service.base.errors import NotFound
 
 blp = Blueprint("meta", __name__, description="Health, contract and docs")
 HTML = {"200": {"description": "an HTML page", "content": {"text/html": {"schema": {"type": "string"}}}}}

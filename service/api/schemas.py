@@ -30,7 +30,7 @@ class StrictBoolean(fields.Boolean):
 
 class Ref(fields.Raw):
     """A value dumped as it is and documented as the component schema ``component`` (one
-    that ``service.app`` builds from the hosted games, such as ``GameCommand``)."""
+    that ``service.api.app`` builds from the hosted games, such as ``GameCommand``)."""
 
     def __init__(self, component: str, **kwargs):
         super().__init__(**kwargs)

@@ -1,8 +1,8 @@
 """The life of a table over the API: resign, abort, end by agreement, rematch, invitations,
 chat, and each player's own feed of notices (paged, or live as Server-Sent Events).
 
-Each route parses its input, calls one use case (``service.lifecycle``, ``service.chat``,
-``service.player_feed``) and shapes the answer.
+Each route parses its input, calls one use case (``service.play.lifecycle``, ``service.play.chat``,
+``service.players.player_feed``) and shapes the answer.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from service.api.errors import problem_responses
 from service.api.limits import stream_slot
 from service.api.live import SSE_EVENT, _bearer_hash
 from service.api.read_model_schemas import StreamHeadersSchema, StreamTicketSchema
-from service.chat import MAX_TEXT, TEXT_PATTERN
-from service.errors import Unauthorized
+from service.base.errors import Unauthorized
+from service.play.chat import MAX_TEXT, TEXT_PATTERN
 
 MAX_INT = 2**31 - 1
 BEARER: list[dict[str, list[str]]] = [{"bearerAuth": []}]
@@ -253,7 +253,7 @@ def list_invitations(game_id):
 
 def _invitation_id(invitation_id):
     if not validate.Regexp(INVITATION_ID).regex.match(invitation_id):
-        from service.errors import NotFound
+        from service.base.errors import NotFound
 
         raise NotFound("an invitation id is 16 hexadecimal digits")
 
@@ -412,7 +412,7 @@ def list_mutes():
 def mute(player_id):
     """Mute a player."""
     if not validate.Regexp(PLAYER_ID).regex.match(player_id):
-        from service.errors import NotFound
+        from service.base.errors import NotFound
 
         raise NotFound("a player id is 16 hexadecimal digits")
     return {"muted": _games().chat.mute(current_player(required=True), player_id)}

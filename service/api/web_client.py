@@ -12,7 +12,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, send_from_directory
 
-from service.errors import NotFound
+from service.base.errors import NotFound
 
 blp = Blueprint("web_client", __name__)
 

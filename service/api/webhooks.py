@@ -14,7 +14,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from service.api.auth import bearer_token, current_player
 from service.api.errors import problem_responses
 from service.api.schemas import StrictSchema
-from service.webhooks import MAX_URL, OPERATOR, PRESETS, RAW, SCOPES, URL_PATTERN
+from service.background.webhooks import MAX_URL, OPERATOR, PRESETS, RAW, SCOPES, URL_PATTERN
 
 blp = Blueprint("webhooks", __name__, url_prefix="/webhooks",
                 description="Webhooks: events pushed to a URL, signed the Standard Webhooks way")

@@ -9,8 +9,8 @@ import pytest
 from flask import Flask
 from werkzeug.serving import make_server
 
-from service.app import create_app
-from service.config import Config
+from service.api.app import create_app
+from service.base.config import Config
 from tests.helpers.http import PlayerClients
 
 

@@ -18,9 +18,9 @@ import pytest
 from domain.games.dynasties import RULES as DYNASTIES
 from domain.kernel.bots import BotKind, Seen, random_bot
 from domain.kernel.events import Event, redact
-from service.app import create_app
-from service.config import Config
-from service.envelopes import stream_of
+from service.api.app import create_app
+from service.base.config import Config
+from service.streams.envelopes import stream_of
 from tests.api.conftest import LiveServer, serve
 from tests.helpers.bots_http import play_against_bots
 

@@ -12,8 +12,8 @@ from marshmallow import ValidationError
 from domain.games import default_registry
 from service.adapters.memory_store import MemoryStore
 from service.api.commands import _instance, command_schemas, parse_command
-from service.errors import Unprocessable
-from service.services import GameService
+from service.base.errors import Unprocessable
+from service.play.services import GameService
 from tests.helpers.play import start_game
 
 REGISTRY = default_registry()

@@ -17,7 +17,7 @@ import secrets
 import pytest
 
 from domain.games import default_registry
-from service.fairness import verify_fairness
+from service.play.fairness import verify_fairness
 from tests.api.test_full_game_http import cards_in, hidden_from
 
 MAX_COMMANDS = 3000

@@ -9,9 +9,9 @@ import pytest
 from domain.games import default_registry
 from domain.kernel import Command
 from service.adapters.memory_store import MemoryStore
-from service.projections_runner import ProjectionRunner
-from service.read_models import ReadModels
-from service.services import GameService
+from service.background.projections_runner import ProjectionRunner
+from service.background.read_models import ReadModels
+from service.play.services import GameService
 from tests.helpers.play import start_game
 
 

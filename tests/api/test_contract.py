@@ -14,9 +14,9 @@ import pytest
 import requests
 import yaml
 
+from service.api.app import committed_spec_path
 from service.api.problems import PROBLEM_TYPES
-from service.app import committed_spec_path
-from service.openapi import generate
+from service.running.openapi import generate
 from tests.api.schemathesis_hooks import REFUSALS_BEYOND_SCHEMA
 
 

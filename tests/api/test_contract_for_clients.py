@@ -7,7 +7,7 @@ import re
 
 import yaml
 
-from service.app import committed_spec_path
+from service.api.app import committed_spec_path
 
 
 def _spec() -> dict:

@@ -9,7 +9,7 @@ import jsonschema_rs
 import pytest
 import yaml
 
-from service.app import committed_spec_path
+from service.api.app import committed_spec_path
 
 SPEC = yaml.safe_load(committed_spec_path().read_text())
 

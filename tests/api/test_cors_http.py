@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import requests
 
-from service.app import create_app
-from service.config import Config
+from service.api.app import create_app
+from service.base.config import Config
 from tests.api.conftest import serve
 
 pytestmark = pytest.mark.api

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from domain.games import default_registry
-from service.fairness import Unfair, verify_fairness
+from service.play.fairness import Unfair, verify_fairness
 from tests.helpers.play import play_randomly, start_game
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,7 +19,7 @@ import sys
 import pytest
 import yaml
 
-from service.app import committed_spec_path
+from service.api.app import committed_spec_path
 
 PACKAGE = "generated_game_client"
 MAX_COMMANDS = 3000

@@ -9,8 +9,8 @@ import re
 import pytest
 import yaml
 
-from service.app import committed_spec_path, create_app
-from service.config import Config
+from service.api.app import committed_spec_path, create_app
+from service.base.config import Config
 
 METHODS = ("get", "post", "put", "patch", "delete")
 #: a value for each path parameter that its rule's converter accepts

@@ -14,11 +14,11 @@ from domain.games import default_registry
 from domain.games.pax_pamir import RULES
 from domain.kernel.rules import fold
 from service.adapters.memory_store import MemoryStore
+from service.api.app import create_app
 from service.api.commands import command_schemas
-from service.app import create_app
-from service.config import Config
-from service.envelopes import stream_of
-from service.services import GameService
+from service.base.config import Config
+from service.play.services import GameService
+from service.streams.envelopes import stream_of
 from tests.helpers.play import play_randomly, start_game
 
 

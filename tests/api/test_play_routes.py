@@ -8,9 +8,9 @@ import json
 
 import pytest
 
+from service.api.app import create_app
 from service.api.lean import PlayRoutes
-from service.app import create_app
-from service.config import Config
+from service.base.config import Config
 from tests.helpers.play import start_game
 
 

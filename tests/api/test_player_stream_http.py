@@ -10,8 +10,8 @@ import random
 import pytest
 import requests
 
-from service.app import create_app
-from service.config import Config
+from service.api.app import create_app
+from service.base.config import Config
 from tests.api.conftest import LiveServer, serve
 
 

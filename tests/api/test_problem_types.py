@@ -11,7 +11,7 @@ import pytest
 import requests
 
 from service.api.problems import PROBLEM_TYPES
-from service.errors import ServiceError
+from service.base.errors import ServiceError
 from tests.helpers.play import start_game
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,11 +9,11 @@ import pytest
 
 from domain.games.dynasties import RULES as DYNASTIES
 from service.adapters.memory_store import MemoryStore
-from service.app import create_app
-from service.config import Config
-from service.projections_runner import ProjectionRunner
-from service.read_models import ReadModels
-from service.services import GameService
+from service.api.app import create_app
+from service.background.projections_runner import ProjectionRunner
+from service.background.read_models import ReadModels
+from service.base.config import Config
+from service.play.services import GameService
 from tests.games.highcard import RULES as HIGHCARD
 from tests.unit.projections.playing import play_games
 

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from service.app import create_app
-from service.config import Config
+from service.api.app import create_app
+from service.base.config import Config
 from tests.api.conftest import LiveServer, serve
 from tests.helpers.play import start_game
 

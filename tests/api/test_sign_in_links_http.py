@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import requests
 
-from service import players as players_module
+from service.players import players as players_module
 
 
 def _register(url, name="Ann"):

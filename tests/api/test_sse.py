@@ -19,8 +19,8 @@ import pytest
 import requests
 
 from domain.kernel.events import Event
-from service.app import create_app
-from service.config import Config
+from service.api.app import create_app
+from service.base.config import Config
 
 pytestmark = pytest.mark.api
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from service.app import committed_spec_path
+from service.api.app import committed_spec_path
 
 CLIENT = committed_spec_path().parent / "clients" / "typescript"
 

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from domain.kernel.clocks import CLOCK_STARTED, CLOCK_TIMED_OUT, seconds_between
-from service.envelopes import stream_of
+from service.streams.envelopes import stream_of
 
 
 class BlackHole:

@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from domain.kernel import RuleViolation
-from service.services import GameService
+from service.play.services import GameService
 
 
 def start_game(service: GameService, kind: str, seats: int, options: dict[str, Any] | None = None):

@@ -26,7 +26,7 @@ class Trips:
         return taken
 
 
-#: a script run on a player's feed (``service.player_feed``), told apart from the game's own
+#: a script run on a player's feed (``service.players.player_feed``), told apart from the game's own
 FEED_SCRIPT = "EVALSHA:feed"
 
 

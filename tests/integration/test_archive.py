@@ -1,4 +1,4 @@
-"""Finished games move from Redis to the PostgreSQL archive (``service.archiving``), and every read
+"""Finished games move from Redis to the PostgreSQL archive (``service.running.archiving``), and every read
 endpoint answers for them, from the archive, with the bytes it gave before.
 
 Real components throughout: a real Redis, a real PostgreSQL (a schema of the test's own), the
@@ -25,10 +25,10 @@ import redis
 import requests
 from werkzeug.serving import make_server
 
-from service.app import create_app
-from service.appending import Clock
-from service.config import Config
-from service.envelopes import stream_of
+from service.api.app import create_app
+from service.base.config import Config
+from service.streams.appending import Clock
+from service.streams.envelopes import stream_of
 from tests.helpers.play import play_randomly, start_game
 
 pytestmark = pytest.mark.integration

@@ -10,8 +10,8 @@ import redis
 from rq.scheduler import RQScheduler
 
 from domain.kernel import Command
-from service.bot_seats import Decision
-from service.rq_bots import RqDriver
+from service.background.bot_seats import Decision
+from service.background.rq_bots import RqDriver
 
 pytestmark = pytest.mark.integration
 
@@ -34,5 +34,5 @@ def test_a_due_play_is_queued_before_the_searches_waiting_in_the_lane(redis_url)
         scheduler.release_locks()
 
     jobs = driver.queue.get_jobs()
-    assert [job.func_name for job in jobs] == ["service.lane_jobs.bot_play_job"] + ["service.lane_jobs.bot_move_job"] * 3
+    assert [job.func_name for job in jobs] == ["service.running.lane_jobs.bot_play_job"] + ["service.running.lane_jobs.bot_move_job"] * 3
     assert jobs[0].args[0]["game_id"] == "g0"

@@ -22,9 +22,9 @@ import pytest
 from domain.kernel.events import Event
 from domain.kernel.rules import fold
 from domain.kernel.table import PLATFORM
-from service.app import create_app
-from service.config import Config
-from service.envelopes import stream_of
+from service.api.app import create_app
+from service.base.config import Config
+from service.streams.envelopes import stream_of
 from tests.api.conftest import LiveServer, serve
 from tests.helpers.bots_http import play_against_bots
 

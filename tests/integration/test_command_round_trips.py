@@ -3,7 +3,7 @@ state (the game cached in the process) deciding and storing a command is one rou
 (the append script, which checks the version itself) and reading legal commands one (the
 tail of the stream; or the version, which the route reads for the ETag anyway, when the
 cached game is that new); a token this process has not checked yet is one more (its
-lookup, with the token generation), a kept one none (``service.players``)."""
+lookup, with the token generation), a kept one none (``service.players.players``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from domain.games.dynasties import RULES as DYNASTIES
 from domain.kernel import Command
-from service.bootstrap import build_service
-from service.config import Config
+from service.base.config import Config
+from service.wiring.bootstrap import build_service
 from tests.helpers.redis_trips import FEED_SCRIPT
 from tests.unit.projections.playing import open_game
 

@@ -15,8 +15,8 @@ import pytest
 import requests
 from werkzeug.serving import make_server
 
-from service.app import create_app
-from service.config import Config
+from service.api.app import create_app
+from service.base.config import Config
 from tests.helpers.redis_trips import FEED_SCRIPT
 
 pytestmark = pytest.mark.integration
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.integration
 MOST_PER_CYCLE = 2
 #: and since the players' feeds (issue 37), the notices a move means for the players it asks
 #: next: one append to each one's feed, written after the game's append
-#: (``service.player_feed``), never more than one per player of the game (3 here). A cost of
+#: (``service.players.player_feed``), never more than one per player of the game (3 here). A cost of
 #: the feed on the command path, counted apart so that neither grows unseen; moving the feed's
 #: writing to a lane that tails the log would take it off (see the issue's note)
 NOTICES_PER_CYCLE = 3

@@ -16,9 +16,9 @@ import pytest
 
 from service.adapters.redis_store import RedisStore
 from service.adapters.redis_store.datastore import RedisDatastore
-from service.app import create_app
-from service.config import Config
-from service.errors import NotReplicated
+from service.api.app import create_app
+from service.base.config import Config
+from service.base.errors import NotReplicated
 from tests.integration.redis_replicas import start_replicated
 
 pytestmark = pytest.mark.integration
@@ -164,7 +164,7 @@ def test_a_retried_game_creation_answers_only_once_the_replica_has_the_game(repl
 
 
 def test_the_setting_is_refused_beside_a_store_that_is_not_redis(tmp_path):
-    from service.stores import open_store
+    from service.wiring.stores import open_store
 
     with pytest.raises(ValueError, match="Redis store only"):
         open_store(Config(store_url=f"sqlite:///{tmp_path}/events.db", redis_wait_replicas=1))

@@ -1,5 +1,5 @@
-"""The servers ``serve`` ships (service.serving) for real: gunicorn with the gevent worker
-(service.gunicorn_worker) and granian. Requests of different connections take turns, even
+"""The servers ``serve`` ships (service.running.serving) for real: gunicorn with the gevent worker
+(service.running.gunicorn_worker) and granian. Requests of different connections take turns, even
 when a request does no I/O at all, and the loaded app is frozen out of the collector's walks."""
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-#: granian as ``serve --server granian`` runs it (service.serving.run), one worker
-GRANIAN = ("from service.serving import run; from tests.helpers.busy_app import app; "
+#: granian as ``serve --server granian`` runs it (service.running.serving.run), one worker
+GRANIAN = ("from service.running.serving import run; from tests.helpers.busy_app import app; "
            "run('granian', lambda: app, '127.0.0.1', {port}, workers=1, connections=64)")
 
 
@@ -35,7 +35,7 @@ def busy_server(request):
     port = _free_port()
     if request.param == "gevent":
         command = [sys.executable, "-m", "gunicorn", "--workers", "1", "--bind", f"127.0.0.1:{port}",
-                   "--worker-class", "service.gunicorn_worker.ProblemGeventWorker", "tests.helpers.busy_app:app"]
+                   "--worker-class", "service.running.gunicorn_worker.ProblemGeventWorker", "tests.helpers.busy_app:app"]
     else:  # threads: the interpreter switches between them every 5 ms
         command = [sys.executable, "-c", GRANIAN.format(port=port)]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from werkzeug.serving import make_server
 
-from service.bootstrap import build_service
-from service.config import LANES, Config
-from service.envelopes import stream_of
+from service.base.config import LANES, Config
+from service.streams.envelopes import stream_of
+from service.wiring.bootstrap import build_service
 from tests.helpers.lanes import LaneWorkers, move, timeout_lateness, two_seat_game
 from tests.reliability.test_webhooks import Receiver
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from service.bootstrap import build_service
-from service.config import LANES, Config
+from service.base.config import LANES, Config
+from service.wiring.bootstrap import build_service
 from tests.helpers.lanes import BlackHole, LaneWorkers, lanes_hold
 
 pytestmark = pytest.mark.integration

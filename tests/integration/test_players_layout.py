@@ -17,8 +17,8 @@ from redis.crc import key_slot
 
 from service.adapters.codec import dumps
 from service.adapters.redis_store import RedisStore
-from service.errors import Unauthorized
-from service.players import Players, hash_token
+from service.base.errors import Unauthorized
+from service.players.players import Players, hash_token
 
 pytestmark = pytest.mark.integration
 

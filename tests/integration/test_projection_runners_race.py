@@ -15,8 +15,8 @@ import random
 
 from domain.games.dynasties import RULES
 from service.adapters.sqlite_store import SqliteStore
-from service.projections_runner import TAIL, ProjectionRunner
-from service.services import GameService
+from service.background.projections_runner import TAIL, ProjectionRunner
+from service.play.services import GameService
 from tests.helpers.play import play_randomly, start_game
 
 

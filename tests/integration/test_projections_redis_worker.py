@@ -21,12 +21,12 @@ import redis
 from rq import Queue, Retry, SimpleWorker
 
 from domain.games.dynasties import RULES as DYNASTIES
-from service import rq_projections
-from service import worker as worker_module
-from service.bootstrap import build_service
-from service.config import Config
-from service.projections_runner import ProjectionRunner
-from service.rq_projections import RqProjections
+from service.background import rq_projections
+from service.background.projections_runner import ProjectionRunner
+from service.background.rq_projections import RqProjections
+from service.base.config import Config
+from service.running import worker as worker_module
+from service.wiring.bootstrap import build_service
 from tests.unit.projections.playing import play_games
 
 pytestmark = pytest.mark.integration
@@ -108,7 +108,7 @@ def test_appends_leave_at_most_one_waiting_job_per_projection(deployment):
     play_games(service, "dynasties", 2, seed=22)
     queue = Queue(config.lane_queue("projections"), connection=redis.Redis.from_url(config.store_url))
     assert sorted(job.args[0] for job in queue.jobs) == sorted(runner_of(service).names)
-    assert all(job.func_name == "service.worker.catch_up_job" and job.args == (job.args[0],) for job in queue.jobs)
+    assert all(job.func_name == "service.running.worker.catch_up_job" and job.args == (job.args[0],) for job in queue.jobs)
     assert runner_of(service).status("lobby")["lag"] > 0
     worker = start_worker("--burst")
     assert worker.wait(timeout=60) == 0

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from domain.games.dynasties import RULES as DYNASTIES
-from service.bootstrap import build_service
-from service.config import Config
+from service.base.config import Config
+from service.wiring.bootstrap import build_service
 from tests.games.highcard import RULES as HIGHCARD
 from tests.unit.projections.playing import open_game, play_games, play_moves
 

@@ -24,8 +24,8 @@ import pytest
 import requests
 
 from domain.games.dynasties import RULES as DYNASTIES
-from service.bootstrap import build_service
-from service.config import Config
+from service.base.config import Config
+from service.wiring.bootstrap import build_service
 from tests.api.test_full_game_http import play_whole_game
 from tests.contract.backends import Spec
 from tests.contract.test_event_store import EventStoreContract

@@ -13,9 +13,9 @@ import redis
 from service.adapters.postgres_archive import PostgresArchive
 from service.adapters.redis_store.archived import ArchivedRedisStore
 from service.adapters.store import VersionConflict
-from service.appending import Clock
-from service.archiving import Archiver
-from service.player_feed import PlayerFeed, feed_stream
+from service.players.player_feed import PlayerFeed, feed_stream
+from service.running.archiving import Archiver
+from service.streams.appending import Clock
 
 pytestmark = pytest.mark.integration
 

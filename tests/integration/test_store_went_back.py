@@ -27,9 +27,9 @@ from domain.games.dynasties import RULES
 from domain.kernel import RuleViolation
 from service.adapters.redis_store import RedisStore
 from service.adapters.sqlite_store import SqliteStore
-from service.projections_runner import ProjectionRunner
-from service.read_models import ReadModels
-from service.services import GameService
+from service.background.projections_runner import ProjectionRunner
+from service.background.read_models import ReadModels
+from service.play.services import GameService
 from tests.helpers.play import play_randomly, start_game
 
 REGISTRY = {"dynasties": RULES}
@@ -142,7 +142,7 @@ def test_a_cached_copy_is_not_extended_with_moves_another_process_made_after_the
     elsewhere = new_service()  # another web process, with no cache: it plays past the cached version
     play_randomly(elsewhere, game_id, players, random.Random(99), until_version=cached + 3)
     assert elsewhere.load(game_id).version > cached
-    with caplog.at_level(logging.WARNING, logger="service.loading"):
+    with caplog.at_level(logging.WARNING, logger="service.streams.loading"):
         reloaded = here.load(game_id)
     assert reloaded.version == elsewhere.load(game_id).version
     assert reloaded.state == new_service().load(game_id).state  # not the cached copy plus their tail
@@ -213,7 +213,7 @@ def test_a_checkpoint_ahead_of_its_log_head_is_reported_as_a_negative_lag_and_th
     assert any(p["lag"] < 0 for p in lobby["partitions"])  # never clamped to 0
     assert sum(-p["lag"] for p in lobby["partitions"] if p["lag"] < 0) == lobby["ahead"]
 
-    with caplog.at_level(logging.WARNING, logger="service.projections_runner"):
+    with caplog.at_level(logging.WARNING, logger="service.background.projections_runner"):
         runner.catch_up_all()
     assert "checkpoints ahead of the log" in caplog.text
     for name in runner.names:
@@ -237,7 +237,7 @@ def test_new_events_that_took_the_positions_a_model_had_applied_are_not_skipped(
     play_randomly(other, game_id, players, random.Random(70), max_commands=10)
     assert all(p["lag"] >= 0 for p in runner.status("lobby")["partitions"])
 
-    with caplog.at_level(logging.WARNING, logger="service.projections_runner"):
+    with caplog.at_level(logging.WARNING, logger="service.background.projections_runner"):
         runner.catch_up_all()
     assert "no longer holds at position" in caplog.text
     for name in runner.names:
@@ -251,8 +251,8 @@ def test_health_and_the_lag_command_report_a_checkpoint_ahead_of_the_log(redis_u
     import subprocess
     import sys
 
-    from service.app import create_app
-    from service.config import Config
+    from service.api.app import create_app
+    from service.base.config import Config
 
     url, namespace = redis_url
     # RQ mode with no worker running: nothing catches the models up behind the test's back

@@ -1,4 +1,4 @@
-"""A tailer's round (``service.worker._tail_round``) in the steady state costs a fixed
+"""A tailer's round (``service.running.worker._tail_round``) in the steady state costs a fixed
 number of Redis round trips whatever the number of projections and partitions behind:
 the locks of every projection taken in one, their checkpoints read in one, the log read
 in one (every partition behind), the models saved in one, the locks released in one.
@@ -13,9 +13,9 @@ import random
 import pytest
 
 from domain.games.dynasties import RULES
-from service import worker
-from service.bootstrap import build_service
-from service.config import Config
+from service.base.config import Config
+from service.running import worker
+from service.wiring.bootstrap import build_service
 from tests.helpers.play import play_randomly, start_game
 
 pytestmark = pytest.mark.integration

@@ -16,9 +16,9 @@ import pytest
 import redis
 from werkzeug.serving import make_server as serve_receiver
 
-from service.bootstrap import build_service
-from service.config import Config
-from service.envelopes import stream_of
+from service.base.config import Config
+from service.streams.envelopes import stream_of
+from service.wiring.bootstrap import build_service
 from tests.reliability.test_webhooks import Receiver
 
 pytestmark = pytest.mark.integration

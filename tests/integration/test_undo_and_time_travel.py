@@ -11,8 +11,8 @@ from domain.kernel import Command, Event, RuleViolation
 from domain.kernel.table import PLATFORM, undone_versions
 from service.adapters.memory_store import MemoryStore
 from service.adapters.sqlite_store import SqliteStore
-from service.envelopes import public_event, stream_of
-from service.services import GameService
+from service.play.services import GameService
+from service.streams.envelopes import public_event, stream_of
 from tests.helpers.play import play_randomly, start_game, unfinished_game
 
 REGISTRY = {"dynasties": RULES}
@@ -174,7 +174,7 @@ def test_a_tampered_or_truncated_log_is_refused_and_nothing_is_written():
     tampered = lines[:placed] + [lines[placed].replace('"activated":true', '"activated":false')
                                  if '"activated":true' in lines[placed]
                                  else lines[placed].replace('"activated":false', '"activated":true')] + lines[placed + 1:]
-    from service.errors import Unprocessable
+    from service.base.errors import Unprocessable
 
     with pytest.raises(Unprocessable, match="altered"):
         service.import_game("\n".join(tampered))
@@ -295,7 +295,7 @@ def test_a_replay_lists_its_steps_without_views_and_gives_the_views_asked_for(fi
 
 
 def test_an_unfinished_game_is_exported_only_once_every_seat_consents_and_only_as_the_seat_sees_it():
-    from service.errors import Conflict, Unprocessable
+    from service.base.errors import Conflict, Unprocessable
 
     service = GameService(MemoryStore(), REGISTRY)
     game_id, players = start_game(service, "dynasties", 3, {"starting_gold": 40})

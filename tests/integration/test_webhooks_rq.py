@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from werkzeug.serving import make_server
 
-from service.bootstrap import build_service
-from service.config import Config
+from service.base.config import Config
+from service.wiring.bootstrap import build_service
 from tests.helpers.play import play_randomly
 from tests.reliability.test_webhooks import Receiver
 

@@ -18,8 +18,8 @@ from domain.games.dynasties import RULES
 from domain.kernel import Event
 from domain.kernel.table import PLATFORM, UNDONE
 from service.adapters.sqlite_store import SqliteStore
-from service.envelopes import stream_of
-from service.services import GameService
+from service.play.services import GameService
+from service.streams.envelopes import stream_of
 from tests.helpers.play import play_randomly, start_game
 from tests.unit.dynasties.dynasties_invariants import DynastiesInvariants
 

@@ -20,8 +20,8 @@ import pytest
 import redis
 import requests
 
-from service.app import create_app
-from service.config import Config
+from service.api.app import create_app
+from service.base.config import Config
 from tests.api.conftest import LiveServer, serve
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,10 +16,10 @@ from domain.games import default_registry
 from domain.kernel.events import EVERYONE
 from service.adapters.memory_store import MemoryStore
 from service.adapters.store import Recorded
-from service.bot_seats import prompted_bots
-from service.envelopes import stream_of
-from service.portable_logs import digest
-from service.services import GameService
+from service.background.bot_seats import prompted_bots
+from service.play.portable_logs import digest
+from service.play.services import GameService
+from service.streams.envelopes import stream_of
 from tests.helpers.bots_http import play_against_bots
 
 

@@ -37,7 +37,7 @@ import requests
 from redis.crc import key_slot
 
 from service.adapters.store import partition_of
-from service.envelopes import stream_of
+from service.streams.envelopes import stream_of
 from tests.integration.redis_cluster import start_cluster
 from tests.integration.test_redis_cluster import Deployment as ClusterDeployment
 from tests.reliability.test_kill_drills import stored_events, verify

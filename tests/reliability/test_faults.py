@@ -14,9 +14,9 @@ import pytest
 import requests
 import yaml
 
-from service.bootstrap import build_service
-from service.config import Config
-from service.projections_runner import ProjectionRunner
+from service.background.projections_runner import ProjectionRunner
+from service.base.config import Config
+from service.wiring.bootstrap import build_service
 from tests.reliability.conftest import ROOT, namespace
 
 PROBLEM = "application/problem+json"

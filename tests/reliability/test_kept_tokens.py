@@ -1,4 +1,4 @@
-"""A process keeps the tokens it checked (``service.players``), and a token rotated or
+"""A process keeps the tokens it checked (``service.players.players``), and a token rotated or
 revoked through another process still stops at once on this one: its next GET and its
 next POST are refused, and the POST stores nothing. Two servers over one store, each with
 its own kept tokens, over real HTTP; on SQLite and on Redis."""
@@ -11,8 +11,8 @@ import pytest
 import requests
 from werkzeug.serving import make_server
 
-from service.app import create_app
-from service.config import Config
+from service.api.app import create_app
+from service.base.config import Config
 
 
 @pytest.fixture(params=["sqlite", "redis"])

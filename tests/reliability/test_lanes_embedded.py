@@ -16,8 +16,8 @@ import psutil
 import pytest
 import requests
 
-from service.bootstrap import build_service
-from service.config import Config
+from service.base.config import Config
+from service.wiring.bootstrap import build_service
 from tests.helpers.lanes import BlackHole, lanes_hold
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -30,9 +30,9 @@ from rq import Queue, Retry
 from domain.kernel.clocks import CLOCK_TIMED_OUT
 from service.adapters.codec import loads
 from service.adapters.redis_client import connect
-from service.bootstrap import build_service
-from service.config import LANES, Config
-from service.envelopes import stream_of
+from service.base.config import LANES, Config
+from service.streams.envelopes import stream_of
+from service.wiring.bootstrap import build_service
 from tests.helpers.lanes import LaneWorkers, move, timeout_lateness, two_seat_game
 from tests.reliability.redis_sentinel import start_sentinels
 

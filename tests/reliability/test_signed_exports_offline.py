@@ -14,7 +14,7 @@ from pathlib import Path
 
 import orjson
 
-from service.signing import INVALID, UNKNOWN_KEY, VALID, Verifier, parse_public_key
+from service.streams.signing import INVALID, UNKNOWN_KEY, VALID, Verifier, parse_public_key
 from tests.helpers.play import play_randomly, start_game
 
 ROOT = Path(__file__).resolve().parents[2]

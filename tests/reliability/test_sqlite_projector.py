@@ -1,5 +1,5 @@
 """``serve`` on SQLite runs the projections in a projector process of their own
-(``service.projector``): appends ask nothing of the web workers, the read models still
+(``service.running.projector``): appends ask nothing of the web workers, the read models still
 become current without any read asking, a projector killed -9 mid-play is replaced by the
 running server (and when the server itself restarts), and the models end exactly as a clean
 replay makes them."""
@@ -13,9 +13,9 @@ import time
 import psutil
 import requests
 
-from service.config import Config
-from service.projections_runner import ProjectionRunner
-from service.stores import open_store
+from service.background.projections_runner import ProjectionRunner
+from service.base.config import Config
+from service.wiring.stores import open_store
 from tests.reliability.conftest import ServerProcess
 
 
@@ -87,7 +87,7 @@ def test_serve_on_sqlite_keeps_the_projections_in_a_projector_process(server_pro
 def test_a_projector_that_keeps_dying_is_started_again_with_growing_pauses():
     import sys
 
-    from service.supervision import RESTART_FIRST, Supervised
+    from service.running.supervision import RESTART_FIRST, Supervised
 
     projector = Supervised({}, command=[sys.executable, "-c", "raise SystemExit(3)"])
     projector.start()

@@ -14,10 +14,10 @@ from domain.games import default_registry
 from service.adapters.memory_store import MemoryStore
 from service.adapters.sqlite_store import SqliteStore
 from service.adapters.store import Recorded
-from service.envelopes import stream_of
-from service.portable_logs import digest as _digest
-from service.projections_runner import ProjectionRunner
-from service.services import GameService
+from service.background.projections_runner import ProjectionRunner
+from service.play.portable_logs import digest as _digest
+from service.play.services import GameService
+from service.streams.envelopes import stream_of
 from tests.helpers.play import play_randomly, start_game
 
 KEY_A = "a" * 32

@@ -12,8 +12,8 @@ import time
 from werkzeug.serving import make_server as serve_receiver
 
 from domain.games import default_registry
-from service.envelopes import stream_of
-from service.fairness import verify_fairness
+from service.play.fairness import verify_fairness
+from service.streams.envelopes import stream_of
 from tests.helpers.play import play_randomly
 from tests.reliability.test_webhooks import Receiver
 
@@ -127,7 +127,7 @@ def test_clock_options_are_checked_like_every_option(make_server):
 def test_a_move_with_its_clock_events_can_still_be_undone():
     """The clock events of a move belong to it (its actor), so undo finds the seat's move."""
     from service.adapters.memory_store import MemoryStore
-    from service.services import GameService
+    from service.play.services import GameService
     from tests.helpers.play import start_game
 
     service = GameService(MemoryStore(), default_registry())

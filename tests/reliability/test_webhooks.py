@@ -18,8 +18,8 @@ from standardwebhooks import Webhook
 from werkzeug.serving import make_server
 from werkzeug.wrappers import Request, Response
 
-from service.envelopes import stream_of
-from service.webhooks import URL_PATTERN
+from service.background.webhooks import URL_PATTERN
+from service.streams.envelopes import stream_of
 from tests.helpers.play import play_randomly
 
 OPERATOR_TOKEN = "operator-token-for-tests-0123456789"
@@ -230,7 +230,7 @@ def test_a_name_that_moves_to_a_private_address_after_the_check_is_refused_on_th
     itself, before a byte is sent; with loopback allowed, the same request goes through."""
     import socket
 
-    from service import webhooks
+    from service.background import webhooks
 
     port = int(receiver.url.rsplit(":", 1)[1])
     real = socket.getaddrinfo

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from werkzeug.serving import make_server
 
-from service.app import create_app
-from service.config import Config
+from service.api.app import create_app
+from service.base.config import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "web"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from service.app import committed_spec_path
+from service.api.app import committed_spec_path
 
 ROOT = committed_spec_path().parent
 TOOLS = ROOT / "clients" / "typescript"

@@ -17,7 +17,7 @@ rebuild) gets the same events whether a game is archived or not.
   every entry up to a position go the same way (those of games in play and of players' feeds
   too, copied to the archive first), raising the mark to it.
 
-Retention's own keys (``service.archiving`` drives them):
+Retention's own keys (``service.running.archiving`` drives them):
 
     P:{pN}:archived        String, the partition's archive mark: below it a log read looks in the archive too
     P:archive:due          Sorted set, game id by the time it ended (epoch seconds)

@@ -33,7 +33,7 @@ from redis.commands.core import Script
 
 from service.adapters.redis_client import connect, is_cluster
 from service.adapters.store import partition_of
-from service.errors import NotReplicated
+from service.base.errors import NotReplicated
 
 log = logging.getLogger(__name__)
 

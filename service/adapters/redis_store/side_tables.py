@@ -112,7 +112,7 @@ class RedisSnapshotRecorder(RedisRecorder, SnapshotRecorder):
 class RedisPlayerRecorder(RedisRecorder, PlayerRecorder):
     """``P:{player:<id>}`` hashes (``id``, ``name``, ``token_hash``), one slot per player.
 
-    A token names its player (``service.players``), so a token check reads that player's
+    A token names its player (``service.players.players``), so a token check reads that player's
     hash alone, wherever the cluster put it: losing one master pauses only the players on
     it. The old layout (``P:{players}:player:<id>`` hashes and the ``P:{players}:tokens``
     index, every player in one slot) stays readable: a token from before carries no id and

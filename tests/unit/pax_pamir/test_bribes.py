@@ -18,7 +18,7 @@ from domain.games.pax_pamir.steps.bribes import VERBS as BRIBE_VERB_SPECS
 from domain.games.pax_pamir.steps.bribes import hostage_bribe
 from domain.kernel.errors import RuleViolation
 from service.adapters.memory_store import MemoryStore
-from service.services import GameService
+from service.play.services import GameService
 from tests.helpers.play import start_game
 from tests.helpers.scenario import expect, given
 from tests.unit.pax_pamir.flow import (

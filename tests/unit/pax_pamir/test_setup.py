@@ -24,7 +24,7 @@ from domain.kernel import Event, InvalidOptions, Rng, fold, redact
 from domain.kernel.rules import OBJECT_OPTION_MAX_CHARS, GameOptions, OptionSpec, option
 from domain.kernel.table import read_event
 from service.adapters.memory_store import MemoryStore
-from service.services import GameService
+from service.play.services import GameService
 from tests.helpers.scenario import expect, given
 from tests.unit.pax_pamir.event_helpers import cmd, prompt_text
 from tests.unit.pax_pamir.table import table
@@ -347,8 +347,8 @@ def test_the_opening_events_of_a_dealt_game_survive_a_json_round_trip():
 
 @pytest.mark.api
 def test_section_23_item_12_post_games_takes_a_deal_as_json_and_refuses_a_bad_one_by_name():
-    from service.app import create_app
-    from service.config import Config
+    from service.api.app import create_app
+    from service.base.config import Config
 
     client = create_app(Config(store_url="memory://"), registry={RULES.kind: RULES}).test_client()
     token = client.post("/players", json={"name": "a"}).json["token"]

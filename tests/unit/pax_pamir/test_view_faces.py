@@ -12,7 +12,7 @@ from domain.games.pax_pamir import queries as q
 from domain.games.pax_pamir.data.board import Suit
 from domain.games.pax_pamir.data.cards import COURT_CARDS
 from service.adapters.memory_store import MemoryStore
-from service.services import GameService
+from service.play.services import GameService
 from tests.helpers.play import play_randomly, start_game
 
 

@@ -10,7 +10,7 @@ import random
 from typing import Any
 
 from domain.kernel import Command, RuleViolation
-from service.services import GameService
+from service.play.services import GameService
 
 MAX_COMMANDS = 5000
 

@@ -7,10 +7,10 @@ import pytest
 from projections import PROJECTIONS, envelope
 from service.adapters.memory_store import MemoryStore
 from service.adapters.store import CheckpointMoved, Recorded, partition_of
-from service.errors import NotFound
-from service.inline_projections import InlineProjections
-from service.projections_runner import ProjectionRunner
-from service.services import GameService
+from service.background.inline_projections import InlineProjections
+from service.background.projections_runner import ProjectionRunner
+from service.base.errors import NotFound
+from service.play.services import GameService
 from tests.games.highcard import RULES
 from tests.unit.projections.playing import play_games
 
@@ -346,7 +346,7 @@ def test_no_projection_changes_the_envelope_it_is_handed():
 def test_a_catch_up_builds_no_envelope_for_an_event_every_projection_ignores(monkeypatch):
     """A game's own event that is not the last of its append changes no read model here
     (``projections.base.restated``): it is counted as applied, but not enveloped."""
-    import service.projections_runner as runner_module
+    import service.background.projections_runner as runner_module
     from projections.base import restated
 
     store = PartitionedMemoryStore()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from service.config import Config, seconds
-from service.stores import open_store
+from service.base.config import Config, seconds
+from service.wiring.stores import open_store
 
 
 def test_a_duration_is_seconds_or_a_number_with_a_unit():

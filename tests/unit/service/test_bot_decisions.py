@@ -1,12 +1,12 @@
-"""A bot seat's decision and its play (``service.bot_seats``), on a service that runs no
+"""A bot seat's decision and its play (``service.background.bot_seats``), on a service that runs no
 background work of its own (``background="process"``), so that the test drives the bot."""
 
 from __future__ import annotations
 
-from service.bootstrap import build_service
-from service.bot_seats import decide, play, play_one, search_here
-from service.config import Config
-from service.envelopes import stream_of
+from service.background.bot_seats import decide, play, play_one, search_here
+from service.base.config import Config
+from service.streams.envelopes import stream_of
+from service.wiring.bootstrap import build_service
 
 
 def _person_against_greedy():

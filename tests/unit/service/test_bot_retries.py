@@ -8,8 +8,8 @@ from typing import Any
 
 from domain.kernel import Command
 from service.adapters.store import VersionConflict
-from service.bot_seats import RETRIES, Decision, move
-from service.errors import Conflict
+from service.background.bot_seats import RETRIES, Decision, move
+from service.base.errors import Conflict
 
 
 class Table:

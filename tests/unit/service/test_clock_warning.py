@@ -14,9 +14,9 @@ from domain.games import default_registry
 from domain.kernel.clocks import warn_at
 from service.adapters.redis_store import RedisStore
 from service.adapters.sqlite_store import SqliteStore
-from service.appending import Clock
-from service.envelopes import stream_of
-from service.services import GameService
+from service.play.services import GameService
+from service.streams.appending import Clock
+from service.streams.envelopes import stream_of
 from tests.helpers.play import start_game
 
 

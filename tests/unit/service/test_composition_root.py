@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 import service
-from service.bootstrap import build_service
-from service.config import Config
+from service.base.config import Config
+from service.wiring.bootstrap import build_service
 
-SKIPPED_MODULES = ("service.__main__", "service.wsgi", "service.gunicorn_worker")
+SKIPPED_MODULES = ("service.__main__", "service.running.wsgi", "service.running.gunicorn_worker")
 
 
 def service_classes() -> Iterator[type]:

@@ -7,8 +7,8 @@ import pytest
 from domain.kernel import Command, InvalidOptions, RuleViolation
 from service.adapters.memory_store import MemoryStore
 from service.adapters.sqlite_store import SqliteStore
-from service.errors import Conflict, Forbidden, NotFound, Unauthorized, Unprocessable
-from service.services import GameService
+from service.base.errors import Conflict, Forbidden, NotFound, Unauthorized, Unprocessable
+from service.play.services import GameService
 from tests.games.highcard import RULES
 
 REGISTRY = {"highcard": RULES}

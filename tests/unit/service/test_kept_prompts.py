@@ -9,7 +9,7 @@ import pytest
 from domain.kernel.rng import Rng
 from domain.kernel.rules import fold
 from service.adapters.memory_store import MemoryStore
-from service.services import GameService
+from service.play.services import GameService
 from tests.games.highcard import RULES, PlayTrick
 
 

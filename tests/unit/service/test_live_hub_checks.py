@@ -8,8 +8,8 @@ import socket
 import time
 
 from service.adapters.memory_store import MemoryStore
-from service.live_hub import LiveHub
-from service.players import Players, hash_token
+from service.players.live_hub import LiveHub
+from service.players.players import Players, hash_token
 
 
 class CountingPlayers(Players):

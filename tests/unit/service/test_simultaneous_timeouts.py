@@ -10,9 +10,9 @@ import pytest
 
 from domain.games import default_registry
 from service.adapters.sqlite_store import SqliteStore
-from service.appending import Clock
-from service.envelopes import stream_of
-from service.services import GameService
+from service.play.services import GameService
+from service.streams.appending import Clock
+from service.streams.envelopes import stream_of
 from tests.helpers.play import start_game
 
 CLOCK = {"starting_gold": 20, "clock_bank_seconds": 60, "clock_increment_seconds": 30}

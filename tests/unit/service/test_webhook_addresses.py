@@ -8,8 +8,8 @@ import ipaddress
 
 import pytest
 
-from service.errors import Unprocessable
-from service.webhooks import _allow_list, _allowed_address, carried_ipv4, check_url
+from service.background.webhooks import _allow_list, _allowed_address, carried_ipv4, check_url
+from service.base.errors import Unprocessable
 
 
 @pytest.mark.parametrize(("address", "inside"), [
