@@ -92,11 +92,13 @@ class StoredTable(MutableMapping):
     def __init__(self, session: Session, name: str):
         self.session = session
         self.name = name
-        self.reset()
-
-    def reset(self) -> None:
         self.rows: dict[str, Any] = {}  # key -> row now (None: no row)
         self.loaded: dict[str, tuple[bytes | None, dict[str, float]]] = {}  # key -> (stored, its indexes)
+
+    def reset(self) -> None:
+        """Forget the rows of the catch-up that was saved (the same dicts, emptied)."""
+        self.rows.clear()
+        self.loaded.clear()
 
     def _load(self, key: str) -> Any:
         if key in self.rows:

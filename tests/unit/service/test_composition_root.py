@@ -9,6 +9,7 @@ import functools
 import importlib
 import inspect
 import pkgutil
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -38,10 +39,13 @@ def service_classes() -> Iterator[type]:
 
 
 class Watch:
-    """Which objects of ``service`` finished their ``__init__``, and every attribute set on
-    one of them afterwards: ``late``, as (class, attribute)."""
+    """Which objects of ``service`` finished their ``__init__``, and every attribute the
+    building thread set on one of them afterwards: ``late``, as (class, attribute). The
+    threads the service starts (projections, bots, clocks) keep their own state as they work:
+    that is running, not wiring, and how far they got when the build returns is a race."""
 
     def __init__(self) -> None:
+        self.builder = threading.get_ident()
         self.depth: dict[int, int] = {}
         self.built: set[int] = set()
         self.kept: list[Any] = []  # the objects watched live on: their ids stay theirs
@@ -63,7 +67,7 @@ class Watch:
 
     def setattr(self, original: Callable[[Any, str, Any], None]) -> Callable[[Any, str, Any], None]:
         def watched(obj: Any, name: str, value: Any) -> None:
-            if id(obj) in self.built:
+            if id(obj) in self.built and threading.get_ident() == self.builder:
                 self.late.append((type(obj).__qualname__, name))
             original(obj, name, value)
         return watched
