@@ -33,7 +33,7 @@ processes, or a rebuild beside the workers); they converge on the same model.
 
 What one event costs is the rows it touches (a game's row, its players' rows), whatever
 the size of the model. A runner keeps the rows it saved last in a bounded in-memory cache
-(``row_cache`` rows per projection), valid while the stored checkpoints are the ones it
+(``row_cache`` rows and ``row_cache_bytes`` bytes per projection), valid while the stored checkpoints are the ones it
 saved: a catch-up that finds other checkpoints drops the cache first. So a warm runner
 reads nothing but the log and the checkpoints.
 """
@@ -83,16 +83,18 @@ def _take_digests(tails: dict[int, str], last: dict[int, Recorded]) -> None:
 
 class ProjectionRunner:
     def __init__(self, store: ReadModelStore, projections: Mapping[str, Projection] | None = None, *,
-                 batch_size: int = 1000, save_every: int = 5000, pause: float = 0.0, row_cache: int = 20_000):
+                 batch_size: int = 1000, save_every: int = 5000, pause: float = 0.0, row_cache: int = 20_000,
+                 row_cache_bytes: int = 4 * 2**20):
         """``batch_size``: events read per request; ``save_every``: events applied between saves
         (a catch-up always saves at its end); ``pause``: seconds to sleep after each save,
-        to throttle a rebuild on a busy store; ``row_cache``: rows kept in memory per projection."""
+        to throttle a rebuild on a busy store; ``row_cache``, ``row_cache_bytes``: rows kept in memory per projection, at most so many
+        and so many bytes (the bytes bound keeps a long-running worker's memory flat)."""
         self.store = store
         self.projections = dict(projections if projections is not None else PROJECTIONS)
         self.batch_size = batch_size
         self.save_every = max(1, save_every)
         self.pause = pause
-        self._caches = {name: RowCache(row_cache) for name in self.projections}
+        self._caches = {name: RowCache(row_cache, row_cache_bytes) for name in self.projections}
         self._saved: dict[str, dict[int, int]] = {}
         #: per projection, the digests of the entries at the checkpoints this runner saved last
         self._tails: dict[str, dict[int, str]] = {}

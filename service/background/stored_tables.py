@@ -3,7 +3,7 @@ loaded on first touch, and the changes of one catch-up collected for one atomic 
 
 ``Session``: one catch-up of one projection (its tables, what changed). ``StoredTable``:
 a table as a mapping whose rows come from the store the first time a key is read.
-``RowCache``: the rows a runner saved last, kept between catch-ups (bounded), valid while
+``RowCache``: the rows a runner saved last, kept between catch-ups (bounded in rows and bytes), valid while
 the stored checkpoints are the ones it saved.
 """
 
@@ -21,13 +21,26 @@ from service.adapters.store import IndexWrite, ReadModelStore, RowWrite
 _ABSENT = object()
 
 
-class RowCache:
-    """Rows as last saved by this runner (JSON bytes, or None for "no row"), least recently used out."""
+#: what one cached row costs beyond its bytes: the key's tuple and strings, the dict's slot
+ROW_OVERHEAD = 200
 
-    def __init__(self, size: int):
+
+class RowCache:
+    """Rows as last saved by this runner (JSON bytes, or None for "no row"), least recently used
+    out once it holds more than ``size`` rows or more than ``budget`` bytes. The bytes bound is
+    the one that holds on a long run: finished games' rows stop being touched but would
+    otherwise stay until ``size`` rows of every size had passed through (issue 38)."""
+
+    def __init__(self, size: int, budget: int):
         self.size = size
+        self.budget = budget
         self.rows: OrderedDict[tuple[str, str], bytes | None] = OrderedDict()
+        self.bytes = 0  # what the rows held cost, by ``_cost``
         self.checkpoints: dict[int, int] | None = None  # what the cached rows are valid for
+
+    @staticmethod
+    def _cost(table: str, key: str, raw: bytes | None) -> int:
+        return ROW_OVERHEAD + len(table) + len(key) + (0 if raw is None else len(raw))
 
     def get(self, table: str, key: str) -> Any:
         found = self.rows.get((table, key), _ABSENT)
@@ -36,13 +49,18 @@ class RowCache:
         return found
 
     def put(self, table: str, key: str, raw: bytes | None) -> None:
+        if (table, key) in self.rows:
+            self.bytes -= self._cost(table, key, self.rows[(table, key)])
         self.rows[(table, key)] = raw
         self.rows.move_to_end((table, key))
-        while len(self.rows) > self.size:
-            self.rows.popitem(last=False)
+        self.bytes += self._cost(table, key, raw)
+        while self.rows and (len(self.rows) > self.size or self.bytes > self.budget):
+            (old_table, old_key), old = self.rows.popitem(last=False)
+            self.bytes -= self._cost(old_table, old_key, old)
 
     def clear(self) -> None:
         self.rows.clear()
+        self.bytes = 0
         self.checkpoints = None
 
 
