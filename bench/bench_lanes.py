@@ -39,6 +39,8 @@ from the games' events read back at the end (server timestamps):
   subscription are not owed).
 * ``GET /health`` p99 under the load, and its ratio to the p99 with nothing running;
   ``POST /games/{id}/commands`` p99 (the humans' moves).
+* where the CPU went during the load: each process the bench started, its children, the
+  bench itself and the probe, in CPU seconds and as a share of the machine.
 
 Runs go one after the other, each with its own server, SQLite file or Redis database
 (``--redis-db``, else the highest-numbered empty one) and key prefix; ``--baseline DIR`` adds the code of
@@ -147,6 +149,53 @@ class Processes:
 
     def died(self) -> list[str]:
         return [f"{name} (exit {p.returncode})" for name, p in self.started if p.poll() is not None]
+
+
+def cpu_seconds(processes: Processes, own: dict[str, int]) -> dict[int, tuple[str, float]]:
+    """pid -> (who, CPU seconds so far) for every process the bench started and their
+    descendants (the children they reaped counted in: RQ's work horses), and ``own`` (name ->
+    pid: the bench itself, the probe). Where the machine's two cores go under the load."""
+    import psutil
+
+    found: dict[int, tuple[str, float]] = {}
+
+    def count(process: psutil.Process, who: str) -> None:
+        try:
+            times = process.cpu_times()
+            found[process.pid] = (who, times.user + times.system + times.children_user + times.children_system)
+        except psutil.Error:
+            pass
+
+    for name, pid in own.items():
+        count(psutil.Process(pid), name)
+    for name, popen in processes.started:
+        try:
+            top = psutil.Process(popen.pid)
+            below = top.children(recursive=True)
+        except psutil.Error:
+            continue
+        count(top, name)
+        for child in below:
+            try:
+                line = " ".join(child.cmdline()[1:4])[:60]
+            except psutil.Error:
+                continue
+            count(child, f"{name} > {line}")
+    return found
+
+
+def cpu_during(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]],
+               seconds: float) -> dict[str, dict]:
+    """Per kind of process: how many, CPU seconds between the snapshots, share of the machine."""
+    kinds: dict[str, dict] = {}
+    for pid, (who, total) in after.items():
+        spent = total - before.get(pid, (who, 0.0))[1]
+        kind = kinds.setdefault(who, {"processes": 0, "cpu_s": 0.0})
+        kind["processes"] += 1
+        kind["cpu_s"] += spent
+    for kind in kinds.values():
+        kind["machine_share"] = kind["cpu_s"] / (seconds * (os.cpu_count() or 1)) if seconds else None
+    return dict(sorted(kinds.items(), key=lambda item: -item[1]["cpu_s"]))
 
 
 # -- webhook receivers ---------------------------------------------------------------------
@@ -570,6 +619,8 @@ def one_run(store_kind: str, target: Target, args) -> dict:
             humans.append(Human(run, players[n], kind, args.bot_level, n, hook))
         tables = [ClockTable(run, (players[args.games + 2 * n], players[args.games + 2 * n + 1]),
                              args.clock_seconds, n) for n in range(args.clock_games)]
+        own = {"bench (the people, the receivers)": os.getpid(), "probe": prober.pid}
+        cpu_before, cpu_from = cpu_seconds(processes, own), time.time()
         for thread in [*humans, *tables]:
             thread.start()
         print(f"load: {args.games} bot games, {args.clock_games} clock games for {args.seconds:g} s", flush=True)
@@ -581,6 +632,7 @@ def one_run(store_kind: str, target: Target, args) -> dict:
                 run.errors.append(f"died during the run: {', '.join(processes.died())}")
                 break
         run.window[1] = time.time()
+        cpu = cpu_during(cpu_before, cpu_seconds(processes, own), time.time() - cpu_from)
         run.stop.set()
         prober.wait(timeout=120)
         time.sleep(GRACE)
@@ -621,6 +673,10 @@ def one_run(store_kind: str, target: Target, args) -> dict:
     figures["bot_moves_per_second_per_process"] = moves / bot_processes if bot_processes else None
     figures["bot_moves_per_second_per_core"] = moves / (os.cpu_count() or 1)
     figures["errors"] = run.errors[:20]
+    figures["cpu_during_load"] = cpu
+    print("CPU during the load, by process (count, CPU s, share of the machine):")
+    for who, kind in cpu.items():
+        print(f"  {kind['processes']:3d} {kind['cpu_s']:8.1f} {kind['machine_share']:6.1%}  {who}")
     return {"store": store_kind, "label": target.label, "checkout": str(target.checkout), "shape": target.shape,
             "service_imported_from": origin, "logs": str(logs), "figures": figures}
 

@@ -240,7 +240,7 @@ def queue_depths(client: redis.Redis, queue: str) -> dict[str, int]:
 
 
 #: the variable parts of a key (game and player ids, hashed names, numbers), collapsed so keys group by kind
-_VARIABLE = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|(?<=[:-])([a-z]+-)?[0-9a-f]{12,}|(?<=\{p)\d+(?=\})|(?<=player:)[^}:]+|(?<=:)\d+(?=:|$)")
+_VARIABLE = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|(?<=[:-])([a-z]+-)?[0-9a-f]{12,}|(?<=\{p)\d+(?=\})|(?<=player:)[^}:]+|(?<=[:-])\d+(?=:|$)|(?<=player/)[0-9a-f]+")
 
 
 def memory_by_family(client: redis.Redis) -> dict[str, float]:
