@@ -35,11 +35,19 @@ def log_to_stderr() -> None:
         logger.propagate = False
 
 
-def be_nice(niceness: int) -> None:
-    """Run this process (and the threads and processes it starts) at a lower priority: a
-    bot's search gives way to web requests, clocks and webhooks when the cores are busy."""
+def be_nice(niceness: int, idle: bool = False) -> None:
+    """Run this process (and the threads and processes it starts after) at a lower priority: a
+    bot's search gives way to web requests, clocks and webhooks when the cores are busy.
+    ``idle``: also under Linux's idle scheduling policy, where a search runs only on a core
+    that nothing else wants (a waking web worker preempts it at once); elsewhere niceness only."""
+    log = logging.getLogger(__name__)
     if niceness > 0:
         try:
             os.nice(niceness)
         except OSError:  # not allowed here: at the same priority, as before
-            logging.getLogger(__name__).warning("could not lower this process's priority by %d", niceness)
+            log.warning("could not lower this process's priority by %d", niceness)
+    if idle and hasattr(os, "SCHED_IDLE"):
+        try:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        except OSError:
+            log.warning("could not run this process under the idle scheduling policy")

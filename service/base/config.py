@@ -72,6 +72,10 @@ class Config:
     #: worker that serves the bots' lane alone): a search gives way to web requests, clocks and
     #: webhooks when the cores are busy (0: no change)
     bot_nice: int = 10
+    #: and, where the system has it (Linux), under the idle scheduling policy (SCHED_IDLE): a
+    #: search then runs only on a core nothing else wants, and a web request that wakes takes
+    #: the core at once, where niceness alone only weighs the share (False: niceness only)
+    bot_idle: bool = True
     #: RQ mode: how the workers learn of appends. "tail": each worker process tails the log
     #: itself (blocking reads, in batches), and an append asks nothing of anyone; "jobs": each
     #: append enqueues catch-up jobs (``service.background.rq_projections``)
@@ -188,6 +192,7 @@ class Config:
             "bot_search_processes": int(env.get("GAMES_BOT_SEARCH_PROCESSES", cls.bot_search_processes)),
             "webhook_threads": int(env.get("GAMES_WEBHOOK_THREADS", cls.webhook_threads)),
             "bot_nice": int(env.get("GAMES_BOT_NICE", cls.bot_nice)),
+            "bot_idle": env.get("GAMES_BOT_IDLE", "1" if cls.bot_idle else "0").lower() not in ("0", "false", "no", "off"),
             "enqueue_delay": float(env.get("GAMES_ENQUEUE_DELAY", cls.enqueue_delay)),
             "projection_batch": int(env.get("GAMES_PROJECTION_BATCH", cls.projection_batch)),
             "projection_save_every": int(env.get("GAMES_PROJECTION_SAVE_EVERY", cls.projection_save_every)),

@@ -124,7 +124,7 @@ def _start_child(config: Any) -> None:
 
     global _child
     job_runtime.log_to_stderr()  # its bot-decision lines, as its parent's
-    job_runtime.be_nice(config.bot_nice)
+    job_runtime.be_nice(config.bot_nice, config.bot_idle)
     _child = build_service(dataclasses.replace(config, background="process"))
 
 
