@@ -52,7 +52,8 @@ A table is printed and the figures written to ``bench/results/lanes-*.json``.
     .venv/bin/python bench/bench_lanes.py [--store sqlite redis] [--shape lanes|single] \\
         [--seconds 300] [--games 30] [--clock-games 5] [--human-delay 2-5] [--think 0.3] \\
         [--bot-processes K] [--webhook-processes K] \\
-        [--baseline /path/to/checkout --baseline-shape single] [--checkout DIR] [--label after]
+        [--baseline /path/to/checkout --baseline-shape single] [--checkout DIR] [--label after] \\
+        [--server-env GAMES_BOT_IDLE=0 ...]   # this checkout's servers' settings (an A/B of one setting)
 """
 
 from __future__ import annotations
@@ -511,6 +512,7 @@ class Target:
     label: str
     checkout: Path
     shape: str
+    env: dict[str, str] = field(default_factory=dict)  # settings of this target's servers (--server-env)
 
 
 def environment(target: Target, prefix: str, args) -> dict:
@@ -523,6 +525,7 @@ def environment(target: Target, prefix: str, args) -> dict:
         "GAMES_LIMIT_REGISTRATIONS_PER_IP": "10000/minute",
         "PYTHONUNBUFFERED": "1",
     })
+    env.update(target.env)
     return env
 
 
@@ -677,8 +680,15 @@ def one_run(store_kind: str, target: Target, args) -> dict:
     print("CPU during the load, by process (count, CPU s, share of the machine):")
     for who, kind in cpu.items():
         print(f"  {kind['processes']:3d} {kind['cpu_s']:8.1f} {kind['machine_share']:6.1%}  {who}")
-    return {"store": store_kind, "label": target.label, "checkout": str(target.checkout), "shape": target.shape,
+    return {"store": store_kind, "label": target.label, "checkout": str(target.checkout), "shape": target.shape, "server_env": target.env,
             "service_imported_from": origin, "logs": str(logs), "figures": figures}
+
+
+def setting(text: str) -> tuple[str, str]:
+    name, equals, value = text.partition("=")
+    if not equals or not name.startswith("GAMES_"):
+        raise argparse.ArgumentTypeError(f"{text!r}: GAMES_NAME=VALUE")
+    return name, value
 
 
 def parse_delay(text: str) -> tuple[float, float]:
@@ -905,6 +915,8 @@ def main() -> None:
     parser.add_argument("--bot-processes", type=int,
                         help="Redis lanes: --processes of the bots worker (default: none passed, 1 counted); "
                              "SQLite: the bot processes the server runs, for the per-process figure")
+    parser.add_argument("--server-env", type=setting, action="append", default=[], metavar="GAMES_X=VALUE",
+                        help="a setting of this checkout's servers (not the baseline's), e.g. GAMES_BOT_IDLE=0")
     parser.add_argument("--baseline", type=Path, help="another checkout (the code before) run in the same invocation")
     parser.add_argument("--baseline-shape", choices=("lanes", "single"), default="single")
     parser.add_argument("--baseline-label", default="before")
@@ -919,7 +931,7 @@ def main() -> None:
     if args.games < 2:
         parser.error("--games: at least 2 (one for the dripping receiver, one for the fast one)")
     signal.signal(signal.SIGTERM, interrupted)
-    targets = [Target(args.label, args.checkout.resolve(), args.shape)]
+    targets = [Target(args.label, args.checkout.resolve(), args.shape, dict(args.server_env))]
     if args.baseline:
         targets.insert(0, Target(args.baseline_label, args.baseline.resolve(), args.baseline_shape))
     results_dir = ROOT / "bench" / "results"
