@@ -37,7 +37,10 @@ from the games' events read back at the end (server timestamps):
 * the fast receiver's lateness: the event's time to the request's arrival (an event not
   delivered by the end counts with its lateness so far; the events of a game before its
   subscription are not owed).
-* ``GET /health`` p99 under the load, and its ratio to the p99 with nothing running;
+* ``GET /health`` p99 under the load, and its ratio to the p99 with nothing running and,
+  with ``--reference-no-bots``, to its p99 under the same play with nothing searching (a
+  first run of this checkout where a scripted person answering after ``--think`` seconds
+  sits in each bot's seat: the web serves the same games, the bots' work is gone);
   ``POST /games/{id}/commands`` p99 (the humans' moves).
 * where the CPU went during the load: each process the bench started, its children, the
   bench itself and the probe, in CPU seconds and as a share of the machine.
@@ -53,7 +56,7 @@ A table is printed and the figures written to ``bench/results/lanes-*.json``.
         [--seconds 300] [--games 30] [--clock-games 5] [--human-delay 2-5] [--think 0.3] \\
         [--bot-processes K] [--webhook-processes K] \\
         [--baseline /path/to/checkout --baseline-shape single] [--checkout DIR] [--label after] \\
-        [--server-env GAMES_BOT_IDLE=0 ...]   # this checkout's servers' settings (an A/B of one setting)
+        [--server-env GAMES_BOT_IDLE=0 ...] [--reference-no-bots]
 """
 
 from __future__ import annotations
@@ -341,6 +344,7 @@ class Run:
     stop: threading.Event
     delay: tuple[float, float]
     window: list[float]  # [start, end] of the measured time (Unix)
+    think: float = 0.0  # the bots' think time: the no-bots reference's opponents answer after it
     posts: list[tuple[float, float, int]] = field(default_factory=list)  # (when, ms, status)
     games: list[tuple[str, Player, str]] = field(default_factory=list)  # (game, a reader, "bot" | "clock")
     errors: list[str] = field(default_factory=list)
@@ -353,32 +357,52 @@ class Run:
 
 class Human(threading.Thread):
     """A person at a bot game: follows the seat's stream, answers its prompt after a delay
-    with a random legal command, and starts a new game when one ends."""
+    with a random legal command, and starts a new game when one ends.
+
+    With ``opponent`` (the no-bots reference, ``--reference-no-bots``) the other seat is not a
+    bot but that player, a second scripted person who answers after ``--think`` seconds and
+    follows this one to each new game: the web serves the same play, and nothing searches."""
 
     def __init__(self, run: Run, player: Player, kind: str, bot_level: str, number: int,
-                 subscribe: str | None = None):
-        super().__init__(daemon=True, name=f"human-{number}")
+                 subscribe: str | None = None, opponent: Player | None = None, leader: Human | None = None,
+                 delay: tuple[float, float] | None = None):
+        super().__init__(daemon=True, name=f"human-{number}" if leader is None else f"opponent-{number}")
         self.run_ = run
         self.player = player
         self.kind = kind
         self.bot_level = bot_level
-        self.rng = random.Random(number)
+        self.rng = random.Random(number if leader is None else -1 - number)
+        self.delays = delay or run.delay
         self.wake = threading.Event()
         self.subscribe = subscribe
         self.game = ""
         self.subscribed: dict[str, int] = {}  # game -> its version when the webhook was registered
-        self.new_game()
+        self.leader = leader
+        self.opponent = None
+        if opponent is not None:
+            self.opponent = Human(run, opponent, kind, bot_level, number, leader=self, delay=(run.think, run.think))
+        if leader is None:
+            self.new_game()
 
     def new_game(self) -> None:
         api = self.run_.api
-        self.game, version = api.create(self.player, self.kind, {"clock_bank_seconds": MARKER_CLOCK},
-                                        [{"kind": "mcts", "level": self.bot_level}])
+        bots = [] if self.opponent else [{"kind": "mcts", "level": self.bot_level}]
+        self.game, version = api.create(self.player, self.kind, {"clock_bank_seconds": MARKER_CLOCK}, bots)
         if self.subscribe:
             api.subscribe(self.player, self.game, self.subscribe)
             self.subscribed[self.game] = version  # what came before is not owed to the receiver
         api.join(self.player, self.game)
+        if self.opponent is not None:
+            api.join(self.opponent.player, self.game)
+            self.opponent.sit_at(self.game)
         self.run_.add_game(self.game, self.player, "bot")
         threading.Thread(target=self.follow, args=(self.game,), daemon=True).start()
+
+    def sit_at(self, game: str) -> None:
+        """The opponent's move to the leader's new game."""
+        self.game = game
+        threading.Thread(target=self.follow, args=(game,), daemon=True).start()
+        self.wake.set()
 
     def follow(self, game: str) -> None:
         """The seat's live stream: every event wakes the player up."""
@@ -405,7 +429,7 @@ class Human(threading.Thread):
 
     def play(self) -> None:
         self.since: float | None = None  # when this prompt was first seen
-        self.delay = self.rng.uniform(*self.run_.delay)
+        self.delay = self.rng.uniform(*self.delays)
         self.checked = -1
         while not self.run_.stop.is_set():
             try:
@@ -423,7 +447,7 @@ class Human(threading.Thread):
             self.since = None
             if legal.get("version") != self.checked:  # something happened: is the game over?
                 self.checked = legal.get("version", -1)
-                if self.run_.api.status(self.player, self.game) == "finished":
+                if self.leader is None and self.run_.api.status(self.player, self.game) == "finished":
                     self.new_game()
                     return
             self.wake.wait(3)
@@ -445,7 +469,7 @@ class Human(threading.Thread):
             self.run_.posts.append((now, took, answer.status_code))
         if answer.status_code < 300:
             self.since = None
-            self.delay = self.rng.uniform(*self.run_.delay)
+            self.delay = self.rng.uniform(*self.delays)
         # else (409, 422): the game moved on meanwhile; look again and answer what is shown now
 
 
@@ -513,6 +537,7 @@ class Target:
     checkout: Path
     shape: str
     env: dict[str, str] = field(default_factory=dict)  # settings of this target's servers (--server-env)
+    opponent: str = "bot"  # "person": the no-bots reference (a scripted person in the bot's seat)
 
 
 def environment(target: Target, prefix: str, args) -> dict:
@@ -599,7 +624,8 @@ def one_run(store_kind: str, target: Target, args) -> dict:
     url = f"http://127.0.0.1:{port}"
     processes = Processes(logs)
     fast, drip = FastReceiver(), DripReceiver()
-    run = Run(Api(url), threading.Event(), parse_delay(args.human_delay), [0.0, 0.0])
+    run = Run(Api(url), threading.Event(), parse_delay(args.human_delay), [0.0, 0.0], think=args.think)
+    people = target.opponent == "person"
     prober = None
     try:
         processes.start("serve", [sys.executable, "-m", "service", "serve", "--store", store, "--port", str(port),
@@ -612,6 +638,7 @@ def one_run(store_kind: str, target: Target, args) -> dict:
         print(f"baseline: /health for {args.baseline_seconds:g} s with nothing running", flush=True)
         probe(url, args.baseline_seconds, str(logs / "health-baseline.txt"))
         players = [run.api.register(f"human {n}") for n in range(args.games + 2 * args.clock_games)]
+        opponents = [run.api.register(f"opponent {n}") for n in range(args.games)] if people else []
         run.window[0] = time.time()  # from the first game's creation
         prober = subprocess.Popen([sys.executable, __file__, "--probe", url, str(args.seconds),
                                    str(logs / "health-load.txt")])
@@ -619,14 +646,14 @@ def one_run(store_kind: str, target: Target, args) -> dict:
         for n in range(args.games):
             kind = "dynasties" if n % 2 == 0 else "pax_pamir"
             hook = (drip.url if args.drip else None) if n == 0 else fast.url if n == 1 else None
-            humans.append(Human(run, players[n], kind, args.bot_level, n, hook))
+            humans.append(Human(run, players[n], kind, args.bot_level, n, hook, opponents[n] if people else None))
         tables = [ClockTable(run, (players[args.games + 2 * n], players[args.games + 2 * n + 1]),
                              args.clock_seconds, n) for n in range(args.clock_games)]
         own = {"bench (the people, the receivers)": os.getpid(), "probe": prober.pid}
         cpu_before, cpu_from = cpu_seconds(processes, own), time.time()
-        for thread in [*humans, *tables]:
+        for thread in [*humans, *(h.opponent for h in humans if h.opponent), *tables]:
             thread.start()
-        print(f"load: {args.games} bot games, {args.clock_games} clock games for {args.seconds:g} s", flush=True)
+        print(f"load: {args.games} {'two-person' if people else 'bot'} games, {args.clock_games} clock games for {args.seconds:g} s", flush=True)
         while time.time() < run.window[0] + args.seconds:
             time.sleep(min(30.0, run.window[0] + args.seconds - time.time()))
             print(f"  {time.time() - run.window[0]:5.0f} s: {len(run.games)} games, {len(run.posts)} human moves, "
@@ -680,7 +707,8 @@ def one_run(store_kind: str, target: Target, args) -> dict:
     print("CPU during the load, by process (count, CPU s, share of the machine):")
     for who, kind in cpu.items():
         print(f"  {kind['processes']:3d} {kind['cpu_s']:8.1f} {kind['machine_share']:6.1%}  {who}")
-    return {"store": store_kind, "label": target.label, "checkout": str(target.checkout), "shape": target.shape, "server_env": target.env,
+    return {"store": store_kind, "label": target.label, "checkout": str(target.checkout), "shape": target.shape,
+            "server_env": target.env, "opponent": target.opponent,
             "service_imported_from": origin, "logs": str(logs), "figures": figures}
 
 
@@ -850,6 +878,7 @@ ROWS = [
     ("GET /health p99 ms, under load", lambda f: f["health_load_ms"]["p99"]),
     ("GET /health max ms, under load", lambda f: f["health_load_ms"]["max"]),
     ("  /health p99 load / nothing running", lambda f: f["health_p99_ratio_to_baseline"]),
+    ("  /health p99 load / the no-bots load", lambda f: f.get("health_p99_ratio_to_no_bots")),
     ("POST commands p99 ms", lambda f: f["post_commands_ms"]["p99"]),
     ("POST commands (refused / 5xx)", lambda f: f"{f['post_commands_ms']['n']} "
                                                 f"({f['post_commands_refused']}/{f['post_commands_5xx']})"),
@@ -866,19 +895,21 @@ def shown(value) -> str:
 
 
 def table(runs: list[dict]) -> str:
-    ratio = len({r["label"] for r in runs}) == 2
+    """Each store's runs side by side; with two runs of bots (the code before and this), their ratio."""
     lines = []
     for store in dict.fromkeys(r["store"] for r in runs):
         mine = [r for r in runs if r["store"] == store]
+        bots = [r for r in mine if r.get("opponent", "bot") == "bot"]
+        ratio = len(bots) == 2
         heads = [f"{r['store']}/{r['label']}" for r in mine]
-        if ratio and len(mine) == 2:
-            heads.append(f"{mine[1]['label']}/{mine[0]['label']}")
+        if ratio:
+            heads.append(f"{bots[1]['label']}/{bots[0]['label']}")
         lines.append(f"{'':44}" + "".join(f"{h:>18}" for h in heads))
         for name, get in ROWS:
             values = [get(r["figures"]) for r in mine]
             cells = [shown(v) for v in values]
-            if ratio and len(mine) == 2:
-                reference, value = values
+            if ratio:
+                reference, value = (get(r["figures"]) for r in bots)
                 numeric = isinstance(reference, (int, float)) and isinstance(value, (int, float)) and reference
                 cells.append(f"{value / reference:.2f}" if numeric else "")
             lines.append(f"{name:44}" + "".join(f"{c:>18}" for c in cells))
@@ -917,6 +948,9 @@ def main() -> None:
                              "SQLite: the bot processes the server runs, for the per-process figure")
     parser.add_argument("--server-env", type=setting, action="append", default=[], metavar="GAMES_X=VALUE",
                         help="a setting of this checkout's servers (not the baseline's), e.g. GAMES_BOT_IDLE=0")
+    parser.add_argument("--reference-no-bots", action="store_true",
+                        help="first, this checkout with a scripted person (answering after --think) in each bot's "
+                             "seat: the web's load without any search, /health's reference under load")
     parser.add_argument("--baseline", type=Path, help="another checkout (the code before) run in the same invocation")
     parser.add_argument("--baseline-shape", choices=("lanes", "single"), default="single")
     parser.add_argument("--baseline-label", default="before")
@@ -938,12 +972,19 @@ def main() -> None:
     results_dir.mkdir(parents=True, exist_ok=True)
     started = datetime.now()
     load_before = os.getloadavg()
+    if args.reference_no_bots:
+        targets.insert(0, Target("no bots", args.checkout.resolve(), args.shape, dict(args.server_env), "person"))
     runs = []
     for store in args.store:
         for target in targets:
             runs.append(one_run(store, target, args))
             if len(args.store) * len(targets) > 1:
                 print(table(runs[-1:]), flush=True)
+        no_bots = [r for r in runs if r["store"] == store and r["opponent"] == "person"]
+        reference = no_bots[0]["figures"]["health_load_ms"]["p99"] if no_bots else None
+        for r in runs:
+            if r["store"] == store and r["opponent"] == "bot" and reference and r["figures"]["health_load_ms"]["p99"]:
+                r["figures"]["health_p99_ratio_to_no_bots"] = r["figures"]["health_load_ms"]["p99"] / reference
     settings = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "probe"}
     report = {"started": started.isoformat(timespec="seconds"), "argv": sys.argv, "settings": settings,
               "cores": os.cpu_count(), "load_average_before": load_before, "load_average_after": os.getloadavg(),
