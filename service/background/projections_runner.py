@@ -457,19 +457,25 @@ class ProjectionRunner:
             return self.lag(name)
         return sum(abs(head - saved.get(p, 0)) for p, head in self.heads().items())  # ahead: rebuild
 
-    def status(self, name: str, heads: dict[int, int] | None = None) -> dict[str, Any]:
+    def status(self, name: str) -> dict[str, Any]:
         """Checkpoint, log head and lag per partition, and the total lag."""
         self.projection(name)
-        heads = heads if heads is not None else self.heads()
-        checkpoints = self.store.load_checkpoints(name) or {}
-        rows = [{"partition": p, "checkpoint": checkpoints.get(p, 0), "head": head,
-                 "lag": head - checkpoints.get(p, 0)} for p, head in sorted(heads.items())]
-        return {"name": name, "lag": sum(r["lag"] for r in rows if r["lag"] > 0),
-                "ahead": -sum(r["lag"] for r in rows if r["lag"] < 0), "partitions": rows}
+        return _status(name, self.heads(), self.store.load_checkpoints(name))
 
     def status_all(self) -> list[dict[str, Any]]:
+        """Every projection's ``status``, in two reads of the store (heads, checkpoints): ``GET
+        /health`` asks for it, and under gevent each read lets every other request run first."""
         heads = self.heads()
-        return [self.status(name, heads) for name in self.projections]
+        checkpoints = self.store.load_checkpoints_many(list(self.projections))
+        return [_status(name, heads, checkpoints.get(name)) for name in self.projections]
+
+
+def _status(name: str, heads: dict[int, int], checkpoints: dict[int, int] | None) -> dict[str, Any]:
+    saved = checkpoints or {}
+    rows = [{"partition": p, "checkpoint": saved.get(p, 0), "head": head, "lag": head - saved.get(p, 0)}
+            for p, head in sorted(heads.items())]
+    return {"name": name, "lag": sum(r["lag"] for r in rows if r["lag"] > 0),
+            "ahead": -sum(r["lag"] for r in rows if r["lag"] < 0), "partitions": rows}
 
 
 class _Member:

@@ -398,9 +398,8 @@ def _sweep(config: Config, lanes: tuple[str, ...] = LANES) -> None:
                 from service.running.archiving import request_archive
 
                 request_archive(projections.connection, config)
-            heads = runner.heads()
-            for name in runner.names:
-                status = runner.status(name, heads)
+            for status in runner.status_all():
+                name = status["name"]
                 if status["lag"] == 0 and not status["ahead"]:  # ahead: a catch-up rebuilds it
                     stalled.pop(name, None)
                     continue
