@@ -346,7 +346,8 @@ def _play(url, browser, artifacts, game_type, options, seed):
                 faces += _cards_say_what_they_do(player, catalogue)
                 pieces = max(pieces, _map_pieces_are_named(player.page, ("Ann", "Bob")))
             if game_type == "pax_pamir" and game["status"] == "active" and not zoomed:
-                zoomed = _zoom_keeps_the_targets(by_seat[game["to_move"][0]].page) if game["to_move"] else False
+                zoomed = (_zoom_keeps_the_targets(by_seat[game["to_move"][0]].page, game["version"])
+                          if game["to_move"] else False)
             if not shot_mid and moves >= 8 and game["status"] == "active":
                 shot_mid = True
                 for who, name in ((ann, "a"), (bob, "b")):
@@ -471,9 +472,17 @@ def _map_is_legible(page) -> None:
         assert kind in legend, legend
 
 
-def _zoom_keeps_the_targets(page) -> bool:
-    """If the map highlights legal targets now, zoom in and fit: the same targets stay
-    highlighted. False when there were none to check."""
+def _zoom_keeps_the_targets(page, version: int) -> bool:
+    """If the page has drawn the game at `version` (its prompt says so) and the map highlights legal
+    targets, zoom in and fit: the same targets stay highlighted. False when there were none to check.
+    (Counting before the page has drawn the move just made would count the previous prompt's targets,
+    which its refresh then replaces.)"""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_selector(f'#prompt[data-version="{version}"]', timeout=5000)
+    except PlaywrightTimeout:
+        return False  # the game moved on again meanwhile (a bot's move): try at a later move
     map_targets = page.locator("#main .board svg.map .target")
     before_zoom = map_targets.count()
     if not before_zoom:
@@ -852,7 +861,7 @@ def test_a_person_alone_plays_pax_pamir_against_wakhan_on_a_phone(web_server, br
             while _game(web_server, game_id)["version"] == before and time.monotonic() < wait_until:
                 time.sleep(0.05)
             game = _game(web_server, game_id)
-            zoomed = zoomed or _zoom_keeps_the_targets(page)
+            zoomed = zoomed or _zoom_keeps_the_targets(page, game["version"])
             if moves % 15 == 1 and game["status"] == "active":
                 _map_is_legible(page)
                 pieces = max(pieces, _map_pieces_are_named(page, ("Eve",)))
