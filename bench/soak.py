@@ -295,7 +295,7 @@ def main() -> None:
            "GAMES_LIMIT_BOT_GAMES_PER_PLAYER": "0", "GAMES_LIMIT_WAITING_GAMES_PER_PLAYER": "0",
            "GAMES_BOT_THINK_SECONDS": "0"}
     if args.archive_url:
-        env.update(GAMES_ARCHIVE_URL=args.archive_url, GAMES_ARCHIVE_AFTER=args.archive_after, GAMES_ARCHIVE_EVERY="60")
+        env.update(GAMES_ARCHIVE_URL=args.archive_url, GAMES_ARCHIVE_AFTER=args.archive_after)  # its run: the default
     processes: dict[str, subprocess.Popen] = {}
 
     def start(name: str, argv: list[str]) -> None:
