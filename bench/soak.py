@@ -252,6 +252,41 @@ def memory_by_family(client: redis.Redis) -> dict[str, float]:
     return {family: round(size / 1e6, 2) for family, size in sorted(found.items(), key=lambda kv: -kv[1])}
 
 
+#: kinds of key that outlive a game by design: the read models' rows (a finished game's lobby row,
+#: its players' history entries, its share of the scoreboards) and the players; the rest is
+#: what the games in play (and those within the retention period) hold, with their jobs
+OUTLIVING = ("dyn:{rm:", "dyn:{player:")
+
+
+def redis_split(by_key: dict[str, float]) -> tuple[float, float]:
+    """(MB the games in play hold, MB of the records that outlive them) from ``memory_by_family``."""
+    records = sum(mb for family, mb in by_key.items() if family.startswith(OUTLIVING))
+    return round(sum(by_key.values()) - records, 2), round(records, 2)
+
+
+def spread(values: list[float]) -> float | None:
+    """(max - min) / min: how far a series strays from flat."""
+    values = [v for v in values if v is not None]
+    return round((max(values) - min(values)) / min(values), 3) if values and min(values) > 0 else None
+
+
+def flatness(rows: list[dict], window: float = 45) -> dict[str, float | None]:
+    """The spread of each measure over the last ``window`` minutes (the issue's bars: RSS and the
+    games' Redis memory within 10%, p99 within 25%)."""
+    last = [r for r in rows if r["minute"] >= rows[-1]["minute"] - window - 0.5] if rows else []
+    if not last:
+        return {}
+    out: dict[str, float | None] = {"from_minute": last[0]["minute"], "to_minute": last[-1]["minute"]}
+    out["rss_web_master"] = spread([r["rss_web_master_mb"] for r in last])
+    for i in range(min(len(r["rss_web_workers_mb"]) for r in last)):
+        out[f"rss_web_worker_{i + 1}"] = spread([r["rss_web_workers_mb"][i] for r in last])
+    for lane in LANES:
+        out[f"rss_{lane}"] = spread([r["rss_workers_mb"][lane] for r in last])
+    for key in ("redis_used_mb", "redis_games_mb", "post_p99_ms", "get_p99_ms"):
+        out[key] = spread([r[key] for r in last])
+    return out
+
+
 def projection_lag(api: str) -> int | None:
     try:
         body = requests.get(f"{api}/projections", timeout=30).json()
@@ -361,6 +396,7 @@ def main() -> None:
                 "died": [name for name, p in processes.items() if p.poll() is not None],
                 "redis_mb_by_key": memory_by_family(client),
             }
+            row["redis_games_mb"], row["redis_records_mb"] = redis_split(row["redis_mb_by_key"])
             for key in ("post_p50_ms", "post_p99_ms", "get_p50_ms", "get_p99_ms"):
                 row[key] = round(row[key], 1) if row[key] is not None else None
             rows.append(row)
@@ -371,7 +407,7 @@ def main() -> None:
         summary = {"engine": engine, "live_games": args.live_games, "rate": args.rate, "minutes": args.minutes,
                    "redis_per_live_game_at_start_kb": round(per_live_at_start / 1e3, 1), "rows": rows,
                    "error_samples": stats.error_samples, "games_created": load.created,
-                   "archived_before_the_run": archived_at_start}
+                   "archived_before_the_run": archived_at_start, "flatness": flatness(rows)}
         if args.archive_url:  # the fall: every finished game archived now, Redis measured either side
             time.sleep(5)  # the lanes' last jobs of the load
             before = int(client.info("memory")["used_memory"])
@@ -399,14 +435,20 @@ def main() -> None:
                 pass
             process.wait()
     print("\n| minute | web RSS MB (master; workers) | lane workers RSS MB (clocks/bots/webhooks/projections) | Redis MB "
-          "| POST p50/p99 ms | GET p50/p99 ms | queues (c/b/w/p) | lag | errors | 429 | finished | archived |")
+          "(games; records) | POST p50/p99 ms | GET p50/p99 ms | queues (c/b/w/p) | lag | errors | 429 | finished "
+          "| archived |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['minute']} | {r['rss_web_master_mb']}; {', '.join(map(str, r['rss_web_workers_mb']))} | "
-              f"{'/'.join(str(r['rss_workers_mb'][lane]) for lane in LANES)} | {r['redis_used_mb']} | "
+              f"{'/'.join(str(r['rss_workers_mb'][lane]) for lane in LANES)} | {r['redis_used_mb']} "
+              f"({r['redis_games_mb']}; {r['redis_records_mb']}) | "
               f"{r['post_p50_ms']}/{r['post_p99_ms']} | {r['get_p50_ms']}/{r['get_p99_ms']} | "
               f"{'/'.join(str(r['queues'][lane]) for lane in LANES)} | {r['projection_lag']} | {r['errors']} | "
               f"{r['429s']} | {r['finished']} | {r['archived']} |")
+    flat = flatness(rows)
+    if flat:
+        print(f"\nspread (max - min) / min over minutes {flat.pop('from_minute')}-{flat.pop('to_minute')}: "
+              + ", ".join(f"{k} {v:.1%}" if v is not None else f"{k} -" for k, v in flat.items()))
     out = ROOT / "bench" / "results" / f"soak-{datetime.now():%Y%m%d-%H%M%S}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(summary, indent=1))

@@ -380,6 +380,7 @@ def _sweep(config: Config, lanes: tuple[str, ...] = LANES) -> None:
     while True:
         time.sleep(config.sweep_interval)
         sweeps += 1
+        job_runtime.give_back_free_memory()  # the jobs' freed C buffers, back to the system
         try:
             if "clocks" in lanes and sweeps % CLOCK_SWEEP_EVERY == 0:
                 _sweep_clocks(config)
