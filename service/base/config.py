@@ -76,6 +76,10 @@ class Config:
     #: search then runs only on a core nothing else wants, and a web request that wakes takes
     #: the core at once, where niceness alone only weighs the share (False: niceness only)
     bot_idle: bool = True
+    #: the niceness of a worker that serves the projections' lane alone (the read models and the
+    #: archive job: nobody waits on them): when the cores are busy it gives way to web requests,
+    #: whose tail latency it otherwise shares; it catches up in the time they leave (0: no change)
+    projection_nice: int = 5
     #: RQ mode: how the workers learn of appends. "tail": each worker process tails the log
     #: itself (blocking reads, in batches), and an append asks nothing of anyone; "jobs": each
     #: append enqueues catch-up jobs (``service.background.rq_projections``)
@@ -195,6 +199,7 @@ class Config:
             "bot_search_processes": int(env.get("GAMES_BOT_SEARCH_PROCESSES", cls.bot_search_processes)),
             "webhook_threads": int(env.get("GAMES_WEBHOOK_THREADS", cls.webhook_threads)),
             "bot_nice": int(env.get("GAMES_BOT_NICE", cls.bot_nice)),
+            "projection_nice": int(env.get("GAMES_PROJECTION_NICE", cls.projection_nice)),
             "bot_idle": env.get("GAMES_BOT_IDLE", "1" if cls.bot_idle else "0").lower() not in ("0", "false", "no", "off"),
             "enqueue_delay": float(env.get("GAMES_ENQUEUE_DELAY", cls.enqueue_delay)),
             "projection_batch": int(env.get("GAMES_PROJECTION_BATCH", cls.projection_batch)),

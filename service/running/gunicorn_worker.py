@@ -14,6 +14,11 @@ the games' rules: about 80,000) are moved out of the collector's sight (``gc.fre
 each full collection would otherwise walk them all again, 40 to 100 ms during which no
 request of the worker moves.
 
+**Memory.** Every ``TRIM_EVERY`` seconds the worker hands the C heap's free pages back to the
+system (``job_runtime.give_back_free_memory``, glibc's ``malloc_trim``), as the lane workers'
+sweep does: the buffers its requests churn through (orjson's, hiredis's) otherwise leave the
+worker's RSS creeping up for hours with nothing held.
+
 gunicorn refuses a request line over ``limit_request_line`` (414), header fields over
 ``limit_request_fields`` / ``limit_request_field_size`` (431) and malformed requests (400)
 before the application sees them, with an HTML page. This worker class writes the same
@@ -27,6 +32,8 @@ from __future__ import annotations
 import gc
 import json
 import socket
+import threading
+import time
 
 import gevent
 from gunicorn import util
@@ -34,9 +41,23 @@ from gunicorn.workers.ggevent import GeventWorker
 from gunicorn.workers.gthread import ThreadWorker
 
 from service.api.problems import problem_type
+from service.background.job_runtime import give_back_free_memory
 
 #: seconds a request yields for before it is handled: one turn of the event loop
 TURN = 1e-6
+#: seconds between two hand-backs of the C heap's free pages (a millisecond or so each)
+TRIM_EVERY = 30.0
+
+
+def _give_back_memory_forever(every: float = TRIM_EVERY) -> None:
+    while True:
+        time.sleep(every)
+        give_back_free_memory()
+
+
+def start_giving_back_memory() -> None:
+    """In this worker process: a thread (a greenlet, under gevent's patching) that trims the heap."""
+    threading.Thread(target=_give_back_memory_forever, name="give-back-memory", daemon=True).start()
 
 CODES = {400: "bad_request", 403: "forbidden", 414: "uri_too_long", 417: "expectation_failed",
          431: "request_header_fields_too_large", 500: "internal_error", 501: "not_implemented"}
@@ -76,6 +97,7 @@ class ProblemGeventWorker(GeventWorker):
     def load_wsgi(self):
         super().load_wsgi()
         gc.freeze()  # see the module's docstring
+        start_giving_back_memory()
 
     def handle_request(self, listener_name, req, sock, addr):
         gevent.sleep(TURN)  # take turns (see the module's docstring)
@@ -94,3 +116,4 @@ class ProblemThreadWorker(ThreadWorker):
     def load_wsgi(self):
         super().load_wsgi()
         gc.freeze()
+        start_giving_back_memory()

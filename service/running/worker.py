@@ -294,6 +294,8 @@ def run_worker(config: Config, *, lanes: tuple[str, ...] = LANES, burst: bool = 
     job_runtime.log_to_stderr()
     if lanes == ("bots",):  # a worker of the bots' lane alone searches: it gives way to the rest
         job_runtime.be_nice(config.bot_nice, config.bot_idle)
+    elif lanes == ("projections",):  # read models and archive: they give way to the web's requests
+        job_runtime.be_nice(config.projection_nice)
     delay = RECONNECT_FIRST
     if not burst:
         threading.Thread(target=_sweep, args=(config, lanes), name="lane-sweep", daemon=True).start()

@@ -47,3 +47,29 @@ def test_a_receiver_that_never_answers_delays_no_bot_and_no_clock_of_another_gam
     assert seen["timeout_lateness"] < 2.5, seen
     bots_log = "".join(path.read_text() for path in logs.glob("worker-bots-*.log"))
     assert "bot-decision game=" in bots_log  # the bots' lane, not another, made the moves
+
+
+def test_the_lanes_nobody_waits_on_give_way_to_the_web(redis_url, tmp_path):
+    """A worker of the projections' lane alone runs at nice 5, of the bots' lane alone at nice 10
+    (under the idle policy too); the clocks' and the webhooks' workers at the web's priority."""
+    import psutil
+
+    url, namespace = redis_url
+    config = Config(store_url=url, projections="rq", redis_prefix=namespace, queue_name=f"{namespace}-q")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GAMES_REDIS_PREFIX": namespace}
+    workers = LaneWorkers(url, config, env, ROOT, tmp_path)
+    own = psutil.Process().nice()
+    try:
+        for lane in LANES:
+            workers.start(lane)
+        expected = {"projections": min(19, own + config.projection_nice), "bots": min(19, own + config.bot_nice),
+                    "clocks": own, "webhooks": own}
+        deadline = time.monotonic() + 30
+        while True:  # each worker lowers its priority as it starts
+            seen = {lane: psutil.Process(workers.processes[lane].pid).nice() for lane in LANES}
+            if seen == expected or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert seen == expected
+    finally:
+        workers.stop()
