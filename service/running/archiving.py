@@ -23,7 +23,7 @@ at any point (even SIGKILL) leaves every game readable, from Redis or from the a
 next run goes on. One run at a time: a lock (``projection_lock_ttl``, renewed after each game).
 
 What stays in Redis for an archived game: its rows in the read models (its lobby row, its
-players' history entries, its share of the scoreboards: about a kilobyte), so every list still
+players' history entries, its share of the scoreboards: 3.6 kB a game in the soak), so every list still
 shows it; everything else is read from the archive.
 """
 
