@@ -45,7 +45,7 @@ from service.background.job_runtime import give_back_free_memory
 
 #: seconds a request yields for before it is handled: one turn of the event loop
 TURN = 1e-6
-#: seconds between two hand-backs of the C heap's free pages (a millisecond or so each)
+#: seconds between two hand-backs of the C heap's free pages (a few milliseconds each, the loop held)
 TRIM_EVERY = 30.0
 
 
