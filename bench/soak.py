@@ -15,13 +15,19 @@ each lane's worker with its children), Redis ``used_memory``, POST and GET p50/p
 interval (``POST /games/{id}/commands``, ``GET /games/{id}/legal-commands``), the lanes' queue
 depths (waiting + scheduled jobs), the projections' lag (events, ``GET /projections``), errors
 (any answer but 2xx, 304, 409 and 429, and failed requests) and 429s, games live, finished and
-archived. Before the load starts, and at the end, the Redis memory per live game and per
-finished game is measured: ``used_memory`` before and after creating the live games, and
+archived, and the machine's CPU in the interval (``/proc/stat``: the share its processes used,
+and the share the hypervisor took, "steal", with its worst second). With ``--requests-log`` every
+request goes to a CSV as it is answered, and the machine's CPU second by second beside it:
+``bench/soak_tail.py`` lines the slowest requests up with it.
+
+Before the load starts, and at the end, the Redis memory per live game and per finished game
+is measured: ``used_memory`` before and after creating the live games, and
 the fall when every finished game is archived at the end (``python -m service archive`` with
 ``GAMES_ARCHIVE_AFTER=0``; ``--archive-url``). "archived" counts this run's games only.
 
     .venv/bin/python bench/soak.py [--minutes 60] [--report-every 300] [--live-games 500] \\
-        [--rate 40] [--web-workers 2] [--archive-url postgresql://...] [--archive-after 300]
+        [--rate 40] [--web-workers 2] [--archive-url postgresql://...] [--archive-after 300] \\
+        [--requests-log /tmp/requests.csv]
 
 Prints a table and writes the rows to ``bench/results/soak-<time>.json``.
 """
@@ -44,6 +50,7 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import redis
 import requests
@@ -119,6 +126,10 @@ class Stats:
     limited: int = 0
     error_samples: list[str] = field(default_factory=list)
     finished: int = 0
+    #: with ``--requests-log``: the open CSV, a line per request (start s, method, route, game type,
+    #: ms, status, client thread); written as it goes, as strings (which the collector does not walk:
+    #: a list of hundreds of thousands of tuples would make the driver's own pauses grow over the hour)
+    log: Any = None
 
     def take(self) -> tuple[list[float], list[float], int, int]:
         with self.lock:
@@ -153,6 +164,7 @@ class Table:
                                     headers=self.auth, timeout=60)
         created.raise_for_status()
         self.id = created.json()["id"]
+        self.kind = kind
         joined = self.session.post(f"{api}/games/{self.id}/join", json={}, headers=self.auth, timeout=60)
         joined.raise_for_status()
 
@@ -166,6 +178,7 @@ class Load:
         self.rng = random.Random(38)
         self.next_post = time.monotonic()
         self.pace = threading.Lock()
+        self.began = time.perf_counter()
         self.threads = [threading.Thread(target=self.play, args=(i, threads), daemon=True) for i in range(threads)]
 
     def new_table(self, slot: int, person: Person) -> Table:
@@ -195,6 +208,10 @@ class Load:
         ms = (time.perf_counter() - started) * 1000
         with self.stats.lock:
             (self.stats.posts if method == "POST" else self.stats.gets).append(ms)
+            if self.stats.log is not None:
+                route = path.rsplit("/", 1)[-1] if path.count("/") > 2 else "state"
+                self.stats.log.write(f"{started - self.began:.4f},{method},{route},{table.kind},{ms:.2f},"
+                                     f"{answer.status_code},{threading.get_ident() % 10_000}\n")
         if answer.status_code == 429:
             with self.stats.lock:
                 self.stats.limited += 1
@@ -234,6 +251,40 @@ class Load:
                 time.sleep(0.2)
 
 
+class MachineCpu:
+    """The machine's CPU second by second (``/proc/stat``): what all its processes used and what
+    the hypervisor took from it (steal), to tell a slow window of ours from a machine that was
+    not ours to use."""
+
+    def __init__(self) -> None:
+        self.seconds: list[tuple[float, float, float]] = []  # (time, busy share, steal share)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    @staticmethod
+    def ticks() -> list[int]:
+        with open("/proc/stat") as f:
+            return [int(x) for x in f.readline().split()[1:9]]  # user nice system idle iowait irq softirq steal
+
+    def run(self) -> None:
+        last = self.ticks()
+        while not self.stop.wait(1.0):
+            now = self.ticks()
+            delta = [b - a for a, b in zip(last, now, strict=True)]
+            total = sum(delta) or 1
+            self.seconds.append((time.time(), 1 - (delta[3] + delta[4] + delta[7]) / total, delta[7] / total))
+            last = now
+
+    def window(self, since: float) -> dict[str, float | None]:
+        """Busy and steal shares (mean, and steal's worst second) since ``since`` (Unix time)."""
+        recent = [entry for entry in self.seconds if entry[0] >= since]
+        if not recent:
+            return {"cpu_busy": None, "cpu_steal": None, "cpu_steal_worst_second": None}
+        return {"cpu_busy": round(sum(e[1] for e in recent) / len(recent), 3),
+                "cpu_steal": round(sum(e[2] for e in recent) / len(recent), 3),
+                "cpu_steal_worst_second": round(max(e[2] for e in recent), 3)}
+
+
 def queue_depths(client: redis.Redis, queue: str) -> dict[str, int]:
     return {lane: int(client.llen(f"rq:queue:{queue}-{lane}")) + int(client.zcard(f"rq:scheduled:{queue}-{lane}"))
             for lane in LANES}
@@ -262,6 +313,10 @@ def redis_split(by_key: dict[str, float]) -> tuple[float, float]:
     """(MB the games in play hold, MB of the records that outlive them) from ``memory_by_family``."""
     records = sum(mb for family, mb in by_key.items() if family.startswith(OUTLIVING))
     return round(sum(by_key.values()) - records, 2), round(records, 2)
+
+
+def percent(share: float | None) -> str:
+    return "-" if share is None else f"{share * 100:.0f}"
 
 
 def spread(values: list[float]) -> float | None:
@@ -317,6 +372,8 @@ def main() -> None:
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--archive-url", default="", help="postgresql://... (empty: no archive)")
     parser.add_argument("--archive-after", default="300", help="GAMES_ARCHIVE_AFTER for the run")
+    parser.add_argument("--requests-log", default="", help="a CSV of every request (start s, method, route, "
+                        "game type, ms, status, client thread), to see what makes a window's slowest")
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="soak-"))
@@ -353,7 +410,11 @@ def main() -> None:
         start(f"worker-{lane}", [sys.executable, "-m", "service", "worker", "--lanes", lane])
     rows: list[dict] = []
     stats = Stats()
+    if args.requests_log:
+        stats.log = open(args.requests_log, "w")  # noqa: SIM115 (closed once the load has stopped)
+        stats.log.write("start_s,method,route,kind,ms,status,thread\n")
     load = Load(api, args.live_games, args.rate, args.threads, stats)
+    machine = MachineCpu()
     try:
         for _ in range(300):
             try:
@@ -373,6 +434,9 @@ def main() -> None:
         per_live_at_start = (filled - empty) / args.live_games
         print(f"soak: {args.live_games} live games created; Redis used_memory {empty / 1e6:.1f} -> "
               f"{filled / 1e6:.1f} MB, {per_live_at_start / 1e3:.1f} kB a game at its start", flush=True)
+        load.began, summary_began = time.perf_counter(), time.time()
+        window_ended = summary_began
+        machine.thread.start()
         for thread in load.threads:
             thread.start()
         started = time.monotonic()
@@ -380,6 +444,7 @@ def main() -> None:
         while time.monotonic() < end:
             time.sleep(min(args.report_every, max(0.0, end - time.monotonic())))
             posts, gets, errors, limited = stats.take()
+            window_began, window_ended = window_ended, time.time()
             web = processes["web"]
             row = {
                 "minute": round((time.monotonic() - started) / 60, 1),
@@ -397,6 +462,7 @@ def main() -> None:
                 "redis_mb_by_key": memory_by_family(client),
             }
             row["redis_games_mb"], row["redis_records_mb"] = redis_split(row["redis_mb_by_key"])
+            row.update(machine.window(window_began))
             for key in ("post_p50_ms", "post_p99_ms", "get_p50_ms", "get_p99_ms"):
                 row[key] = round(row[key], 1) if row[key] is not None else None
             rows.append(row)
@@ -422,6 +488,7 @@ def main() -> None:
                   f"{after / 1e6:.1f} MB (exit {moved.returncode})", flush=True)
     finally:
         load.stop.set()
+        machine.stop.set()
         for process in processes.values():
             try:
                 os.killpg(process.pid, signal.SIGTERM)
@@ -436,19 +503,29 @@ def main() -> None:
             process.wait()
     print("\n| minute | web RSS MB (master; workers) | lane workers RSS MB (clocks/bots/webhooks/projections) | Redis MB "
           "(games; records) | POST p50/p99 ms | GET p50/p99 ms | queues (c/b/w/p) | lag | errors | 429 | finished "
-          "| archived |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| archived | machine busy / steal % |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['minute']} | {r['rss_web_master_mb']}; {', '.join(map(str, r['rss_web_workers_mb']))} | "
               f"{'/'.join(str(r['rss_workers_mb'][lane]) for lane in LANES)} | {r['redis_used_mb']} "
               f"({r['redis_games_mb']}; {r['redis_records_mb']}) | "
               f"{r['post_p50_ms']}/{r['post_p99_ms']} | {r['get_p50_ms']}/{r['get_p99_ms']} | "
               f"{'/'.join(str(r['queues'][lane]) for lane in LANES)} | {r['projection_lag']} | {r['errors']} | "
-              f"{r['429s']} | {r['finished']} | {r['archived']} |")
+              f"{r['429s']} | {r['finished']} | {r['archived']} | {percent(r['cpu_busy'])} / {percent(r['cpu_steal'])} |")
     flat = flatness(rows)
     if flat:
         print(f"\nspread (max - min) / min over minutes {flat.pop('from_minute')}-{flat.pop('to_minute')}: "
               + ", ".join(f"{k} {v:.1%}" if v is not None else f"{k} -" for k, v in flat.items()))
+    if stats.log is not None:
+        with stats.lock:
+            stats.log.close()
+        with open(Path(args.requests_log).with_suffix(".cpu.csv"), "w") as f:
+            f.write("time,busy,steal\n")
+            f.writelines(f"{t:.1f},{busy:.3f},{steal:.3f}\n" for t, busy, steal in machine.seconds)
+        for log in workdir.glob("*.log"):  # the processes' own logs, to line the slow requests up with
+            shutil.copy(log, Path(args.requests_log).with_suffix(f".{log.stem}.log"))
+        print(f"requests written to {args.requests_log} (began at {summary_began:.3f} Unix time), the processes' "
+              f"logs beside it")
     out = ROOT / "bench" / "results" / f"soak-{datetime.now():%Y%m%d-%H%M%S}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(summary, indent=1))
