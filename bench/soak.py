@@ -327,18 +327,26 @@ def spread(values: list[float]) -> float | None:
 
 def flatness(rows: list[dict], window: float = 45) -> dict[str, float | None]:
     """The spread of each measure over the last ``window`` minutes (the issue's bars: RSS and the
-    games' Redis memory within 10%, p99 within 25%)."""
-    last = [r for r in rows if r["minute"] >= rows[-1]["minute"] - window - 0.5] if rows else []
+    games' Redis memory within 10%, p99 within 25%). Memory is read at each row's minute, so the
+    rows from the window's first minute count; a p99 is of the minutes before its row, so only
+    the rows whose interval lies within the window do."""
+    cut = rows[-1]["minute"] - window - 0.5 if rows else 0
+    last = [r for r in rows if r["minute"] >= cut]
     if not last:
         return {}
+    began = {id(r): (rows[i - 1]["minute"] if i else 0.0) for i, r in enumerate(rows)}
+    intervals = [r for r in last if began[id(r)] >= cut] or last[-1:]
     out: dict[str, float | None] = {"from_minute": last[0]["minute"], "to_minute": last[-1]["minute"]}
     out["rss_web_master"] = spread([r["rss_web_master_mb"] for r in last])
     for i in range(min(len(r["rss_web_workers_mb"]) for r in last)):
         out[f"rss_web_worker_{i + 1}"] = spread([r["rss_web_workers_mb"][i] for r in last])
     for lane in LANES:
         out[f"rss_{lane}"] = spread([r["rss_workers_mb"][lane] for r in last])
-    for key in ("redis_used_mb", "redis_games_mb", "post_p99_ms", "get_p99_ms"):
+    for key in ("redis_used_mb", "redis_games_mb"):
         out[key] = spread([r[key] for r in last])
+    for key in ("post_p99_ms", "get_p99_ms"):
+        out[key] = spread([r[key] for r in intervals])
+    out["p99_from_minute"] = began[id(intervals[0])]
     return out
 
 
@@ -514,7 +522,8 @@ def main() -> None:
               f"{r['429s']} | {r['finished']} | {r['archived']} | {percent(r['cpu_busy'])} / {percent(r['cpu_steal'])} |")
     flat = flatness(rows)
     if flat:
-        print(f"\nspread (max - min) / min over minutes {flat.pop('from_minute')}-{flat.pop('to_minute')}: "
+        span, p99_span = f"{flat.pop('from_minute')}-{flat.pop('to_minute')}", flat.pop("p99_from_minute")
+        print(f"\nspread (max - min) / min over minutes {span} (the p99s: the intervals from minute {p99_span}): "
               + ", ".join(f"{k} {v:.1%}" if v is not None else f"{k} -" for k, v in flat.items()))
     if stats.log is not None:
         with stats.lock:
