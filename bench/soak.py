@@ -58,6 +58,8 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 LANES = ("clocks", "bots", "webhooks", "projections")
 KINDS = ("dynasties", "pax_pamir")
+#: seconds a client waits before it looks again at a table where its person is not asked
+POLL_EVERY = 0.25
 
 
 def free_port() -> int:
@@ -165,6 +167,8 @@ class Table:
         created.raise_for_status()
         self.id = created.json()["id"]
         self.kind = kind
+        self.version = -1  # the game's version when the person last looked
+        self.look_at = 0.0  # when to look again (time.monotonic), while the person is not asked
         joined = self.session.post(f"{api}/games/{self.id}/join", json={}, headers=self.auth, timeout=60)
         joined.raise_for_status()
 
@@ -220,6 +224,12 @@ class Load:
         return answer
 
     def play(self, index: int, threads: int) -> None:
+        """A client thread's tables, as a polling client plays them: a table whose person is not
+        asked is looked at again ``POLL_EVERY`` seconds later, and its state is read only when
+        the game has moved since (its version). Polling every table as fast as the loop goes, as
+        this did before 4 December's evening, turned a slow second into a flood of GETs: the bots,
+        whose lane gives way to the web, fell behind, every table waited, and the GETs for them
+        kept the machine at 90% for tens of seconds."""
         mine = list(range(index, len(self.tables), threads))
         while not self.stop.is_set():
             acted = False
@@ -227,10 +237,11 @@ class Load:
                 if self.stop.is_set():
                     return
                 table = self.tables[slot]
-                if table is None:
+                if table is None or table.look_at > time.monotonic():
                     continue
                 answer = self.request(table, "GET", f"/games/{table.id}/legal-commands")
                 if answer is None or answer.status_code != 200:
+                    table.look_at = time.monotonic() + POLL_EVERY
                     continue
                 body = answer.json()
                 if body["commands"]:
@@ -238,7 +249,10 @@ class Load:
                     command = self.rng.choice(body["commands"])
                     self.request(table, "POST", f"/games/{table.id}/commands", json=command)
                     acted = True
-                elif body["prompt"] is None:
+                    continue
+                table.look_at = time.monotonic() + POLL_EVERY
+                moved, table.version = body["version"] != table.version, body["version"]
+                if body["prompt"] is None and moved:
                     state = self.request(table, "GET", f"/games/{table.id}")
                     if state is not None and state.status_code == 200 and state.json().get("status") == "finished":
                         with self.stats.lock:
@@ -248,7 +262,8 @@ class Load:
                         except (requests.RequestException, KeyError) as exc:
                             self.stats.error(f"new game: {exc!r}")
             if not acted:
-                time.sleep(0.2)
+                next_look = min((t.look_at for slot in mine if (t := self.tables[slot]) is not None), default=0.0)
+                time.sleep(min(POLL_EVERY, max(0.01, next_look - time.monotonic())))
 
 
 class MachineCpu:
