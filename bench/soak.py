@@ -254,13 +254,16 @@ class Load:
                 moved, table.version = body["version"] != table.version, body["version"]
                 if body["prompt"] is None and moved:
                     state = self.request(table, "GET", f"/games/{table.id}")
-                    if state is not None and state.status_code == 200 and state.json().get("status") == "finished":
+                    if state is None or state.status_code != 200:
+                        table.version = -1  # not read: read it at the next look
+                    elif state.json().get("status") == "finished":
                         with self.stats.lock:
                             self.stats.finished += 1
                         try:
                             self.tables[slot] = self.new_table(slot, table.person)
                         except (requests.RequestException, KeyError) as exc:
                             self.stats.error(f"new game: {exc!r}")
+                            table.version = -1  # a new game at the next look
             if not acted:
                 next_look = min((t.look_at for slot in mine if (t := self.tables[slot]) is not None), default=0.0)
                 time.sleep(min(POLL_EVERY, max(0.01, next_look - time.monotonic())))
