@@ -72,7 +72,7 @@ def main() -> None:
               f"{quantile(gets, 0.5):.1f} / {bar['GET']:.1f} | {busy:.0%} / {steal:.1%} | {worst:.0%} | {what} |")
 
     print(f"\nRequests over {args.slow_ms:g} ms by the steal of their second (the larger of it and the next):")
-    print("| steal | seconds | requests | over the bar |")
+    print(f"| steal | seconds | requests | over {args.slow_ms:g} ms |")
     print("|---|---|---|---|")
     by_second: dict[int, list[float]] = defaultdict(list)
     for r in requests:
