@@ -352,8 +352,8 @@ def flatness(rows: list[dict], window: float = 45) -> dict[str, float | None]:
     last = [r for r in rows if r["minute"] >= cut]
     if not last:
         return {}
-    began = {id(r): (rows[i - 1]["minute"] if i else 0.0) for i, r in enumerate(rows)}
-    intervals = [r for r in last if began[id(r)] >= cut] or last[-1:]
+    starts = [0.0] + [r["minute"] for r in rows[:-1]]  # where each row's interval began
+    intervals = [(start, r) for start, r in zip(starts, rows, strict=True) if start >= cut] or [(starts[-1], rows[-1])]
     out: dict[str, float | None] = {"from_minute": last[0]["minute"], "to_minute": last[-1]["minute"]}
     out["rss_web_master"] = spread([r["rss_web_master_mb"] for r in last])
     for i in range(min(len(r["rss_web_workers_mb"]) for r in last)):
@@ -363,8 +363,8 @@ def flatness(rows: list[dict], window: float = 45) -> dict[str, float | None]:
     for key in ("redis_used_mb", "redis_games_mb"):
         out[key] = spread([r[key] for r in last])
     for key in ("post_p99_ms", "get_p99_ms"):
-        out[key] = spread([r[key] for r in intervals])
-    out["p99_from_minute"] = began[id(intervals[0])]
+        out[key] = spread([r[key] for _, r in intervals])
+    out["p99_from_minute"] = intervals[0][0]
     return out
 
 
@@ -515,6 +515,9 @@ def main() -> None:
     finally:
         load.stop.set()
         machine.stop.set()
+        if stats.log is not None:
+            with stats.lock:
+                stats.log.close()
         for process in processes.values():
             try:
                 os.killpg(process.pid, signal.SIGTERM)
@@ -544,8 +547,6 @@ def main() -> None:
         print(f"\nspread (max - min) / min over minutes {span} (the p99s: the intervals from minute {p99_span}): "
               + ", ".join(f"{k} {v:.1%}" if v is not None else f"{k} -" for k, v in flat.items()))
     if stats.log is not None:
-        with stats.lock:
-            stats.log.close()
         with open(Path(args.requests_log).with_suffix(".cpu.csv"), "w") as f:
             f.write("time,busy,steal\n")
             f.writelines(f"{t:.1f},{busy:.3f},{steal:.3f}\n" for t, busy, steal in machine.seconds)
