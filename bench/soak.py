@@ -9,6 +9,10 @@ each: a scripted person (a random legal command as soon as it is asked, at most 
 commands a second over all games) and a ``random`` bot on the bots' lane. A game that ends is
 replaced by a new one of the same type and person (``--live-games`` people play all along, as
 people who come back do), so the finished games pile up (and, with an archive, leave Redis).
+``--idle-games N`` adds N live games made before the load (half of each type, a ``random`` bot
+in each, 100 to a person) whose people do not come back within the hour: the many games in
+progress of a real deployment, holding Redis memory and read-model rows while the active ones
+are played.
 
 Every ``--report-every`` seconds one row: the RSS of each process (the web master and workers,
 each lane's worker with its children), Redis ``used_memory``, POST and GET p50/p99 in the
@@ -26,8 +30,8 @@ the fall when every finished game is archived at the end (``python -m service ar
 ``GAMES_ARCHIVE_AFTER=0``; ``--archive-url``). "archived" counts this run's games only.
 
     .venv/bin/python bench/soak.py [--minutes 60] [--report-every 300] [--live-games 500] \\
-        [--rate 40] [--web-workers 2] [--archive-url postgresql://...] [--archive-after 300] \\
-        [--requests-log /tmp/requests.csv]
+        [--rate 40] [--idle-games 10000] [--web-workers 2] [--archive-url postgresql://...] \\
+        [--archive-after 300] [--requests-log /tmp/requests.csv]
 
 Prints a table and writes the rows to ``bench/results/soak-<time>.json``.
 """
@@ -47,6 +51,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -194,6 +199,15 @@ class Load:
         for i in range(len(self.tables)):
             self.tables[i] = self.new_table(i, Person(self.api, i))
 
+    def fill_idle(self, games: int, per_person: int = 100, threads: int = 8) -> None:
+        """``games`` more live games, half of each type, against a ``random`` bot, whose people do
+        not come back while the soak runs (a bot that moves first has moved): the games in
+        progress of a real deployment, which hold Redis memory and read-model rows while the
+        active tables are played. ``per_person`` games a person, made ``threads`` at a time."""
+        people = [Person(self.api, 100_000 + n) for n in range(-(-games // per_person))]
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(lambda n: Table(self.api, KINDS[n % 2], people[n // per_person]), range(games)))
+
     def wait_turn(self) -> None:
         with self.pace:
             self.next_post = max(self.next_post + 1 / self.rate, time.monotonic() - 1)
@@ -315,9 +329,23 @@ _VARIABLE = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}|(?<=[:-])([
 def memory_by_family(client: redis.Redis) -> dict[str, float]:
     """Redis memory (MB, ``MEMORY USAGE``) by kind of key: ``dyn:{p*}:log``, ``dyn:{p*}:game:*`` ..."""
     found: dict[str, int] = {}
+    batch: list[bytes] = []
+
+    def count() -> None:  # a batch at a time, in one round trip (tens of thousands of keys with --idle-games)
+        pipe = client.pipeline(transaction=False)
+        for key in batch:
+            pipe.memory_usage(key)
+        for key, size in zip(batch, pipe.execute(), strict=True):
+            family = _VARIABLE.sub(lambda m: (m.group(1) or "") + "*", key.decode(errors="replace"))
+            found[family] = found.get(family, 0) + int(size or 0)
+        batch.clear()
+
     for key in client.scan_iter(count=1000):
-        family = _VARIABLE.sub(lambda m: (m.group(1) or "") + "*", key.decode(errors="replace"))
-        found[family] = found.get(family, 0) + int(client.memory_usage(key) or 0)
+        batch.append(key)
+        if len(batch) >= 1000:
+            count()
+    if batch:
+        count()
     return {family: round(size / 1e6, 2) for family, size in sorted(found.items(), key=lambda kv: -kv[1])}
 
 
@@ -393,6 +421,8 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=60)
     parser.add_argument("--report-every", type=float, default=300)
     parser.add_argument("--live-games", type=int, default=500)
+    parser.add_argument("--idle-games", type=int, default=0,
+                        help="more live games, made before the load and left waiting for their person")
     parser.add_argument("--rate", type=float, default=40, help="the people's commands per second, all games")
     parser.add_argument("--threads", type=int, default=16, help="client threads")
     parser.add_argument("--web-workers", type=int, default=2)
@@ -455,11 +485,20 @@ def main() -> None:
         empty = int(client.info("memory")["used_memory"])
         archived_at_start = archived(args.archive_url) or 0  # the archive database may hold earlier runs' games
         load.fill()
+        if args.idle_games:
+            made = time.perf_counter()
+            load.fill_idle(args.idle_games)
+            for _ in range(1200):  # the bots' first moves in them played before the load begins
+                if not queue_depths(client, "soak")["bots"]:
+                    break
+                time.sleep(0.5)
+            print(f"soak: {args.idle_games} games left waiting made in {time.perf_counter() - made:.0f} s", flush=True)
         time.sleep(5)
         filled = int(client.info("memory")["used_memory"])
-        per_live_at_start = (filled - empty) / args.live_games
-        print(f"soak: {args.live_games} live games created; Redis used_memory {empty / 1e6:.1f} -> "
-              f"{filled / 1e6:.1f} MB, {per_live_at_start / 1e3:.1f} kB a game at its start", flush=True)
+        per_live_at_start = (filled - empty) / (args.live_games + args.idle_games)
+        print(f"soak: {args.live_games + args.idle_games} live games created ({args.idle_games} left waiting); "
+              f"Redis used_memory {empty / 1e6:.1f} -> {filled / 1e6:.1f} MB, {per_live_at_start / 1e3:.1f} kB a "
+              f"game at its start", flush=True)
         load.began, summary_began = time.perf_counter(), time.time()
         window_ended = summary_began
         machine.thread.start()
@@ -482,7 +521,7 @@ def main() -> None:
                 "get_p50_ms": quantile(gets, 0.5), "get_p99_ms": quantile(gets, 0.99),
                 "posts": len(posts), "gets": len(gets),
                 "queues": queue_depths(client, "soak"), "projection_lag": projection_lag(api),
-                "errors": errors, "429s": limited, "live": args.live_games, "finished": stats.finished,
+                "errors": errors, "429s": limited, "live": args.live_games + args.idle_games, "finished": stats.finished,
                 "archived": (archived(args.archive_url) or 0) - archived_at_start if args.archive_url else None,
                 "died": [name for name, p in processes.items() if p.poll() is not None],
                 "redis_mb_by_key": memory_by_family(client),
@@ -496,7 +535,7 @@ def main() -> None:
         load.stop.set()
         for thread in load.threads:
             thread.join(timeout=60)
-        summary = {"engine": engine, "live_games": args.live_games, "rate": args.rate, "minutes": args.minutes,
+        summary = {"engine": engine, "live_games": args.live_games, "idle_games": args.idle_games, "rate": args.rate, "minutes": args.minutes,
                    "redis_per_live_game_at_start_kb": round(per_live_at_start / 1e3, 1), "rows": rows,
                    "error_samples": stats.error_samples, "games_created": load.created,
                    "archived_before_the_run": archived_at_start, "flatness": flatness(rows)}
