@@ -149,6 +149,11 @@ class StreamRecorder(ABC):
     def version(self, stream: str) -> int:
         """The stream's latest version (0 for a stream that does not exist)."""
 
+    def versions(self, streams: Sequence[str]) -> list[int]:
+        """``version`` of each of ``streams``, in their order (stores that can answer in one
+        round trip do: the bots' sweep asks it of every game with a bot seat)."""
+        return [self.version(stream) for stream in streams]
+
     @abstractmethod
     def idempotency_record(self, stream: str, key: str) -> dict[str, Any] | None:
         """What the append that used ``key`` on ``stream`` stored (keys are scoped per stream)."""

@@ -325,12 +325,24 @@ def play_one(service: Any, game_id: str, search: Search = search_here) -> bool:
     return move(service, game_id, decider=deciding) == "played"
 
 
-def sweep(service: Any, driver: Driver) -> int:
+def sweep(service: Any, driver: Driver, quiet: dict[str, int] | None = None) -> int:
     """Ask for a move in every game whose bot is prompted (repairs a lost request, or a play
     waiting for a scheduler that died). The bot was prompted when the game's last event was
-    stored, so its think time counts from then: a repaired move is due at once."""
+    stored, so its think time counts from then: a repaired move is due at once.
+
+    ``quiet``, kept by the caller from one sweep to the next: the games this sweep found
+    waiting for a person, with their versions. Whether a bot is asked follows from the game's
+    events alone (a stand-in taking a seat is one), so such a game is not loaded again until
+    its version moves: a sweep over thousands of games waiting for their people reads their
+    versions (in one round trip where the store can) and loads only the games that moved."""
+    games = list(service.store.set_members(BOT_GAMES))
+    versions = service.store.versions([stream_of(game_id) for game_id in games]) if quiet else [0] * len(games)
+    still: dict[str, int] = {}
     asked = 0
-    for game_id in list(service.store.set_members(BOT_GAMES)):
+    for game_id, version in zip(games, versions, strict=True):
+        if version and quiet and quiet.get(game_id) == version:
+            still[game_id] = version
+            continue
         try:
             game = service.load(game_id)
         except Exception:  # noqa: BLE001 - a game gone from the store: forget it
@@ -341,6 +353,11 @@ def sweep(service: Any, driver: Driver) -> int:
         elif prompted_bots(game):
             driver.request(game_id, game.version, _stored_at(service, game))
             asked += 1
+        else:
+            still[game_id] = game.version
+    if quiet is not None:
+        quiet.clear()
+        quiet.update(still)
     return asked
 
 

@@ -81,10 +81,15 @@ def bot_play_job(job: dict) -> str:
     return "decide again"
 
 
+#: the games the last bots' sweep of this worker found waiting for a person, with their versions
+#: (``bot_seats.sweep``: not loaded again until they move)
+_waiting_for_people: dict[str, int] = {}
+
+
 def sweep_bots(config: Config) -> int:
     """Ask for every bot move a lost job left undone (the lane's start and its sweeps)."""
     job_runtime.configure(config)
-    return sweep(the_service(), RqDriver.from_config(config))
+    return sweep(the_service(), RqDriver.from_config(config), _waiting_for_people)
 
 
 # -- the webhooks' lane ------------------------------------------------------------------

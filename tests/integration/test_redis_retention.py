@@ -130,3 +130,18 @@ def test_a_feed_keeps_its_newest_notices_and_its_numbers(store, redis_url):
     assert page["last_id"] == 351 and page["next_after"] == oldest + 19
     following = feed.page("p1", page["next_after"], 20)
     assert following["events"][0]["id"] == oldest + 20
+
+
+def test_the_versions_of_many_streams_read_at_once_are_each_ones_version(store):
+    """``versions`` (the bots' sweep reads every bot game's version with it) answers as
+    ``version`` does: whole streams, a feed that keeps only its newest entries, a stream that
+    does not exist."""
+    games = [f"game-v{n}" for n in range(5)]
+    _play(store, games, 4)
+    feed = PlayerFeed(store, Clock())
+    for n in range(1, 131):
+        feed.post("p9", [{"type": "your_turn", "data": {"game_id": "g", "n": n}}], f"g:{n}")
+    streams = [*games, feed_stream("p9"), "game-none"] * 300  # more than one round trip's thousand
+    found = store.versions(streams)
+    assert found == [store.version(stream) for stream in streams]
+    assert found[:7] == [6, 6, 6, 6, 6, 130, 0]

@@ -94,6 +94,11 @@ class ArchivedRedisStore(RedisStore):
             return version
         return self.archive.version(stream)
 
+    def versions(self, streams: Sequence[str]) -> list[int]:
+        found = super().versions(streams)
+        return [version if version or not self._may_be_archived(stream) else self.archive.version(stream)
+                for stream, version in zip(streams, found, strict=True)]
+
     def version_and_token_generation(self, stream: str) -> tuple[int, int]:
         version, generation = super().version_and_token_generation(stream)
         if not version and self._may_be_archived(stream):

@@ -189,6 +189,24 @@ class RedisStreamRecorder(RedisRecorder, StreamRecorder):
         newest = self._redis.xrevrange(self._game(stream)[1], "+", "-", count=1)
         return _number(newest[0][0]) if newest else 0
 
+    def versions(self, streams: Sequence[str]) -> list[int]:
+        """Pipelines of ``version``'s reads, a thousand streams a round trip (on a cluster, one
+        read a stream)."""
+        if self._datastore.cluster or len(streams) < 2:
+            return super().versions(streams)
+        found: list[int] = []
+        for start in range(0, len(streams), 1000):
+            with self._redis.pipeline(transaction=False) as pipe:
+                for stream in streams[start:start + 1000]:
+                    key = self._game(stream)[1]
+                    if self.kept(stream) is None:
+                        pipe.xlen(key)
+                    else:
+                        pipe.xrevrange(key, "+", "-", count=1)
+                replies = pipe.execute()
+            found += [reply if isinstance(reply, int) else _number(reply[0][0]) if reply else 0 for reply in replies]
+        return found
+
     def confirm(self, stream: str) -> None:
         self._datastore.confirm(self._game(stream)[1])
 
