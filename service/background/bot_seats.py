@@ -336,11 +336,12 @@ def sweep(service: Any, driver: Driver, quiet: dict[str, int] | None = None) -> 
     its version moves: a sweep over thousands of games waiting for their people reads their
     versions (in one round trip where the store can) and loads only the games that moved."""
     games = list(service.store.set_members(BOT_GAMES))
-    versions = service.store.versions([stream_of(game_id) for game_id in games]) if quiet else [0] * len(games)
+    known = quiet or {}  # none yet (the worker's first sweep): every game is loaded, no version read
+    versions = service.store.versions([stream_of(game_id) for game_id in games]) if known else [0] * len(games)
     still: dict[str, int] = {}
     asked = 0
     for game_id, version in zip(games, versions, strict=True):
-        if version and quiet and quiet.get(game_id) == version:
+        if version and known.get(game_id) == version:
             still[game_id] = version
             continue
         try:
