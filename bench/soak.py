@@ -20,7 +20,8 @@ interval (``POST /games/{id}/commands``, ``GET /games/{id}/legal-commands``), th
 depths (waiting + scheduled jobs), the projections' lag (events, ``GET /projections``), errors
 (any answer but 2xx, 304, 409 and 429, and failed requests) and 429s, games live, finished and
 archived, and the machine's CPU in the interval (``/proc/stat``: the share its processes used,
-and the share the hypervisor took, "steal", with its worst second). With ``--requests-log`` every
+and the share the hypervisor took, "steal", with its worst second; and the median CPU
+milliseconds of one fixed piece of work timed each second, the machine's own speed). With ``--requests-log`` every
 request goes to a CSV as it is answered, and the machine's CPU second by second beside it:
 ``bench/soak_tail.py`` lines the slowest requests up with it.
 
@@ -65,6 +66,7 @@ LANES = ("clocks", "bots", "webhooks", "projections")
 KINDS = ("dynasties", "pax_pamir")
 #: seconds a client waits before it looks again at a table where its person is not asked
 POLL_EVERY = 0.25
+PROBE_WORK = 100_000  # the speed probe's loop: a few milliseconds of one core, once a second
 
 
 def free_port() -> int:
@@ -290,6 +292,7 @@ class MachineCpu:
 
     def __init__(self) -> None:
         self.seconds: list[tuple[float, float, float]] = []  # (time, busy share, steal share)
+        self.probes: list[tuple[float, float]] = []  # (time, ms of CPU for the same fixed work)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self.run, daemon=True)
 
@@ -298,6 +301,16 @@ class MachineCpu:
         with open("/proc/stat") as f:
             return [int(x) for x in f.readline().split()[1:9]]  # user nice system idle iowait irq softirq steal
 
+    @staticmethod
+    def probe() -> float:
+        """Milliseconds of this thread's CPU for one fixed piece of work: the machine's speed, which a
+        neighbour can change without any steal (a shared cache, the host's clock rate)."""
+        began = time.thread_time_ns()
+        total = 0
+        for i in range(PROBE_WORK):
+            total += i * i % 7
+        return (time.thread_time_ns() - began) / 1e6
+
     def run(self) -> None:
         last = self.ticks()
         while not self.stop.wait(1.0):
@@ -305,16 +318,19 @@ class MachineCpu:
             delta = [b - a for a, b in zip(last, now, strict=True)]
             total = sum(delta) or 1
             self.seconds.append((time.time(), 1 - (delta[3] + delta[4] + delta[7]) / total, delta[7] / total))
+            self.probes.append((time.time(), self.probe()))
             last = now
 
     def window(self, since: float) -> dict[str, float | None]:
         """Busy and steal shares (mean, and steal's worst second) since ``since`` (Unix time)."""
         recent = [entry for entry in self.seconds if entry[0] >= since]
+        probes = [ms for at, ms in self.probes if at >= since]
         if not recent:
-            return {"cpu_busy": None, "cpu_steal": None, "cpu_steal_worst_second": None}
+            return {"cpu_busy": None, "cpu_steal": None, "cpu_steal_worst_second": None, "probe_ms": None}
         return {"cpu_busy": round(sum(e[1] for e in recent) / len(recent), 3),
                 "cpu_steal": round(sum(e[2] for e in recent) / len(recent), 3),
-                "cpu_steal_worst_second": round(max(e[2] for e in recent), 3)}
+                "cpu_steal_worst_second": round(max(e[2] for e in recent), 3),
+                "probe_ms": round(quantile(probes, 0.5) or 0.0, 2)}
 
 
 def queue_depths(client: redis.Redis, queue: str) -> dict[str, int]:
@@ -571,15 +587,15 @@ def main() -> None:
             process.wait()
     print("\n| minute | web RSS MB (master; workers) | lane workers RSS MB (clocks/bots/webhooks/projections) | Redis MB "
           "(games; records) | POST p50/p99 ms | GET p50/p99 ms | queues (c/b/w/p) | lag | errors | 429 | finished "
-          "| archived | machine busy / steal % |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| archived | machine busy / steal % | probe ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['minute']} | {r['rss_web_master_mb']}; {', '.join(map(str, r['rss_web_workers_mb']))} | "
               f"{'/'.join(str(r['rss_workers_mb'][lane]) for lane in LANES)} | {r['redis_used_mb']} "
               f"({r['redis_games_mb']}; {r['redis_records_mb']}) | "
               f"{r['post_p50_ms']}/{r['post_p99_ms']} | {r['get_p50_ms']}/{r['get_p99_ms']} | "
               f"{'/'.join(str(r['queues'][lane]) for lane in LANES)} | {r['projection_lag']} | {r['errors']} | "
-              f"{r['429s']} | {r['finished']} | {r['archived']} | {percent(r['cpu_busy'])} / {percent(r['cpu_steal'])} |")
+              f"{r['429s']} | {r['finished']} | {r['archived']} | {percent(r['cpu_busy'])} / {percent(r['cpu_steal'])} | {r['probe_ms']} |")
     flat = flatness(rows)
     if flat:
         span, p99_span = f"{flat.pop('from_minute')}-{flat.pop('to_minute')}", flat.pop("p99_from_minute")
@@ -587,8 +603,9 @@ def main() -> None:
               + ", ".join(f"{k} {v:.1%}" if v is not None else f"{k} -" for k, v in flat.items()))
     if stats.log is not None:
         with open(Path(args.requests_log).with_suffix(".cpu.csv"), "w") as f:
-            f.write("time,busy,steal\n")
-            f.writelines(f"{t:.1f},{busy:.3f},{steal:.3f}\n" for t, busy, steal in machine.seconds)
+            f.write("time,busy,steal,probe_ms\n")
+            f.writelines(f"{t:.1f},{busy:.3f},{steal:.3f},{probe:.2f}\n"
+                         for (t, busy, steal), (_, probe) in zip(machine.seconds, machine.probes, strict=True))
         for log in workdir.glob("*.log"):  # the processes' own logs, to line the slow requests up with
             shutil.copy(log, Path(args.requests_log).with_suffix(f".{log.stem}.log"))
         print(f"requests written to {args.requests_log} (began at {summary_began:.3f} Unix time), the processes' "

@@ -2,10 +2,11 @@
 
 The soak's rows give each 5-minute window's p99; this lines every request up with what the
 machine did in the same second (``<log>.cpu.csv``, written beside the log: the share of the
-CPU the machine's processes used, and the share the hypervisor took, "steal") and prints:
+CPU the machine's processes used, the share the hypervisor took, "steal", and the speed probe's
+milliseconds for its fixed work) and prints:
 
 - each window: POST and GET p50 / p99, the machine's busy and steal shares, the worst second's
-  steal, and what the window's slowest 1% were (route and game type);
+  steal, the probe's median (logs from before the probe show "-"), and what the window's slowest 1% were (route and game type);
 - the slow requests by the steal of their second: the share of requests over ``--slow-ms``
   in seconds with little steal and in seconds with more;
 - how many slow requests overlap another slow one (a stall of the machine, or of a process,
@@ -47,16 +48,19 @@ def main() -> None:
     for r in requests:
         r["start_s"], r["ms"] = float(r["start_s"]), float(r["ms"])
     with open(args.log.with_suffix(".cpu.csv")) as f:
-        seconds = [(float(r["time"]), float(r["busy"]), float(r["steal"])) for r in csv.DictReader(f)]
+        rows = list(csv.DictReader(f))
+    seconds = [(float(r["time"]), float(r["busy"]), float(r["steal"])) for r in rows]
+    probes = {float(r["time"]): float(r["probe_ms"]) for r in rows if r.get("probe_ms")}
     began = seconds[0][0] - 1.0  # the sampler starts with the load, and reports each second at its end
     cpu = {int(t - began): (busy, steal) for t, busy, steal in seconds}
+    probe = {int(t - began): ms for t, ms in probes.items()}
 
     windows: dict[int, list[dict]] = defaultdict(list)
     for r in requests:
         windows[int(r["start_s"] // args.window)].append(r)
     print("| window (min) | POST p50 / p99 ms | GET p50 / p99 ms | machine busy / steal % | worst second's steal % "
-          "| the slowest 1%: route, game type (share of their kind) |")
-    print("|---|---|---|---|---|---|")
+          "| probe ms | the slowest 1%: route, game type (share of their kind) |")
+    print("|---|---|---|---|---|---|---|")
     for w in sorted(windows):
         rs = windows[w]
         posts = [r["ms"] for r in rs if r["method"] == "POST"]
@@ -69,10 +73,12 @@ def main() -> None:
         busy = sum(b for b, _ in here) / len(here) if here else float("nan")
         steal = sum(s for _, s in here) / len(here) if here else float("nan")
         worst = max((s for _, s in here), default=float("nan"))
+        timed = [probe[s] for s in range(first, last) if s in probe]
+        speed = f"{quantile(timed, 0.5):.2f}" if timed else "-"
         what = ", ".join(f"{m} {route} {kind} {n} ({n / kinds[(m, route, kind)]:.1%})"
                          for (m, route, kind), n in slowest.most_common(3))
         print(f"| {first / 60:.0f}-{last / 60:.0f} | {quantile(posts, 0.5):.1f} / {bar['POST']:.1f} | "
-              f"{quantile(gets, 0.5):.1f} / {bar['GET']:.1f} | {busy:.0%} / {steal:.1%} | {worst:.0%} | {what} |")
+              f"{quantile(gets, 0.5):.1f} / {bar['GET']:.1f} | {busy:.0%} / {steal:.1%} | {worst:.0%} | {speed} | {what} |")
 
     print(f"\nRequests over {args.slow_ms:g} ms by the steal of their second (the larger of it and the next):")
     print(f"| steal | seconds | requests | over {args.slow_ms:g} ms |")
