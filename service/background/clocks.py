@@ -25,12 +25,15 @@ from typing import Any, Protocol
 from domain.kernel.clocks import warn_at
 from service.background.timers import TimerThread
 from service.streams.clock_rules import deadline_in
-from service.streams.envelopes import game_of
+from service.streams.envelopes import game_of, stream_of
 from service.streams.game import Game
 
 log = logging.getLogger(__name__)
 
 RUNNING = "clocks:running"
+
+#: a timeout's or reminder's key (``_parts``) with its deadline (ISO 8601)
+Due = tuple[tuple[Any, ...], str]
 
 
 class ClockedGames(Protocol):
@@ -54,6 +57,8 @@ class ClockSets(Protocol):
 
     def set_members(self, name: str) -> list[str]: ...
 
+    def versions(self, streams: list[str]) -> list[int]: ...
+
 
 class Now(Protocol):
     def now(self) -> datetime: ...
@@ -73,6 +78,9 @@ class Timeouts:
         self.later = later
         #: the keys scheduled by this process: timeouts and reminders (``_parts``)
         self._scheduled: set[tuple[Any, ...]] = set()
+        #: what the last sweep found of each game: its version, and its keys with their deadlines
+        #: (``sweep`` schedules a game that has not moved again from these, without loading it)
+        self._swept: dict[str, tuple[int, list[Due]]] = {}
 
     def __call__(self, stream: str) -> None:  # the service's after_append
         if not stream.startswith("game-"):
@@ -85,33 +93,62 @@ class Timeouts:
             log.exception("could not schedule the clocks of %s", stream)
 
     def schedule(self, game: Game) -> None:
-        store = self.store
-        running = game.table.clocks.running
-        if not running or game.over:
-            store.set_remove(RUNNING, game.id)
-            return
-        store.set_add(RUNNING, game.id)
-        now = self.clock.now()
+        dues = self.dues(game)
+        if dues:
+            self.store.set_add(RUNNING, game.id)
+        else:
+            self.store.set_remove(RUNNING, game.id)
+        self._schedule(dues)
+
+    @staticmethod
+    def dues(game: Game) -> list[Due]:
+        """The game's timeouts and reminders: each key with its deadline (none for a game over)."""
+        if game.over:
+            return []
         bots = game.table.bot_seats()
-        for seat, run in running.items():
-            key: tuple[Any, ...] = (game.id, seat, run.started_version)
+        dues: list[Due] = []
+        for seat, run in game.table.clocks.running.items():
+            dues.append(((game.id, seat, run.started_version), run.deadline))
+            if not run.warned and seat not in bots:  # the reminder at 80% (none for a bot)
+                dues.append(((WARN, game.id, seat, run.started_version), warn_at(run.since, run.deadline)))
+        return dues
+
+    def _schedule(self, dues: list[Due]) -> None:
+        now = self.clock.now()
+        for key, deadline in dues:
             if key not in self._scheduled:
                 self._scheduled.add(key)
-                self.later(max(0.0, deadline_in(run.deadline, now)), key)
-            key = (WARN, game.id, seat, run.started_version)  # the reminder at 80% (none for a bot)
-            if not run.warned and seat not in bots and key not in self._scheduled:
-                self._scheduled.add(key)
-                self.later(max(0.0, deadline_in(warn_at(run.since, run.deadline), now)), key)
+                self.later(max(0.0, deadline_in(deadline, now)), key)
 
     def sweep(self) -> int:
-        """Schedule every running clock again (a runner's start: deadlines outlive processes)."""
+        """Schedule every running clock again (a runner's start: deadlines outlive processes; and
+        the clocks' worker's sweeps: a timeout whose scheduling failed comes back).
+
+        Which clocks run, and their deadlines, follow from the game's events alone, so a game
+        whose version has not moved since the last sweep is scheduled again from what that sweep
+        found, without loading it: the versions of all the games are read at once (in one round
+        trip a thousand games where the store can), and only the games that moved are loaded."""
         self._scheduled.clear()
-        games = self.store.set_members(RUNNING)
-        for game_id in games:
-            try:
-                self.schedule(self.games.load(game_id))
-            except Exception:
-                log.exception("could not schedule the clocks of game %s", game_id)
+        games = list(self.store.set_members(RUNNING))
+        known = self._swept
+        versions = self.store.versions([stream_of(game_id) for game_id in games]) if known else [0] * len(games)
+        swept: dict[str, tuple[int, list[Due]]] = {}
+        for game_id, version in zip(games, versions, strict=True):
+            found = known.get(game_id)
+            if version and found is not None and found[0] == version:
+                dues = found[1]
+            else:
+                try:
+                    game = self.games.load(game_id)
+                except Exception:
+                    log.exception("could not schedule the clocks of game %s", game_id)
+                    continue
+                version, dues = game.version, self.dues(game)
+                if not dues:
+                    self.store.set_remove(RUNNING, game_id)
+            self._schedule(dues)
+            swept[game_id] = (version, dues)
+        self._swept = swept
         return len(games)
 
     def run(self, key: Hashable) -> float | None:

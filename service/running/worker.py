@@ -360,7 +360,8 @@ def _sweep_clocks(config: Config) -> None:
 
 #: the clocks' worker schedules every running clock again every this many sweeps: a timeout
 #: whose scheduling failed (the queue's master failing over under an append) is lost for at
-#: most that long (each run loads every game with a running clock, hence not every sweep)
+#: most that long (each run schedules every running clock again, a job each, hence not every
+#: sweep; it loads only the games that moved since the last: ``Timeouts.sweep``)
 CLOCK_SWEEP_EVERY = 6
 
 
