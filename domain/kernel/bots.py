@@ -18,8 +18,11 @@ Wakhan):
   play it allows); the best, ties broken at random;
 * ``mcts``: information-set Monte Carlo tree search (single observer): each iteration
   draws a state from the sampler, walks one tree of moves by UCB over the moves that state
-  allows, plays at random up to a depth, and scores the end (the outcome, or the game's
-  evaluation turned into shares of a win). Another seat's face-down choice (a Dynasties
+  allows, plays at random until the seat's own next turn begins after the others' turns
+  (the game's ``turn_begins``; a game without turns of one seat: up to a depth), and scores
+  the end (the outcome, or the game's evaluation turned into shares of a win). Stopping there
+  sees what the others (Wakhan's whole turn, in Pax Pamir) do in answer, without the noise
+  of the seat's own random next turn. Another seat's face-down choice (a Dynasties
   Tribute) is not a tree decision but a guess made at random: the others choose without
   seeing the bot's own face-down choice, and the bot cannot read theirs.
 
@@ -41,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 from domain.kernel.commands import Command
+from domain.kernel.events import Event
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameRules
 
@@ -79,6 +83,10 @@ class Searchable(GameRules[Any, Any], Protocol):
 
     def scores(self, state: Any) -> list[float]:
         """Each seat's standing (higher is better)."""
+
+    def turn_begins(self, event: Event) -> int | None:
+        """The seat whose turn ``event`` begins, if it begins one (None for every event in a game
+        whose turns are no one seat's)."""
 
 
 Bot = Callable[[GameRules[Any, Any], Seen, random.Random, Clock | None], Command]
@@ -281,6 +289,7 @@ def _iterate(game: Searchable, state: Any, seat: int, root: _Node, rng: random.R
              exploration: float, timer: _Deadline) -> None:
     node, path, played = root, [root], 0
     expanded = False
+    others_moved = False  # another seat's turn began since the seat's own last began
     while game.outcome(state) is None and played < depth and not timer.up():
         movers = game.to_move(state)
         if not movers:
@@ -305,8 +314,17 @@ def _iterate(game: Searchable, state: Any, seat: int, root: _Node, rng: random.R
                     node.children[c].available += 1
             node = child
             path.append(node)
-        _, state = game.play(state, mover, command, Rng(rng.getrandbits(64)))  # the drawn state is this iteration's own
+        events, state = game.play(state, mover, command, Rng(rng.getrandbits(64)))  # the drawn state is this iteration's own
         played += 1
+        back = False
+        for event in events:
+            begun = game.turn_begins(event)
+            if begun is not None and begun != seat:
+                others_moved = True
+            elif begun == seat and others_moved:
+                back, others_moved = True, False
+        if back and expanded:  # the playout ends as the seat's next turn begins
+            break
     rewards = _rewards(game, state)
     for visited in path[1:]:
         visited.visits += 1

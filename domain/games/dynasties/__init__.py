@@ -130,6 +130,11 @@ class DynastiesRules(StepRules[DynastiesState]):
     def scores(self, state: DynastiesState) -> list[float]:
         return _bots.scores(state)
 
+    def turn_begins(self, event: Event) -> int | None:
+        """None: no seat has a turn of its own (a turn of phase 3 is every seat's, each placing in
+        order), so a searching bot's playouts keep to their depth."""
+        return None
+
     def free_commands(self, view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int,
                       key: str) -> list[Any]:
         """A bot's seal or reveal under commit-reveal (R17a), from its own secret ``key``."""

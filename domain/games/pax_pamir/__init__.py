@@ -150,6 +150,9 @@ class PaxPamirRules(StepRules[PaxState]):
     def scores(self, state: PaxState) -> list[float]:
         return _bots.scores(state)
 
+    def turn_begins(self, event: Event) -> int | None:
+        return _bots.turn_begins(event)
+
 
 RULES = PaxPamirRules()
 

@@ -187,6 +187,12 @@ def sampler(view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int,
     return PaxSampler(view, events, seat, evolve)
 
 
+def turn_begins(e: Event) -> int | None:
+    """The seat whose turn ``e`` begins (``TurnStarted``, R-TRN-1), if it begins one: ``mcts``
+    ends a playout as its own seat's next turn begins, once Wakhan and the others have had theirs."""
+    return e.data["seat"] if e.type == "TurnStarted" else None
+
+
 def scores(s: PaxState) -> list[float]:
     """Each seat's standing now (see the module's docstring)."""
     if s.outcome is not None:

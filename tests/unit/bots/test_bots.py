@@ -172,3 +172,43 @@ def test_reordering_the_pax_pamir_deck_changes_no_bots_input_or_choice():
                     _choices(PAX, b.states[index], b.stream[:mark], bot_seat)
                 compared += 1
     assert compared >= 8
+
+
+class _Recording:
+    """Pax Pamir's rules, recording the events of every command a search plays."""
+
+    def __init__(self):
+        self.played: list[list] = []
+
+    def __getattr__(self, name):
+        return getattr(PAX, name)
+
+    def play(self, state, seat, command, rng):
+        events, state = PAX.play(state, seat, command, rng)
+        self.played.append(events)
+        return events, state
+
+
+def test_an_mcts_playout_ends_as_its_seats_next_turn_begins_after_wakhans():
+    """R-TRN-1 ``TurnStarted``: each iteration from the human's turn runs through Wakhan's
+    whole turn (inside the human's last command) and stops where the human's next turn begins,
+    however deep its depth would let it go; or at the end of the game."""
+    from domain.kernel.bots import _Deadline, _iterate, _Node
+    from tests.unit.bots.games import random_positions
+
+    game = next(g for g in random_positions("pax_pamir", 1, 3, every=7, options={"wakhan": True})
+                if g.rules.to_move(g.state) == [0] and len(g.rules.legal_commands(g.state, 0)) > 3)
+    recording, root, rng = _Recording(), _Node(), random.Random(5)
+    stops = 0
+    for _ in range(25):
+        recording.played.clear()
+        _iterate(recording, PAX.copy(game.state), 0, root, rng, 500, 0.7, _Deadline(None, None))
+        began = [e.data["seat"] for events in recording.played for e in events if e.type == "TurnStarted"]
+        last = [e.data["seat"] for e in recording.played[-1] if e.type == "TurnStarted"]
+        over = any(e.type == "GameEnded" for e in recording.played[-1])
+        # the last command began the human's turn, after Wakhan's (seat 1) began in this iteration
+        assert over or (last and last[-1] == 0 and began[-2:] == [1, 0]), began
+        assert began.count(0) <= 2  # at most one turn of its own walked in the tree, none played out beyond
+        stops += not over
+    assert stops >= 20
+    assert sum(child.visits for child in root.children.values()) == 25

@@ -19,3 +19,4 @@ def test_a_game_gives_what_a_searching_bot_needs(name):
     assert isinstance(rules.score_scale, int | float) and rules.score_scale > 0
     assert isinstance(rules.face_down_verbs, frozenset)
     assert all(isinstance(verb, str) for verb in rules.face_down_verbs)
+    assert callable(getattr(rules, "turn_begins", None)), f"{name} does not say whose turn an event begins"
