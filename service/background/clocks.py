@@ -148,7 +148,8 @@ class Timeouts:
                     self.store.set_remove(RUNNING, game_id)
             self._schedule(dues)
             swept[game_id] = (version, dues)
-        self._swept = swept
+        known.clear()  # kept in place: the timeouts are wired once, at construction
+        known.update(swept)
         return len(games)
 
     def run(self, key: Hashable) -> float | None:
