@@ -24,7 +24,10 @@ Wakhan):
   sees what the others (Wakhan's whole turn, in Pax Pamir) do in answer, without the noise
   of the seat's own random next turn. Another seat's face-down choice (a Dynasties
   Tribute) is not a tree decision but a guess made at random: the others choose without
-  seeing the bot's own face-down choice, and the bot cannot read theirs.
+  seeing the bot's own face-down choice, and the bot cannot read theirs. A game may set its
+  levels (``mcts_levels``): Pax Pamir searches only the few choices ``greedy`` judges best
+  (``candidates``), flat (``tree=False``: no tree below them), each played out by every
+  seat's best next step by the evaluation (``guided``) instead of at random.
 
 A **sealed** choice (a Dynasties commit-reveal Tribute: the prompt lists nothing, the bot
 computes a seal of each card it may give) is searched as the open choice it stands for
@@ -40,7 +43,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, cast
 
 from domain.kernel.commands import Command
@@ -225,6 +228,8 @@ class _Node:
     reward: float = 0.0
     available: int = 0
     children: dict[Command, _Node] = field(default_factory=dict)
+    #: the only choices searched here (the root's ``candidates``); None: every legal one
+    allowed: frozenset[Command] | None = None
 
 
 def _rewards(game: Searchable, state: Any) -> list[float]:
@@ -242,8 +247,16 @@ def _rewards(game: Searchable, state: Any) -> list[float]:
 
 
 def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int = 16,
-             exploration: float = 0.7) -> Bot:
+             exploration: float = 0.7, candidates: int | None = None, prior: int = 0,
+             guided: float = 0.0, tree: bool = True) -> Bot:
     """At most ``iterations`` iterations, and at most ``milliseconds`` when a clock is given.
+
+    ``candidates``: only that many of the seat's choices are searched, the best by ``greedy``'s
+    judgement on one drawn state (``_judged``); ``prior``: each of them starts with that many
+    visits worth ``greedy``'s judgement, so a few noisy playouts do not overturn it.
+    ``guided``: the chance that a playout's choice is its mover's best by the evaluation one
+    step ahead (``_best_step``) rather than a random one. ``tree``: False searches the root's
+    choices alone (flat Monte Carlo: every iteration plays out from its root choice).
 
     The time budget is a deadline for the whole decision, read from the clock at the start:
     building the sampler, every step of the tree walk and of the playouts. An iteration the
@@ -260,10 +273,12 @@ def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int 
         sent = dict(zip(searched, commands, strict=True))
         sampler = game.sampler(seen.view, seen.events, seen.seat)
         root = _Node()
+        if candidates is not None or prior:
+            _judged(game, prepare(sampler.draw(rng)), seen.seat, searched, rng, root, candidates, prior)
         for _ in range(iterations):
             if timer.up():
                 break
-            _iterate(game, prepare(sampler.draw(rng)), seen.seat, root, rng, depth, exploration, timer)
+            _iterate(game, prepare(sampler.draw(rng)), seen.seat, root, rng, depth, exploration, timer, guided, tree)
         visited = [(root.children[c].visits, root.children[c].reward, c) for c in searched if c in root.children]
         if not visited:
             return rng.choice(commands)
@@ -272,6 +287,21 @@ def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int 
         top = max(reward for reward, _ in best)
         return sent[rng.choice([c for reward, c in best if reward == top])]
     return choose
+
+
+def _judged(game: Searchable, state: Any, seat: int, searched: Sequence[Command], rng: random.Random,
+            root: _Node, candidates: int | None, prior: int) -> None:
+    """The root narrowed to the ``candidates`` choices ``greedy`` judges best on ``state``, each
+    given ``prior`` visits at that judgement (the seat's advantage as a share: a logistic over
+    ``score_scale``)."""
+    plies = getattr(game, "greedy_plies", 1)
+    judged = {c: _value(game, _after(game, state, seat, c, rng), seat, rng, plies) for c in searched}
+    ranked = sorted(searched, key=lambda c: judged[c], reverse=True)[:candidates]
+    root.allowed = frozenset(ranked)
+    if prior:
+        for command in ranked:
+            share = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, judged[command] / game.score_scale))))
+            root.children[command] = _Node(mover=seat, visits=prior, reward=prior * share)
 
 
 class _Deadline:
@@ -286,7 +316,7 @@ class _Deadline:
 
 
 def _iterate(game: Searchable, state: Any, seat: int, root: _Node, rng: random.Random, depth: int,
-             exploration: float, timer: _Deadline) -> None:
+             exploration: float, timer: _Deadline, guided: float = 0.0, tree: bool = True) -> None:
     node, path, played = root, [root], 0
     expanded = False
     others_moved = False  # another seat's turn began since the seat's own last began
@@ -296,9 +326,14 @@ def _iterate(game: Searchable, state: Any, seat: int, root: _Node, rng: random.R
             break
         mover = seat if seat in movers else rng.choice(movers)
         commands = game.legal_commands(state, mover)
+        if node.allowed is not None and not expanded:
+            commands = [c for c in commands if c in node.allowed] or commands
         if not commands:
             break
-        if expanded or (mover != seat and any(c.type in game.face_down_verbs for c in commands)):
+        face_down = mover != seat and any(c.type in game.face_down_verbs for c in commands)
+        if expanded and not face_down and guided and rng.random() < guided:
+            command = _best_step(game, state, mover, commands, rng)  # a guided playout
+        elif expanded or face_down:
             command = rng.choice(commands)  # a playout, or another seat's face-down choice: a guess
         else:
             untried = [c for c in commands if c not in node.children]
@@ -314,6 +349,7 @@ def _iterate(game: Searchable, state: Any, seat: int, root: _Node, rng: random.R
                     node.children[c].available += 1
             node = child
             path.append(node)
+            expanded = expanded or not tree
         events, state = game.play(state, mover, command, Rng(rng.getrandbits(64)))  # the drawn state is this iteration's own
         played += 1
         back = False
@@ -329,6 +365,21 @@ def _iterate(game: Searchable, state: Any, seat: int, root: _Node, rng: random.R
     for visited in path[1:]:
         visited.visits += 1
         visited.reward += rewards[visited.mover]
+
+
+def _best_step(game: Searchable, state: Any, mover: int, commands: Sequence[Command], rng: random.Random) -> Command:
+    """``mover``'s best choice by the evaluation one step ahead (its advantage), ties at random."""
+    if len(commands) == 1:
+        return commands[0]
+    best, chosen = -math.inf, [commands[0]]
+    for command in commands:
+        _, after = game.play(game.copy(state), mover, command, Rng(rng.getrandbits(64)))
+        value = _advantage(game.scores(after), mover)
+        if value > best:
+            best, chosen = value, [command]
+        elif value == best:
+            chosen.append(command)
+    return rng.choice(chosen)
 
 
 def _select(node: _Node, commands: Sequence[Command], exploration: float) -> Command:
@@ -363,8 +414,15 @@ BOT_KINDS: dict[str, BotKind] = {
 
 def bot_kinds(rules: GameRules[Any, Any]) -> dict[str, BotKind]:
     """The kinds that can play ``rules``: the searching ones where the game offers a sampler
-    and an evaluation, plus the game's own (``rules.bot_kinds``, such as Wakhan)."""
+    and an evaluation, ``mcts``'s levels with the game's own settings (``rules.mcts_levels``:
+    level -> settings that replace the kind's), plus the game's own kinds (``rules.bot_kinds``,
+    such as Wakhan)."""
     searchable = callable(getattr(rules, "sampler", None)) and callable(getattr(rules, "scores", None))
     kinds = {name: kind for name, kind in BOT_KINDS.items() if searchable or not kind.searches}
+    tuned: Mapping[str, Mapping[str, Any]] = getattr(rules, "mcts_levels", {})
+    if tuned and "mcts" in kinds:
+        mcts = kinds["mcts"]
+        kinds["mcts"] = replace(mcts, levels={level: {**budget, **tuned.get(level, {})}
+                                              for level, budget in mcts.levels.items()})
     kinds.update(getattr(rules, "bot_kinds", {}))
     return kinds

@@ -72,6 +72,14 @@ WIN_BONUS = 100.0
 GREEDY_PLIES = 2
 #: A gap of this much evaluation is "clearly ahead" for a playout (about one victory point).
 SCORE_SCALE = 4.0
+#: ``mcts`` here searches the few choices ``greedy`` judges best, each played out to the seat's
+#: next turn by the players' best next steps (``guided``), flat (no tree below the root): random
+#: playouts of a Pax Pamir turn are too noisy to tell choices apart in a hundred iterations.
+#: ``hard`` weighs more choices, each over more drawn states.
+MCTS_LEVELS: dict[str, dict[str, Any]] = {
+    "normal": {"iterations": 36, "candidates": 6, "depth": 40, "guided": 1.0, "tree": False},
+    "hard": {"iterations": 128, "candidates": 8, "depth": 40, "guided": 1.0, "tree": False},
+}
 
 _GUESSED = frozenset({"deck", "out"})
 

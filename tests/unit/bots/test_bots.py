@@ -38,6 +38,14 @@ def test_every_kind_plays_a_whole_game_with_legal_commands_only(rules, seats):
     assert match.outcome.winners
 
 
+@pytest.mark.parametrize(("rules", "seats"), [(DYNASTIES, 3), (PAX, 2)])
+def test_the_guided_flat_search_plays_a_whole_game_with_legal_commands_only(rules, seats):
+    guided = mcts_bot(iterations=4, depth=10, candidates=2, guided=1.0, tree=False)
+    lineup = [guided, FAST["greedy"], FAST["random"]][:seats]
+    match = play_match(rules, seats, lineup, seed=4, check=_legal_only(rules))
+    assert match.outcome is not None and match.outcome.winners
+
+
 def test_random_chooses_every_offered_command_and_nothing_else():
     commands = [DYNASTIES.legal_commands(fold(DYNASTIES, DYNASTIES.setup(3, DYNASTIES.check_options({}),
                                                                         Rng(1))), 0)][0]
@@ -125,7 +133,8 @@ def test_a_bot_never_reads_a_state():
 
 # -- non-interference --------------------------------------------------------------------------
 
-BOTS = {"greedy": BOT_KINDS["greedy"].bot(), "mcts": mcts_bot(iterations=12, depth=6)}
+BOTS = {"greedy": BOT_KINDS["greedy"].bot(), "mcts": mcts_bot(iterations=12, depth=6),
+        "mcts guided": mcts_bot(iterations=6, depth=8, candidates=3, guided=1.0, tree=False)}
 
 
 def _choices(rules, state, events, seat):
@@ -212,3 +221,75 @@ def test_an_mcts_playout_ends_as_its_seats_next_turn_begins_after_wakhans():
         stops += not over
     assert stops >= 20
     assert sum(child.visits for child in root.children.values()) == 25
+
+
+# -- the guided, narrowed search (Pax Pamir's mcts levels) ------------------------------------
+
+def test_pax_pamir_sets_its_own_mcts_levels_and_dynasties_keeps_the_generic_ones():
+    pax, generic = bot_kinds(PAX)["mcts"].levels, BOT_KINDS["mcts"].levels
+    assert pax["normal"]["guided"] == 1.0 and pax["normal"]["tree"] is False
+    assert pax["normal"]["candidates"] < pax["hard"]["candidates"]
+    assert pax["normal"]["iterations"] < pax["hard"]["iterations"]
+    # the wall-clock guard is the generic level's: a budget of iterations first
+    assert pax["normal"]["milliseconds"] == generic["normal"]["milliseconds"]
+    assert pax["easy"] == generic["easy"]
+    assert bot_kinds(DYNASTIES)["mcts"].levels == generic
+
+
+def _pax_position(seed: int = 3):
+    from tests.unit.bots.games import random_positions
+    return next(g for g in random_positions("pax_pamir", 2, seed, every=5)
+                if g.rules.to_move(g.state) == [0] and len(g.rules.legal_commands(g.state, 0)) > 8)
+
+
+def test_the_root_is_narrowed_to_the_choices_greedy_judges_best_each_with_its_prior(monkeypatch):
+    from domain.kernel import bots
+    game = _pax_position()
+    commands = PAX.legal_commands(game.state, 0)
+    judgement = {c: float(index) for index, c in enumerate(commands)}
+    monkeypatch.setattr(bots, "_value", lambda _game, after, seat, rng, plies: judgement[after])
+    monkeypatch.setattr(bots, "_after", lambda _game, state, seat, command, rng: command)
+    root = bots._Node()
+    bots._judged(PAX, game.state, 0, commands, random.Random(1), root, 3, 2)
+    best = sorted(judgement.values(), reverse=True)[:3]
+    assert root.allowed is not None and sorted(judgement[c] for c in root.allowed) == sorted(best)
+    assert set(root.children) == root.allowed
+    shares = {c: root.children[c].reward / root.children[c].visits for c in root.allowed}
+    assert all(root.children[c].visits == 2 for c in root.allowed)
+    ranked = sorted(root.allowed, key=judgement.__getitem__)
+    assert [shares[c] for c in ranked] == sorted(shares.values())  # a better judgement, a larger share
+
+
+def test_a_flat_search_walks_only_its_candidates_and_plays_out_below_them():
+    from domain.kernel.bots import _Deadline, _iterate, _judged, _Node
+    game = _pax_position()
+    commands = PAX.legal_commands(game.state, 0)
+    root, rng = _Node(), random.Random(2)
+    _judged(PAX, PAX.copy(game.state), 0, commands, rng, root, 3, 0)
+    for _ in range(9):
+        _iterate(PAX, PAX.copy(game.state), 0, root, rng, 12, 0.7, _Deadline(None, None), guided=1.0, tree=False)
+    assert root.allowed is not None and set(root.children) <= root.allowed and len(root.allowed) == 3
+    assert sum(child.visits for child in root.children.values()) == 9
+    assert all(not child.children for child in root.children.values())  # nothing below the root
+
+
+def test_a_guided_step_is_the_movers_best_by_the_evaluation_one_step_ahead():
+    from domain.kernel.bots import _advantage, _best_step
+    compared = 0
+    for game in itertools.islice(_positions_with_choices(), 6):
+        seat = game.rules.to_move(game.state)[0]
+        commands = PAX.legal_commands(game.state, seat)
+        values = {c: _advantage(PAX.scores(PAX.play(PAX.copy(game.state), seat, c, Rng(0))[1]), seat)
+                  for c in commands}
+        chosen = _best_step(PAX, game.state, seat, commands, random.Random(compared))
+        assert values[chosen] == max(values.values())
+        compared += 1
+    assert compared == 6
+
+
+def _positions_with_choices():
+    from tests.unit.bots.games import random_positions
+    for game in random_positions("pax_pamir", 2, 11, every=9):
+        movers = game.rules.to_move(game.state)
+        if movers and len(game.rules.legal_commands(game.state, movers[0])) > 4:
+            yield game
