@@ -247,13 +247,12 @@ def _rewards(game: Searchable, state: Any) -> list[float]:
 
 
 def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int = 16,
-             exploration: float = 0.7, candidates: int | None = None, prior: int = 0,
-             guided: float = 0.0, tree: bool = True) -> Bot:
+             exploration: float = 0.7, candidates: int | None = None, guided: float = 0.0,
+             tree: bool = True) -> Bot:
     """At most ``iterations`` iterations, and at most ``milliseconds`` when a clock is given.
 
     ``candidates``: only that many of the seat's choices are searched, the best by ``greedy``'s
-    judgement on one drawn state (``_judged``); ``prior``: each of them starts with that many
-    visits worth ``greedy``'s judgement, so a few noisy playouts do not overturn it.
+    judgement on one drawn state (``_judged``).
     ``guided``: the chance that a playout's choice is its mover's best by the evaluation one
     step ahead (``_best_step``) rather than a random one. ``tree``: False searches the root's
     choices alone (flat Monte Carlo: every iteration plays out from its root choice).
@@ -273,8 +272,8 @@ def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int 
         sent = dict(zip(searched, commands, strict=True))
         sampler = game.sampler(seen.view, seen.events, seen.seat)
         root = _Node()
-        if candidates is not None or prior:
-            _judged(game, prepare(sampler.draw(rng)), seen.seat, searched, rng, root, candidates, prior)
+        if candidates is not None:
+            root.allowed = _judged(game, prepare(sampler.draw(rng)), seen.seat, searched, rng, candidates)
         for _ in range(iterations):
             if timer.up():
                 break
@@ -290,18 +289,12 @@ def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int 
 
 
 def _judged(game: Searchable, state: Any, seat: int, searched: Sequence[Command], rng: random.Random,
-            root: _Node, candidates: int | None, prior: int) -> None:
-    """The root narrowed to the ``candidates`` choices ``greedy`` judges best on ``state``, each
-    given ``prior`` visits at that judgement (the seat's advantage as a share: a logistic over
-    ``score_scale``)."""
+            candidates: int) -> frozenset[Command]:
+    """The ``candidates`` choices ``greedy`` judges best on ``state`` (its plies, ties kept in
+    the prompt's order)."""
     plies = getattr(game, "greedy_plies", 1)
     judged = {c: _value(game, _after(game, state, seat, c, rng), seat, rng, plies) for c in searched}
-    ranked = sorted(searched, key=lambda c: judged[c], reverse=True)[:candidates]
-    root.allowed = frozenset(ranked)
-    if prior:
-        for command in ranked:
-            share = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, judged[command] / game.score_scale))))
-            root.children[command] = _Node(mover=seat, visits=prior, reward=prior * share)
+    return frozenset(sorted(searched, key=lambda c: judged[c], reverse=True)[:candidates])
 
 
 class _Deadline:
