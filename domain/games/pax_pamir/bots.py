@@ -39,7 +39,14 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from domain.games.pax_pamir import queries as q
-from domain.games.pax_pamir.data.board import COALITIONS, MARKET_ROWS, PILE_EXTRAS, Coalition, pile_size
+from domain.games.pax_pamir.data.board import (
+    COALITIONS,
+    MARKET_ROWS,
+    PILE_EXTRAS,
+    REGIONS,
+    Coalition,
+    pile_size,
+)
 from domain.games.pax_pamir.data.cards import (
     ALL_CARDS,
     COURT_CARDS,
@@ -78,7 +85,7 @@ SCORE_SCALE = 4.0
 #: ``hard`` weighs more choices, each over more drawn states.
 MCTS_LEVELS: dict[str, dict[str, Any]] = {
     "normal": {"iterations": 36, "candidates": 6, "depth": 40, "guided": 1.0, "tree": False},
-    "hard": {"iterations": 128, "candidates": 8, "depth": 40, "guided": 1.0, "tree": False},
+    "hard": {"iterations": 96, "candidates": 8, "depth": 40, "guided": 1.0, "tree": False},
 }
 
 _GUESSED = frozenset({"deck", "out"})
@@ -206,8 +213,12 @@ def scores(s: PaxState) -> list[float]:
     if s.outcome is not None:
         winners = set(s.outcome["winners"])
         return [float(vp) + (WIN_BONUS if seat in winners else 0.0) for seat, vp in enumerate(s.outcome["vp"])]
+    seats = range(s.seats)
     blocks = {c: q.blocks_in_play(s, c) for c in COALITIONS}
-    check = expected_check_points(s, blocks)
+    influence = [q.influence(s, seat) for seat in seats]
+    cylinders = [q.cylinders_in_play(s, seat) for seat in seats]
+    rulers = [q.ruler_of(s, region) for region in REGIONS]
+    check = expected_check_points(s, blocks, influence, cylinders)
     soon = CHECK_IN_MARKET if any(is_dominance_check(n) for _, _, n in q.market_slots(s)) else CHECK_LATER
     out = []
     for seat, player in enumerate(s.players):
@@ -215,18 +226,21 @@ def scores(s: PaxState) -> list[float]:
         if player.loyalty is not None:
             lead = blocks[player.loyalty] - max(blocks[c] for c in COALITIONS if c != player.loyalty)
         out.append(VP_WEIGHT * (player.vp + soon * check[seat])
-                   + LEAD_WEIGHT * lead + CYLINDER_WEIGHT * q.cylinders_in_play(s, seat)
-                   + INFLUENCE_WEIGHT * q.influence(s, seat) + RULE_WEIGHT * len(q.ruled_regions(s, seat))
+                   + LEAD_WEIGHT * lead + CYLINDER_WEIGHT * cylinders[seat]
+                   + INFLUENCE_WEIGHT * influence[seat] + RULE_WEIGHT * rulers.count(seat)
                    + RUPEE_WEIGHT * player.rupees + COURT_WEIGHT * len(player.court)
                    + HAND_WEIGHT * min(len(player.hand), q.hand_limit(s, seat)))
     return out
 
 
-def expected_check_points(s: PaxState, blocks: dict[Coalition, int]) -> list[float]:
+def expected_check_points(s: PaxState, blocks: dict[Coalition, int], influence: Sequence[int],
+                          cylinders: Sequence[int]) -> list[float]:
     """The points each seat may expect of the next Dominance Check (R-DOM-1 to R-DOM-5), each
-    coalition dominant with a chance that rises with its lead in blocks."""
+    coalition dominant with a chance that rises with its lead in blocks. ``influence`` and
+    ``cylinders``: each seat's (``q.influence``, ``q.cylinders_in_play``)."""
     lead_needed = FATIGUED_LEAD if EventEffect.CONFLICT_FATIGUE in s.effects else DOMINANCE_LEAD
     multiplier = FINAL_MULTIPLIER if q.dominance_checks_left(s) == 1 else 1
+    seats = range(s.seats)
     expected = [0.0] * s.seats
     left = 1.0
     for coalition in COALITIONS:
@@ -234,12 +248,12 @@ def expected_check_points(s: PaxState, blocks: dict[Coalition, int]) -> list[flo
         chance = 1.0 / (1.0 + math.exp(-(lead - lead_needed + 0.5) / DOMINANCE_SPREAD))
         chance = min(chance, left)
         left -= chance
-        ranking = [(seat, q.influence_with(s, seat, coalition) if is_wakhan(s, seat) else q.influence(s, seat))
-                   for seat in range(s.seats) if s.players[seat].loyalty == coalition or is_wakhan(s, seat)]
+        ranking = [(seat, q.influence_with(s, seat, coalition) if is_wakhan(s, seat) else influence[seat])
+                   for seat in seats if s.players[seat].loyalty == coalition or is_wakhan(s, seat)]
         if ranking:
             for seat, points in split_points(ranking, tuple(p * multiplier for p in SUCCESS_POINTS)).items():
                 expected[seat] += chance * points
-    ranking = [(seat, q.cylinders_in_play(s, seat)) for seat in range(s.seats)]
+    ranking = [(seat, cylinders[seat]) for seat in seats]
     for seat, points in split_points(ranking, tuple(p * multiplier for p in FAILURE_POINTS)).items():
         expected[seat] += left * points
     return expected

@@ -18,7 +18,10 @@ def advantage(g, seat=0):
 
 
 def expected(g):
-    return expected_check_points(g.state, {c: q.blocks_in_play(g.state, c) for c in COALITIONS})
+    seats = range(g.state.seats)
+    return expected_check_points(g.state, {c: q.blocks_in_play(g.state, c) for c in COALITIONS},
+                                 [q.influence(g.state, seat) for seat in seats],
+                                 [q.cylinders_in_play(g.state, seat) for seat in seats])
 
 
 def test_cylinders_in_play_count_and_win_a_failed_check():
