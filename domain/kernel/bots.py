@@ -24,10 +24,11 @@ Wakhan):
   sees what the others (Wakhan's whole turn, in Pax Pamir) do in answer, without the noise
   of the seat's own random next turn. Another seat's face-down choice (a Dynasties
   Tribute) is not a tree decision but a guess made at random: the others choose without
-  seeing the bot's own face-down choice, and the bot cannot read theirs. A game may set its
-  levels (``mcts_levels``): Pax Pamir searches only the few choices ``greedy`` judges best
+  seeing the bot's own face-down choice, and the bot cannot read theirs. Its settings also
+  allow a narrower, guided search: only the few choices ``greedy`` judges best
   (``candidates``), flat (``tree=False``: no tree below them), each played out by every
-  seat's best next step by the evaluation (``guided``) instead of at random.
+  seat's best next step by the evaluation (``guided``) instead of at random; Pax Pamir's own
+  ``mcts`` plays that way where Wakhan is not at the table.
 
 A **sealed** choice (a Dynasties commit-reveal Tribute: the prompt lists nothing, the bot
 computes a seal of each card it may give) is searched as the open choice it stands for
@@ -43,7 +44,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 from domain.kernel.commands import Command
@@ -407,15 +408,9 @@ BOT_KINDS: dict[str, BotKind] = {
 
 def bot_kinds(rules: GameRules[Any, Any]) -> dict[str, BotKind]:
     """The kinds that can play ``rules``: the searching ones where the game offers a sampler
-    and an evaluation, ``mcts``'s levels with the game's own settings (``rules.mcts_levels``:
-    level -> settings that replace the kind's), plus the game's own kinds (``rules.bot_kinds``,
-    such as Wakhan)."""
+    and an evaluation, then the game's own kinds (``rules.bot_kinds``), which may replace a
+    generic one (Pax Pamir's ``mcts``)."""
     searchable = callable(getattr(rules, "sampler", None)) and callable(getattr(rules, "scores", None))
     kinds = {name: kind for name, kind in BOT_KINDS.items() if searchable or not kind.searches}
-    tuned: Mapping[str, Mapping[str, Any]] = getattr(rules, "mcts_levels", {})
-    if tuned and "mcts" in kinds:
-        mcts = kinds["mcts"]
-        kinds["mcts"] = replace(mcts, levels={level: {**budget, **tuned.get(level, {})}
-                                              for level, budget in mcts.levels.items()})
     kinds.update(getattr(rules, "bot_kinds", {}))
     return kinds

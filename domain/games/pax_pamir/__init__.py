@@ -139,11 +139,9 @@ class PaxPamirRules(StepRules[PaxState]):
     # -- what computer opponents need (``domain.kernel.bots``) ------------------------------
     score_scale = _bots.SCORE_SCALE
     greedy_plies = _bots.GREEDY_PLIES
-    #: ``mcts``'s levels as this game sets them (``domain.kernel.bots.bot_kinds``)
-    mcts_levels: dict[str, dict[str, Any]] = _bots.MCTS_LEVELS
     face_down_verbs: frozenset[str] = frozenset()
-    #: bot kinds of this game's own, beside random, greedy and mcts (name -> ``BotKind``)
-    bot_kinds: dict[str, Any] = {}
+    #: bot kinds of this game's own (name -> ``BotKind``): its ``mcts`` (``_bots.MCTS``)
+    bot_kinds: dict[str, Any] = {"mcts": _bots.MCTS}
 
     def sampler(self, view: dict[str, Any], events: Sequence[dict[str, Any]], seat: int) -> Any:
         """A full state consistent with what ``seat`` has seen, drawn at random (``bots``)."""

@@ -225,15 +225,25 @@ def test_an_mcts_playout_ends_as_its_seats_next_turn_begins_after_wakhans():
 
 # -- the guided, narrowed search (Pax Pamir's mcts levels) ------------------------------------
 
-def test_pax_pamir_sets_its_own_mcts_levels_and_dynasties_keeps_the_generic_ones():
-    pax, generic = bot_kinds(PAX)["mcts"].levels, BOT_KINDS["mcts"].levels
-    assert pax["normal"]["guided"] == 1.0 and pax["normal"]["tree"] is False
-    assert pax["normal"]["candidates"] < pax["hard"]["candidates"]
-    assert pax["normal"]["iterations"] < pax["hard"]["iterations"]
-    # the wall-clock guard is the generic level's: a budget of iterations first
-    assert pax["normal"]["milliseconds"] == generic["normal"]["milliseconds"]
-    assert pax["easy"] == generic["easy"]
-    assert bot_kinds(DYNASTIES)["mcts"].levels == generic
+def test_pax_pamirs_mcts_searches_guided_except_at_a_table_with_wakhan():
+    from domain.games.pax_pamir.bots import GUIDED
+    from tests.unit.bots.games import random_positions
+    kind, generic = bot_kinds(PAX)["mcts"], BOT_KINDS["mcts"]
+    assert list(kind.levels) == list(generic.levels) and kind.default_level == generic.default_level
+    assert GUIDED["normal"]["candidates"] < GUIDED["hard"]["candidates"]
+    assert GUIDED["normal"]["iterations"] < GUIDED["hard"]["iterations"]
+    assert bot_kinds(DYNASTIES)["mcts"] is generic
+    guided = mcts_bot(**{**generic.levels["normal"], **GUIDED["normal"]})
+    plain = generic.bot("normal")
+    for options, seats, expected in (({}, 2, guided), ({"wakhan": True}, 1, plain)):
+        game = next(g for g in random_positions("pax_pamir", seats, 3, every=5, options=options)
+                    if g.rules.to_move(g.state) == [0] and len(g.rules.legal_commands(g.state, 0)) > 8)
+        shown = seen(PAX, game.state, game.events, 0)
+        chosen = [kind.bot("normal")(PAX, shown, random.Random(k), None) for k in range(4)]
+        assert chosen == [expected(PAX, shown, random.Random(k), None) for k in range(4)]
+        # the two searches differ here, so the check above tells which one played
+        assert chosen != [other(PAX, shown, random.Random(k), None) for k in range(4)
+                          for other in [plain if expected is guided else guided]]
 
 
 def _pax_position(seed: int = 3):
