@@ -401,7 +401,7 @@ BOT_KINDS: dict[str, BotKind] = {
     "mcts": BotKind("mcts", "information-set Monte Carlo tree search over sampled states",
                     {"easy": {"iterations": 30, "depth": 8, "milliseconds": GUARD_MS},
                      "normal": {"iterations": 100, "depth": 16, "milliseconds": GUARD_MS},
-                     "hard": {"iterations": 400, "depth": 24, "milliseconds": HARD_GUARD_MS}},
+                     "hard": {"iterations": 1600, "depth": 24, "milliseconds": HARD_GUARD_MS}},
                     "normal", mcts_bot),
 }
 
