@@ -25,7 +25,7 @@ from domain.kernel.flow import FRAME_EVENTS, RUNAWAY_LIMIT, Fold, apply_frame_ev
 from domain.kernel.prompt import Prompt, Verb, short, verb_table
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameOptions
-from domain.kernel.steps import Flow, Frame, Step
+from domain.kernel.steps import Flow, Frame, Step, forget, prompt_of
 from domain.kernel.upcasting import NONE as NO_HISTORY
 from domain.kernel.upcasting import Upcasters
 
@@ -116,6 +116,8 @@ class StepRules(Generic[S]):
     def evolve(self, state: S | None, event: Event) -> S:
         """A frame event changes the stack ``frames`` finds (in place); any other event is the
         game's (``apply``)."""
+        if state is not None:
+            forget(state)  # (the prompts built for it no longer hold)
         if event.type in FRAME_EVENTS:
             assert state is not None, "frame events come after the setup events"
             apply_frame_event(self.frames(state), event)
@@ -156,15 +158,15 @@ class StepRules(Generic[S]):
 
     def prompt(self, state: S, seat: object) -> Prompt | None:
         """The question put to ``seat`` now, or None (not this seat's decision, or no seat
-        of this table). Built afresh on every call: a caller that asks the same state often
-        keeps it (the service's loader does)."""
+        of this table). Built once while the state is unchanged (``prompt_of``), and read,
+        never changed, by whoever receives it."""
         if not isinstance(seat, int) or self.is_over(state):
             return None
         found = self.current(state)
         if found is None:
             return None
         frame, step = found
-        asked = step.prompt(state, frame, seat)
+        asked = prompt_of(step, state, frame, seat)
         return asked if asked else None
 
     def to_move(self, state: S) -> list[int]:
@@ -189,7 +191,7 @@ class StepRules(Generic[S]):
         if found is None:
             return []
         frame, step = found
-        asked = step.prompt(state, frame, seat)
+        asked = prompt_of(step, state, frame, seat)
         if asked is None:
             return []
         return asked.commands(self._verb_of)
@@ -214,7 +216,7 @@ class StepRules(Generic[S]):
         if found is None:
             raise RuleViolation(self._refusal(state, seat, verb, None))
         frame, step = found
-        asked = step.prompt(state, frame, seat)  # built once, and only the verb sent is worked out
+        asked = prompt_of(step, state, frame, seat)  # as legal_commands built it, or only the verb sent
         kind = verb.type
         if asked is None or not asked.allows(kind):
             raise RuleViolation(self._refusal(state, seat, verb, asked if asked else None))

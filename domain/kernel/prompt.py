@@ -333,7 +333,7 @@ class Prompt:
             return cast(Allowed | None, entry)
         made = entry()
         if made is None:
-            del self._entries[verb]
+            self._entries.pop(verb, None)
         else:
             self._entries[verb] = made
         return made
