@@ -65,8 +65,9 @@ class PaxPamirRules(StepRules[PaxState]):
     #: otherwise the seat forfeits (docs/rules/pax_pamir.md, "Turn clocks")
     timeout_defaults = ("EndTurn", "StopAction", "NextWakhanAction")
     #: 2: procedures record their stage only when a sub-step needs it, and the limit discards and the
-    #: start of a turn are entered only when they have something to ask (fewer frame events; same game)
-    rules_version = "2"
+    #: start of a turn are entered only when they have something to ask (fewer frame events; same game);
+    #: 3: cleanup shifts and refills the market itself, entering Refill only after Instability (same game)
+    rules_version = "3"
     min_seats = MIN_HUMAN_SEATS
 
     @property
@@ -113,6 +114,9 @@ class PaxPamirRules(StepRules[PaxState]):
 
     def frames(self, state: PaxState) -> list[Frame]:
         return state.frames
+
+    def seat_count(self, state: PaxState) -> int:
+        return state.seats  # (the default's, compiled: it is asked several times a command)
 
     def view(self, state: PaxState, viewer: Viewer) -> dict[str, Any]:
         return _view(state, viewer, self.to_move(state))

@@ -11,6 +11,8 @@ Pieces are named as in ``state``: ``army:kabul``, ``tribe:kabul``, ``spy:54``.""
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
@@ -116,7 +118,7 @@ def usable_of(s: PaxState, seat: int, action: CardAction, cards: list[int]) -> l
 
 
 #: the actions printed on each court card
-_ACTIONS: dict[int, tuple[CardAction, ...]] = {n: card.actions for n, card in COURT_CARDS.items()}
+_ACTIONS: Final[dict[int, tuple[CardAction, ...]]] = {n: card.actions for n, card in COURT_CARDS.items()}
 
 
 def start(t: Play, seat: int, number: int, action: CardAction) -> None:

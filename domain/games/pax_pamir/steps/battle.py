@@ -43,9 +43,9 @@ from domain.kernel.steps import Frame, Step, handles
 
 def strength(s: PaxState, seat: int, region: Region) -> int:
     """R-BAT-1: loyal armies, plus the seat's tribes under Nationalism."""
-    total = s.armies[region][block_owner(s, seat)]
+    total = s.armies[region].get(block_owner(s, seat), 0)  # (``get``: a missing key costs ``__missing__``)
     if q.effect_active(s, EventEffect.NATIONALISM, seat):
-        total += s.tribes[region][seat]
+        total += s.tribes[region].get(seat, 0)
     return total
 
 
@@ -70,14 +70,22 @@ def region_enemies(s: PaxState, seat: int, region: Region) -> list[str]:
 def _has_region_enemy(s: PaxState, seat: int, region: Region) -> bool:
     """Would ``region_enemies`` list anything? (without naming every piece)"""
     loyalty = block_owner(s, seat)
-    if any(count > 0 and c != loyalty for c, count in s.armies[region].items()):
-        return True
+    armies = s.armies[region]
+    for c in COALITIONS:  # (``get`` on a Counter: its ``items`` is a Python-level method call)
+        if c != loyalty and armies.get(c, 0) > 0:
+            return True
     roads = s.roads
-    if any(count > 0 and c != loyalty for border in BORDERS_OF[region] for c, count in roads[border].items()):
-        return True
+    for border in BORDERS_OF[region]:
+        here = roads[border]
+        for c in COALITIONS:
+            if c != loyalty and here.get(c, 0) > 0:
+                return True
     tribes = s.tribes[region]
-    return any(other != seat and tribes.get(other, 0) > 0 and player.loyalty != loyalty
-               and not _citadel_protects(s, other, region) for other, player in enumerate(s.players))
+    for other, player in enumerate(s.players):
+        if (other != seat and tribes.get(other, 0) > 0 and player.loyalty != loyalty
+                and not _citadel_protects(s, other, region)):
+            return True
+    return False
 
 
 def card_enemies(s: PaxState, seat: int, number: int) -> list[str]:
@@ -97,15 +105,21 @@ def battle_cards(s: PaxState, seat: int) -> list[int]:
 def can_battle(s: PaxState, seat: int) -> bool:
     """Is there a region or a card ``battle_regions`` or ``battle_cards`` would list? (stops
     at the first)"""
-    return (any(strength(s, seat, r) > 0 and _has_region_enemy(s, seat, r) for r in REGIONS)
-            or any(card_enemies(s, seat, n) for n in _spied_cards(s, seat)))
+    for region in REGIONS:
+        if strength(s, seat, region) > 0 and _has_region_enemy(s, seat, region):
+            return True
+    for number in _spied_cards(s, seat):
+        if card_enemies(s, seat, number):
+            return True
+    return False
 
 
 def _spied_cards(s: PaxState, seat: int) -> list[int]:
     """Court cards holding a spy of ``seat``, along the court track."""
-    if not any(spies.get(seat, 0) > 0 for spies in s.spies.values()):
-        return []
-    return [n for _, n in q.court_cards(s) if my_spies(s, seat, n) > 0]
+    for spies in s.spies.values():
+        if spies.get(seat, 0) > 0:
+            return [n for _, n in q.court_cards(s) if my_spies(s, seat, n) > 0]
+    return []
 
 
 def safe_houses_of(s: PaxState, seat: int) -> list[int]:

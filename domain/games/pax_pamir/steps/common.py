@@ -220,7 +220,7 @@ def can_place(s: PaxState, seat: int, kind: str) -> bool:
 
 def my_spies(s: PaxState, seat: int, number: int) -> int:
     spies = s.spies.get(number)
-    return spies[seat] if spies is not None else 0
+    return spies.get(seat, 0) if spies is not None else 0
 
 
 # -- R-CST: paying an action's cost to the market -------------------------------------------------

@@ -4,6 +4,7 @@ impact icons (R-IMP)."""
 from __future__ import annotations
 
 from functools import partial
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -34,7 +35,7 @@ MILITARY_COST_PER_COLUMN = 2
 #: R-IMP leverage: rupees taken from the bank.
 LEVERAGE_RUPEES = 2
 
-ACTION_VERBS = {action: action.value.capitalize() for action in CardAction}
+ACTION_VERBS: Final = {action: action.value.capitalize() for action in CardAction}
 
 
 # -- Purchase (R-PUR) --------------------------------------------------------------------------
