@@ -25,7 +25,7 @@ from domain.kernel.flow import FRAME_EVENTS, RUNAWAY_LIMIT, Fold, apply_frame_ev
 from domain.kernel.prompt import Prompt, Verb, short, verb_table
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameOptions
-from domain.kernel.steps import Flow, Frame, Step, forget, prompt_of
+from domain.kernel.steps import Flow, Frame, Step, asked_of, forget, prompt_of
 from domain.kernel.upcasting import NONE as NO_HISTORY
 from domain.kernel.upcasting import Upcasters
 
@@ -62,6 +62,8 @@ class StepRules(Generic[S]):
         #: ``verbs`` by command type, with their position (``verb_table``)
         self._verb_of: Mapping[str, tuple[int, Verb]] = verb_table(self.verbs)
         self._barrier_on_handover: bool = self.barrier_on_handover
+        #: how every flow of these rules applies its events (one for the rules: it holds nothing else)
+        self._folder: Folder = Folder(self)
 
     @property
     def default_seats(self) -> int:
@@ -136,7 +138,7 @@ class StepRules(Generic[S]):
 
     def begin(self, state: S, rng: Rng) -> Flow[S]:
         """The flow handlers receive; a game may return a subclass of ``Flow``."""
-        return Flow(state, Folder(self), rng)
+        return Flow(state, self._folder, rng)
 
     def top(self, state: S) -> Frame | None:
         """The frame being played (the top of ``frames``), or None; a game that derives its
@@ -177,7 +179,7 @@ class StepRules(Generic[S]):
         if found is None:
             return []
         frame, step = found
-        return step.asked(state, frame, self.seat_count(state))
+        return asked_of(step, state, frame, self.seat_count(state))
 
     # (``seat`` and ``command`` are typed ``object`` where a caller may pass what a client sent:
     # compiled, a method checks its arguments' types before it runs, and the kernel's refusal

@@ -124,17 +124,11 @@ class Step(Generic[S]):
 
     def awaits(self, state: S, frame: Frame, seats: int) -> bool:
         """Does some seat owe an answer now? If not, ``advance`` runs. Is some seat ``asked``
-        (a step overrides this only to stop the game, as a finished game's last step does)."""
+        (a step overrides this only to stop the game, as a finished game's last step does):
+        worked out once for the state (``asked_of``), as ``to_move`` then reads it."""
         if self.never_asks:
             return False
-        if frame.seat is not None:
-            return self.asks(state, frame)
-        if self.one_seat_at_a_time:
-            return self.seat_asked(state, frame) is not None
-        for seat in range(seats):
-            if self.asks_seat(state, frame, seat):
-                return True
-        return False
+        return bool(asked_of(self, state, frame, seats))
 
     def asks(self, state: S, frame: Frame) -> bool:
         """Does the owner of a seat's frame have a prompt now? By default its prompt is
@@ -175,14 +169,17 @@ class Step(Generic[S]):
 # -- the prompts of the state last asked about ---------------------------------------------------
 
 class Asked:
-    """The prompts the current step of one state puts, per seat, as they were built: who must
-    answer (``Step.asked``, ``awaits``), what the seat may do (``legal_commands``) and whether a
-    command is allowed (``play``) all read the same prompt, built once for that state."""
+    """Who the current step of one state asks and the prompts it puts, per seat, as they were
+    worked out: who must answer (``to_move``, ``awaits``), what the seat may do
+    (``legal_commands``) and whether a command is allowed (``play``) read the same answers,
+    worked out once for that state."""
 
-    def __init__(self, state: object, frame: Frame, seat: int, prompt: Prompt | None):
+    def __init__(self, state: object, frame: Frame):
         self.state = state
         self.frame = frame
-        self.prompts: dict[int, Prompt | None] = {seat: prompt}
+        self.prompts: dict[int, Prompt | None] = {}
+        #: ``Step.asked``, once worked out
+        self.seats: list[int] | None = None
 
 
 class _Kept:
@@ -197,21 +194,44 @@ class _Kept:
 KEPT: Final = _Kept()
 
 
-def prompt_of(step: Step[Any], state: object, frame: Frame, seat: int) -> Prompt | None:
-    """``step.prompt(state, frame, seat)``, built once while ``state`` is unchanged: the one way
-    the kernel asks a step for a prompt (``frame`` is the state's current one; a game that derives
+def _found(state: object, frame: Frame) -> Asked | None:
+    """What is kept for ``state``, if anything (``frame`` is its current one; a game that derives
     its frames may make an equal one on each call)."""
     kept = KEPT.asked
     if kept is not None and kept.state is state and (kept.frame is frame or kept.frame == frame):
-        prompts = kept.prompts
-        if seat in prompts:
-            return prompts[seat]
-        made = step.prompt(state, frame, seat)
-        prompts[seat] = made
-        return made
+        return kept
+    return None
+
+
+def prompt_of(step: Step[Any], state: object, frame: Frame, seat: int) -> Prompt | None:
+    """``step.prompt(state, frame, seat)``, built once while ``state`` is unchanged: the one way
+    the kernel asks a step for a prompt."""
+    kept = _found(state, frame)
+    if kept is None:
+        kept = KEPT.asked = Asked(state, frame)
+    prompts = kept.prompts
+    if seat in prompts:
+        return prompts[seat]
     made = step.prompt(state, frame, seat)
-    KEPT.asked = Asked(state, frame, seat, made)
+    prompts[seat] = made
     return made
+
+
+def asked_of(step: Step[Any], state: object, frame: Frame, seats: int) -> list[int]:
+    """``step.asked(state, frame, seats)``, worked out once while ``state`` is unchanged: the one
+    way the kernel learns who must answer (a list of the caller's own). Kept only when someone
+    is asked: when nobody is, the automatic steps go on and change the state at once."""
+    kept = _found(state, frame)
+    if kept is not None and kept.seats is not None:
+        return kept.seats[:]
+    found = step.asked(state, frame, seats)
+    if found:
+        kept = _found(state, frame)  # (again: working it out may have built a prompt, kept there)
+        if kept is None:
+            kept = KEPT.asked = Asked(state, frame)
+        kept.seats = found
+        return found[:]
+    return found
 
 
 def forget(state: object) -> None:

@@ -47,7 +47,7 @@ from domain.kernel.engine import StepRules
 from domain.kernel.events import Event, Viewer
 from domain.kernel.rng import Rng
 from domain.kernel.rules import Outcome
-from domain.kernel.steps import RUNAWAY_LIMIT, Flow, Frame, RunawayGame, step_table
+from domain.kernel.steps import RUNAWAY_LIMIT, Flow, Frame, RunawayGame, Step, step_table
 
 #: one human plays against Wakhan (section 20)
 MIN_HUMAN_SEATS = min(WAKHAN_HUMAN_SEATS)
@@ -117,6 +117,14 @@ class PaxPamirRules(StepRules[PaxState]):
 
     def seat_count(self, state: PaxState) -> int:
         return state.seats  # (the default's, compiled: it is asked several times a command)
+
+    def current(self, state: PaxState) -> tuple[Frame, Step[PaxState]] | None:
+        """The default's, reading the stack at once (asked several times a command)."""
+        frames = state.frames
+        if not frames:
+            return None
+        top = frames[-1]
+        return top, self._step_of[top.step]
 
     def view(self, state: PaxState, viewer: Viewer) -> dict[str, Any]:
         return _view(state, viewer, self.to_move(state))

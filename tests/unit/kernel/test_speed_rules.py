@@ -68,7 +68,6 @@ OWED: dict[tuple[str, str], int] = {
     ('domain/kernel/engine.py', 'typing-cast'): 1,
     ('domain/kernel/invitations.py', 'dataclasses-replace'): 3,
     ('domain/kernel/prompt.py', 'generator-builtin'): 3,
-    ('domain/kernel/prompt.py', 'typing-cast'): 2,
     ('domain/kernel/steps.py', 'typing-cast'): 1,
     ('domain/kernel/table.py', 'dataclasses-replace'): 1,
 }

@@ -63,6 +63,10 @@ def _regions_in_id(border: Border) -> tuple[Region, Region]:
     return first, second
 
 
+# A member's id, in code that runs on every prompt or event, is ``str(member)`` (a StrEnum's
+# ``str`` is its value, a plain ``str``), not ``member.value``: ``value`` is a property of the
+# enum written in Python, an interpreted call on every read.
+
 #: the regions and coalitions in declaration order, as tuples (iterating an enum runs
 #: the enum's own generator, interpreted, for every member: several times a tuple's cost)
 REGIONS: Final[tuple[Region, ...]] = tuple(Region)

@@ -102,7 +102,11 @@ def candidates(s: PaxState, seat: int) -> dict[CardAction, list[int]]:
         owed = hostage_bribe(s, seat, n) if capped else None
         for action in _ACTIONS[n]:
             if owed is None or may_start(s, seat, owed, minimum_cost(s, seat, action)):
-                found.setdefault(action, []).append(n)
+                cards = found.get(action)
+                if cards is None:
+                    found[action] = [n]
+                else:
+                    cards.append(n)
     return {action: found[action] for action in CARD_ACTION_ORDER if action in found}
 
 

@@ -57,13 +57,13 @@ def region_enemies(s: PaxState, seat: int, region: Region) -> list[str]:
     """R-BAT-1: armies of other coalitions, their roads on the region's borders (section 21
     item 15), and tribes of seats of another loyalty not under their own Citadel."""
     loyalty = block_owner(s, seat)
-    found = [places.enemy("army", region.value, c.value) for c in COALITIONS if c != loyalty and s.armies[region][c] > 0]
+    found = [places.enemy("army", str(region), str(c)) for c in COALITIONS if c != loyalty and s.armies[region][c] > 0]
     for border in BORDERS_OF[region]:
-        found += [places.enemy("road", border.value, c.value) for c in COALITIONS if c != loyalty and s.roads[border][c] > 0]
+        found += [places.enemy("road", str(border), str(c)) for c in COALITIONS if c != loyalty and s.roads[border][c] > 0]
     for other, player in enumerate(s.players):
         if (other != seat and player.loyalty != loyalty and s.tribes[region][other] > 0
                 and not _citadel_protects(s, other, region)):
-            found.append(places.enemy("tribe", region.value, other))
+            found.append(places.enemy("tribe", str(region), other))
     return found
 
 
@@ -95,7 +95,7 @@ def card_enemies(s: PaxState, seat: int, number: int) -> list[str]:
 
 
 def battle_regions(s: PaxState, seat: int) -> list[str]:
-    return [r.value for r in REGIONS if strength(s, seat, r) > 0 and region_enemies(s, seat, r)]
+    return [str(r) for r in REGIONS if strength(s, seat, r) > 0 and region_enemies(s, seat, r)]
 
 
 def battle_cards(s: PaxState, seat: int) -> list[int]:

@@ -41,8 +41,8 @@ def build_places(s: PaxState, seat: int) -> tuple[list[str], list[str]]:
     ruled = q.ruled_regions(s, seat)
     if not ruled or not can_place(s, seat, "army"):  # armies and roads are both blocks
         return [], []
-    borders = {border.value for region in ruled for border in BORDERS_OF[region]}
-    return [region.value for region in ruled], sorted(borders)
+    borders = {str(border) for region in ruled for border in BORDERS_OF[region]}  # (ids: see ``board``)
+    return [str(region) for region in ruled], sorted(borders)
 
 
 def build_limit(s: PaxState, seat: int) -> int:
