@@ -54,7 +54,8 @@ def minimum_cost(s: PaxState, seat: int, action: CardAction) -> int:
     if action == CardAction.BETRAY:
         return BETRAY_COST
     if action == CardAction.GIFT:
-        return min(free_gift_spaces(s, seat), default=0)
+        spaces = free_gift_spaces(s, seat)  # (in the order of GIFT_VALUES, increasing: the first is the cheapest)
+        return spaces[0] if spaces else 0
     return 0
 
 

@@ -54,7 +54,7 @@ class Procedure(Step[PaxState]):
         the procedure ends. The stage reached is recorded only when a sub-step is called (it
         returns here, to the next stage): ``update_later``."""
         stages = self.stages
-        stage = frame.locals.get("stage", 0)
+        stage: int = frame.locals.get("stage", 0)
         while stage < len(stages):
             stage += 1
             t.update_later(stage=stage)
