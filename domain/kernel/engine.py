@@ -25,7 +25,7 @@ from domain.kernel.flow import FRAME_EVENTS, RUNAWAY_LIMIT, Fold, apply_frame_ev
 from domain.kernel.prompt import Prompt, Verb, short, verb_table
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameOptions
-from domain.kernel.steps import Flow, Frame, Step
+from domain.kernel.steps import Flow, Frame, Step, asked_of, forget, prompt_of
 from domain.kernel.upcasting import NONE as NO_HISTORY
 from domain.kernel.upcasting import Upcasters
 
@@ -62,6 +62,8 @@ class StepRules(Generic[S]):
         #: ``verbs`` by command type, with their position (``verb_table``)
         self._verb_of: Mapping[str, tuple[int, Verb]] = verb_table(self.verbs)
         self._barrier_on_handover: bool = self.barrier_on_handover
+        #: how every flow of these rules applies its events (one for the rules: it holds nothing else)
+        self._folder: Folder = Folder(self)
 
     @property
     def default_seats(self) -> int:
@@ -116,6 +118,8 @@ class StepRules(Generic[S]):
     def evolve(self, state: S | None, event: Event) -> S:
         """A frame event changes the stack ``frames`` finds (in place); any other event is the
         game's (``apply``)."""
+        if state is not None:
+            forget(state)  # (the prompts built for it no longer hold)
         if event.type in FRAME_EVENTS:
             assert state is not None, "frame events come after the setup events"
             apply_frame_event(self.frames(state), event)
@@ -134,7 +138,7 @@ class StepRules(Generic[S]):
 
     def begin(self, state: S, rng: Rng) -> Flow[S]:
         """The flow handlers receive; a game may return a subclass of ``Flow``."""
-        return Flow(state, Folder(self), rng)
+        return Flow(state, self._folder, rng)
 
     def top(self, state: S) -> Frame | None:
         """The frame being played (the top of ``frames``), or None; a game that derives its
@@ -156,15 +160,15 @@ class StepRules(Generic[S]):
 
     def prompt(self, state: S, seat: object) -> Prompt | None:
         """The question put to ``seat`` now, or None (not this seat's decision, or no seat
-        of this table). Built afresh on every call: a caller that asks the same state often
-        keeps it (the service's loader does)."""
+        of this table). Built once while the state is unchanged (``prompt_of``), and read,
+        never changed, by whoever receives it."""
         if not isinstance(seat, int) or self.is_over(state):
             return None
         found = self.current(state)
         if found is None:
             return None
         frame, step = found
-        asked = step.prompt(state, frame, seat)
+        asked = prompt_of(step, state, frame, seat)
         return asked if asked else None
 
     def to_move(self, state: S) -> list[int]:
@@ -175,7 +179,7 @@ class StepRules(Generic[S]):
         if found is None:
             return []
         frame, step = found
-        return step.asked(state, frame, self.seat_count(state))
+        return asked_of(step, state, frame, self.seat_count(state))
 
     # (``seat`` and ``command`` are typed ``object`` where a caller may pass what a client sent:
     # compiled, a method checks its arguments' types before it runs, and the kernel's refusal
@@ -189,7 +193,7 @@ class StepRules(Generic[S]):
         if found is None:
             return []
         frame, step = found
-        asked = step.prompt(state, frame, seat)
+        asked = prompt_of(step, state, frame, seat)
         if asked is None:
             return []
         return asked.commands(self._verb_of)
@@ -214,7 +218,7 @@ class StepRules(Generic[S]):
         if found is None:
             raise RuleViolation(self._refusal(state, seat, verb, None))
         frame, step = found
-        asked = step.prompt(state, frame, seat)  # built once, and only the verb sent is worked out
+        asked = prompt_of(step, state, frame, seat)  # as legal_commands built it, or only the verb sent
         kind = verb.type
         if asked is None or not asked.allows(kind):
             raise RuleViolation(self._refusal(state, seat, verb, asked if asked else None))

@@ -47,10 +47,11 @@ class Frame:
 
     @property
     def owner_seat(self) -> int:
-        """``seat``, for a step that a seat plays (a frame of the table has none: an error)."""
+        """``seat``, for a step that a seat plays (a frame of the table has none: an error).
+        Replaced by a plain attribute below."""
         seat = self.seat
         if seat is None:
-            raise TypeError(f"step {self.step!r} is the table's: it has no seat")
+            raise AttributeError(f"step {self.step!r} is the table's: it has no seat")
         return seat
 
     def to_json(self) -> dict[str, Any]:
@@ -63,6 +64,10 @@ class Frame:
 # every attribute read, found or not (about 500 instructions; 7% of a Pax Pamir game). Without
 # it, reading a local that is not there raises the same AttributeError.
 del Frame.__getattr__
+# ``owner_seat`` likewise: a plain attribute of a seat's frame, set when it is made (a property is
+# a Python-level call on every read, and steps read it on most); a frame of the table has none,
+# and reading it there raises AttributeError.
+del Frame.owner_seat
 
 
 def _readable(made: Frame) -> None:
@@ -70,6 +75,8 @@ def _readable(made: Frame) -> None:
     ``__getattr__`` call; the three fields win over a local of the same name."""
     d = made.__dict__
     d.update({name: value for name, value in d["locals"].items() if name not in ("step", "seat", "locals")})
+    if d["seat"] is not None:
+        d["owner_seat"] = d["seat"]
 
 
 def frame(step: str, seat: int | None = None, **values: Any) -> Frame:
@@ -92,8 +99,13 @@ def _made(step: str, seat: int | None, values: dict[str, Any]) -> Frame:
     """``Frame(step, seat, values)`` without the frozen dataclass's ``__init__`` (a frame
     is made for every frame event folded, so this is on the hot path)."""
     made = object.__new__(Frame)
-    made.__dict__.update(values)  # read as attributes without ``__getattr__``
-    made.__dict__.update(step=step, seat=seat, locals=values)
+    attributes: dict[str, Any] = made.__dict__
+    attributes.update(values)  # read as attributes without ``__getattr__``
+    attributes["step"] = step
+    attributes["seat"] = seat
+    attributes["locals"] = values
+    if seat is not None:
+        attributes["owner_seat"] = seat
     return made
 
 

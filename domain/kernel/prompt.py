@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from domain.kernel.commands import Command
 from domain.kernel.errors import RuleViolation
@@ -299,14 +299,15 @@ Options = Iterable[Any] | Callable[[], Iterable[Any]]
 
 
 class _Later:
-    """A ``one_of`` whose options are a function, run when the verb is first read."""
+    """A ``one_of`` whose options are a function (of ``args``), run when the verb is first read."""
 
-    def __init__(self, options: Callable[[], Iterable[Any]], why: Why):
+    def __init__(self, options: Callable[..., Iterable[Any]], why: Why, args: tuple[Any, ...] = ()):
         self.options = options
         self.why = why
+        self.args = args
 
     def __call__(self) -> Allowed | None:
-        found = tuple(self.options())
+        found = tuple(self.options(*self.args))
         return OneOf(found, self.why) if found else None
 
 
@@ -329,11 +330,11 @@ class Prompt:
 
     def _resolved(self, verb: str) -> Allowed | None:
         entry = self._entries.get(verb)
-        if entry is None or type(entry) is not _Later:
-            return cast(Allowed | None, entry)
+        if entry is None or isinstance(entry, Allowed):
+            return entry
         made = entry()
         if made is None:
-            del self._entries[verb]
+            self._entries.pop(verb, None)
         else:
             self._entries[verb] = made
         return made
@@ -347,7 +348,9 @@ class Prompt:
                 for verb in list(entries):
                     self._resolved(verb)
                 break
-        return cast(dict[str, Allowed], entries)
+        kept: Any = entries  # every choice is an ``Allowed`` now (not ``cast``: a call)
+        worked_out: dict[str, Allowed] = kept
+        return worked_out
 
     def _with(self, verb: str | Verb, allowed: Allowed) -> Prompt:
         self._entries[verb_type(verb)] = allowed
@@ -364,6 +367,13 @@ class Prompt:
             return self
         options = tuple(options)
         return self._with(verb, OneOf(options, why)) if options else self
+
+    def one_of_later(self, verb: str | Verb, options: Callable[..., Iterable[Any]], *args: Any) -> Prompt:
+        """``one_of(verb, options(*args))``, worked out only when the verb is read (as ``one_of``
+        takes a function): the function and its arguments are kept as they are, where a
+        ``partial`` is an object made on every prompt, for a menu of many such choices."""
+        self._entries[verb.type if isinstance(verb, Verb) else verb] = _Later(options, None, args)
+        return self
 
     def subset_of(self, verb: str | Verb, options: Iterable[Any], minimum: int, maximum: int,
                   why: Why = None, size_why: str | None = None) -> Prompt:

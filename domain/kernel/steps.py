@@ -19,7 +19,7 @@ and are named here too.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Generic, TypeVar, cast
+from typing import Any, ClassVar, Final, Generic, TypeVar, cast
 
 from mypy_extensions import mypyc_attr
 
@@ -124,24 +124,18 @@ class Step(Generic[S]):
 
     def awaits(self, state: S, frame: Frame, seats: int) -> bool:
         """Does some seat owe an answer now? If not, ``advance`` runs. Is some seat ``asked``
-        (a step overrides this only to stop the game, as a finished game's last step does)."""
+        (a step overrides this only to stop the game, as a finished game's last step does):
+        worked out once for the state (``asked_of``), as ``to_move`` then reads it."""
         if self.never_asks:
             return False
-        if frame.seat is not None:
-            return self.asks(state, frame)
-        if self.one_seat_at_a_time:
-            return self.seat_asked(state, frame) is not None
-        for seat in range(seats):
-            if self.asks_seat(state, frame, seat):
-                return True
-        return False
+        return bool(asked_of(self, state, frame, seats))
 
     def asks(self, state: S, frame: Frame) -> bool:
         """Does the owner of a seat's frame have a prompt now? By default its prompt is
         built. A step that can tell more cheaply overrides this, and then says it once: its
         ``ask`` begins with ``if not self.asks(...)`` and does not test it again (the
         random-play tests check that the two agree)."""
-        return self.always_asks or bool(self.prompt(state, frame, frame.owner_seat))
+        return self.always_asks or bool(prompt_of(self, state, frame, frame.owner_seat))
 
     def asks_seat(self, state: S, frame: Frame, seat: int) -> bool:
         """``asks`` for a frame every seat may answer (no owner): does ``seat`` have a prompt
@@ -149,7 +143,7 @@ class Step(Generic[S]):
         its prompt is built by default, and an override is the guard its ``prompt`` begins with."""
         if self.one_seat_at_a_time:
             return self.seat_asked(state, frame) == seat
-        return bool(self.prompt(state, frame, seat))
+        return bool(prompt_of(self, state, frame, seat))
 
     def seat_asked(self, state: S, frame: Frame) -> int | None:
         """For a frame every seat may answer where the rulebook asks one seat at a time (the
@@ -170,6 +164,81 @@ class Step(Generic[S]):
             return None
         found: Callable[..., None] = getattr(self, attr)
         return found
+
+
+# -- the prompts of the state last asked about ---------------------------------------------------
+
+class Asked:
+    """Who the current step of one state asks and the prompts it puts, per seat, as they were
+    worked out: who must answer (``to_move``, ``awaits``), what the seat may do
+    (``legal_commands``) and whether a command is allowed (``play``) read the same answers,
+    worked out once for that state."""
+
+    def __init__(self, state: object, frame: Frame):
+        self.state = state
+        self.frame = frame
+        self.prompts: dict[int, Prompt | None] = {}
+        #: ``Step.asked``, once worked out
+        self.seats: list[int] | None = None
+
+
+class _Kept:
+    asked: Asked | None = None
+
+
+#: The prompts of the last state asked about (one state, whichever it is). Kept only while that
+#: state is unchanged: every event is applied through ``StepRules.evolve``, which forgets them
+#: when it changes that state (``forget``). A state copied is another state (nothing is shared
+#: with the copy), and a caller that works on several states in turn only builds more often. Its
+#: prompts are read, never changed (``Prompt`` works out a lazy choice once, in place).
+KEPT: Final = _Kept()
+
+
+def _found(state: object, frame: Frame) -> Asked | None:
+    """What is kept for ``state``, if anything (``frame`` is its current one; a game that derives
+    its frames may make an equal one on each call)."""
+    kept = KEPT.asked
+    if kept is not None and kept.state is state and (kept.frame is frame or kept.frame == frame):
+        return kept
+    return None
+
+
+def prompt_of(step: Step[Any], state: object, frame: Frame, seat: int) -> Prompt | None:
+    """``step.prompt(state, frame, seat)``, built once while ``state`` is unchanged: the one way
+    the kernel asks a step for a prompt."""
+    kept = _found(state, frame)
+    if kept is None:
+        kept = KEPT.asked = Asked(state, frame)
+    prompts = kept.prompts
+    if seat in prompts:
+        return prompts[seat]
+    made = step.prompt(state, frame, seat)
+    prompts[seat] = made
+    return made
+
+
+def asked_of(step: Step[Any], state: object, frame: Frame, seats: int) -> list[int]:
+    """``step.asked(state, frame, seats)``, worked out once while ``state`` is unchanged: the one
+    way the kernel learns who must answer (a list of the caller's own). Kept only when someone
+    is asked: when nobody is, the automatic steps go on and change the state at once."""
+    kept = _found(state, frame)
+    if kept is not None and kept.seats is not None:
+        return kept.seats[:]
+    found = step.asked(state, frame, seats)
+    if found:
+        kept = _found(state, frame)  # (again: working it out may have built a prompt, kept there)
+        if kept is None:
+            kept = KEPT.asked = Asked(state, frame)
+        kept.seats = found
+        return found[:]
+    return found
+
+
+def forget(state: object) -> None:
+    """``state`` is about to change: the prompts built for it no longer hold."""
+    kept = KEPT.asked
+    if kept is not None and kept.state is state:
+        KEPT.asked = None
 
 
 def step_table(*steps: Step[Any]) -> dict[str, Step[Any]]:

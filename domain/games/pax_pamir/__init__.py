@@ -47,7 +47,7 @@ from domain.kernel.engine import StepRules
 from domain.kernel.events import Event, Viewer
 from domain.kernel.rng import Rng
 from domain.kernel.rules import Outcome
-from domain.kernel.steps import RUNAWAY_LIMIT, Flow, Frame, RunawayGame, step_table
+from domain.kernel.steps import RUNAWAY_LIMIT, Flow, Frame, RunawayGame, Step, step_table
 
 #: one human plays against Wakhan (section 20)
 MIN_HUMAN_SEATS = min(WAKHAN_HUMAN_SEATS)
@@ -65,8 +65,9 @@ class PaxPamirRules(StepRules[PaxState]):
     #: otherwise the seat forfeits (docs/rules/pax_pamir.md, "Turn clocks")
     timeout_defaults = ("EndTurn", "StopAction", "NextWakhanAction")
     #: 2: procedures record their stage only when a sub-step needs it, and the limit discards and the
-    #: start of a turn are entered only when they have something to ask (fewer frame events; same game)
-    rules_version = "2"
+    #: start of a turn are entered only when they have something to ask (fewer frame events; same game);
+    #: 3: cleanup shifts and refills the market itself, entering Refill only after Instability (same game)
+    rules_version = "3"
     min_seats = MIN_HUMAN_SEATS
 
     @property
@@ -113,6 +114,17 @@ class PaxPamirRules(StepRules[PaxState]):
 
     def frames(self, state: PaxState) -> list[Frame]:
         return state.frames
+
+    def seat_count(self, state: PaxState) -> int:
+        return state.seats  # (the default's, compiled: it is asked several times a command)
+
+    def current(self, state: PaxState) -> tuple[Frame, Step[PaxState]] | None:
+        """The default's, reading the stack at once (asked several times a command)."""
+        frames = state.frames
+        if not frames:
+            return None
+        top = frames[-1]
+        return top, self._step_of[top.step]
 
     def view(self, state: PaxState, viewer: Viewer) -> dict[str, Any]:
         return _view(state, viewer, self.to_move(state))

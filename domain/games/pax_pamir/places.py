@@ -12,6 +12,8 @@ every place name is built and read back here, and nowhere else (``state`` lists 
 
 from __future__ import annotations
 
+from typing import Final
+
 from domain.games.pax_pamir.data.board import MARKET_COLUMNS, MARKET_ROWS, MAX_SEATS
 
 BANK = "bank"
@@ -21,7 +23,7 @@ DISCARD = "discard"
 
 
 def market(row: int, column: int) -> str:
-    return f"market:{row}:{column}"
+    return _MARKET[row][column]
 
 
 def purse(seat: int) -> str:
@@ -54,8 +56,12 @@ def _parse(place: str) -> tuple[str, tuple[int, ...]]:
     return kind, tuple(int(part) for part in rest.split(":")) if rest else ()
 
 
+#: each market slot's name, made once (a card or rupees move on or off the market on most commands)
+_MARKET: Final[tuple[tuple[str, ...], ...]] = tuple(
+    tuple(f"market:{row}:{column}" for column in range(MARKET_COLUMNS)) for row in range(MARKET_ROWS))
+
 #: every place events name often, read once at import (``parse`` is on every event's path)
-_PARSED: dict[str, tuple[str, tuple[int, ...]]] = {
+_PARSED: Final[dict[str, tuple[str, tuple[int, ...]]]] = {
     name: _parse(name) for name in (
         BANK, REMOVED, DECK, DISCARD,
         *(market(row, column) for row in range(MARKET_ROWS) for column in range(MARKET_COLUMNS)),

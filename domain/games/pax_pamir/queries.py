@@ -7,9 +7,11 @@ computed from the pieces and cards where they are (R-CMP-5).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from domain.games.pax_pamir.data.board import (
     BLOCKS_PER_COALITION,
+    COALITIONS,
     CYLINDERS_PER_PLAYER,
     GIFT_VALUES,
     Coalition,
@@ -35,12 +37,12 @@ DECLINED_BRIBES_LIMIT = 3
 # The predicates below run thousands of times per game (every prompt reads them), so they
 # read these flat tables rather than the card objects, iterate tuples rather than the
 # enums, and read counters with ``get`` (a missing key costs a Python-level __missing__).
-_REGIONS: tuple[Region, ...] = tuple(Region)
-_RANK: dict[int, int] = {n: c.rank for n, c in COURT_CARDS.items()}
-_SUIT: dict[int, Suit] = {n: c.suit for n, c in COURT_CARDS.items()}
-_PATRIOT: dict[int, Coalition | None] = {n: c.patriot for n, c in COURT_CARDS.items()}
-_PRIZE: dict[int, Coalition | None] = {n: c.prize for n, c in COURT_CARDS.items()}
-_CARDS_WITH: dict[str, tuple[int, ...]] = {ability.value: cards_with_ability(ability) for ability in Ability}
+_REGIONS: Final[tuple[Region, ...]] = tuple(Region)
+_RANK: Final[dict[int, int]] = {n: c.rank for n, c in COURT_CARDS.items()}
+_SUIT: Final[dict[int, Suit]] = {n: c.suit for n, c in COURT_CARDS.items()}
+_PATRIOT: Final[dict[int, Coalition | None]] = {n: c.patriot for n, c in COURT_CARDS.items()}
+_PRIZE: Final[dict[int, Coalition | None]] = {n: c.prize for n, c in COURT_CARDS.items()}
+_CARDS_WITH: Final[dict[str, tuple[int, ...]]] = {ability.value: cards_with_ability(ability) for ability in Ability}
 
 
 def card(number: int) -> CourtCard:
@@ -90,7 +92,12 @@ def ruler_of(s: PaxState, region: Region) -> int | None:
     every coalition's army count; None otherwise."""
     armies = s.armies[region]
     tribes_here = s.tribes[region]
-    most_armies = top = max(armies.values(), default=0)  # a seat must beat every coalition's armies
+    most_armies = 0  # a seat must beat every coalition's armies
+    for coalition in COALITIONS:  # (a Counter's ``values`` is a Python-level method call)
+        count = armies.get(coalition, 0)
+        if count > most_armies:
+            most_armies = count
+    top = most_armies
     wakhan = s.wakhan.seat if s.wakhan is not None else None
     ruler: int | None = None
     for seat, player in enumerate(s.players):
@@ -182,8 +189,12 @@ def hostage_holder(s: PaxState, number: int) -> int | None:
 # -- supplies ----------------------------------------------------------------------------------
 
 def cylinders_in_play(s: PaxState, seat: int) -> int:
-    return (sum(c.get(seat, 0) for c in s.tribes.values()) + sum(c.get(seat, 0) for c in s.spies.values())
-            + len(s.players[seat].gifts))
+    total = len(s.players[seat].gifts)
+    for tribes in s.tribes.values():
+        total += tribes.get(seat, 0)
+    for spies in s.spies.values():
+        total += spies.get(seat, 0)
+    return total
 
 
 def cylinders_in_supply(s: PaxState, seat: int) -> int:
@@ -191,8 +202,12 @@ def cylinders_in_supply(s: PaxState, seat: int) -> int:
 
 
 def blocks_in_play(s: PaxState, coalition: Coalition) -> int:
-    return (sum(c.get(coalition, 0) for c in s.armies.values())
-            + sum(c.get(coalition, 0) for c in s.roads.values()))
+    total = 0
+    for armies in s.armies.values():
+        total += armies.get(coalition, 0)
+    for roads in s.roads.values():
+        total += roads.get(coalition, 0)
+    return total
 
 
 def blocks_in_supply(s: PaxState, coalition: Coalition) -> int:

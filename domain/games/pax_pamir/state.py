@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from domain.games.pax_pamir.data.board import (
     MARKET_COLUMNS,
@@ -32,7 +32,7 @@ from domain.games.pax_pamir.data.board import (
 from domain.games.pax_pamir.options import PaxOptions
 from domain.kernel.steps import Frame
 
-SUPPLY = "supply"
+SUPPLY: Final = "supply"
 
 
 @dataclass

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from itertools import combinations
+from typing import Final
 
 
 class Region(StrEnum):
@@ -62,21 +63,25 @@ def _regions_in_id(border: Border) -> tuple[Region, Region]:
     return first, second
 
 
+# A member's id, in code that runs on every prompt or event, is ``str(member)`` (a StrEnum's
+# ``str`` is its value, a plain ``str``), not ``member.value``: ``value`` is a property of the
+# enum written in Python, an interpreted call on every read.
+
 #: the regions and coalitions in declaration order, as tuples (iterating an enum runs
 #: the enum's own generator, interpreted, for every member: several times a tuple's cost)
-REGIONS: tuple[Region, ...] = tuple(Region)
-COALITIONS: tuple[Coalition, ...] = tuple(Coalition)
+REGIONS: Final[tuple[Region, ...]] = tuple(Region)
+COALITIONS: Final[tuple[Coalition, ...]] = tuple(Coalition)
 #: each region, border and coalition by its id: what ``Region(id)`` gives, without the enum's
 #: call, which runs interpreted (for ids the engine wrote itself: events, step locals)
-REGION_BY_ID: dict[str, Region] = {region.value: region for region in Region}
-BORDER_BY_ID: dict[str, Border] = {border.value: border for border in Border}
-COALITION_BY_ID: dict[str, Coalition] = {coalition.value: coalition for coalition in Coalition}
+REGION_BY_ID: Final[dict[str, Region]] = {region.value: region for region in Region}
+BORDER_BY_ID: Final[dict[str, Border]] = {border.value: border for border in Border}
+COALITION_BY_ID: Final[dict[str, Coalition]] = {coalition.value: coalition for coalition in Coalition}
 
 #: The two regions a border joins, in the alphabetical order of its id.
 REGIONS_OF: dict[Border, tuple[Region, Region]] = {border: _regions_in_id(border) for border in Border}
 
 #: The borders of each region, in ``Border`` declaration order (R-MAP: herat 4, ..., punjab 2).
-BORDERS_OF: dict[Region, tuple[Border, ...]] = {
+BORDERS_OF: Final[dict[Region, tuple[Border, ...]]] = {
     region: tuple(border for border, pair in REGIONS_OF.items() if region in pair) for region in Region
 }
 
@@ -110,25 +115,25 @@ NON_ADJACENT_PAIRS: tuple[tuple[Region, Region], ...] = tuple(
 # --- Components (R-CMP) ---------------------------------------------------------------------
 
 #: R-CMP-1: blocks of each coalition, shared by everyone loyal to it.
-BLOCKS_PER_COALITION = 12
+BLOCKS_PER_COALITION: Final = 12
 #: R-CMP-2: a player's cylinders in play (tribes, spies, gifts); the eleventh is the VP marker.
-CYLINDERS_PER_PLAYER = 10
+CYLINDERS_PER_PLAYER: Final = 10
 #: R-CMP-3 / R-SET-3: rupees each player starts with.
 STARTING_RUPEES = 4
 #: R-CMP-4: the rupee price of each gift space on a loyalty dial, cheapest first.
-GIFT_VALUES: tuple[int, ...] = (2, 4, 6)
+GIFT_VALUES: Final[tuple[int, ...]] = (2, 4, 6)
 #: R-CMP-7 / R-SET-4: the favored suit at the start of the game.
 STARTING_FAVORED_SUIT = Suit.POLITICAL
 
 # --- Market and setup (R-SET) ---------------------------------------------------------------
 
 #: Glossary (market) / R-SET-2: the market is a grid of 2 rows by 6 columns.
-MARKET_ROWS = 2
-MARKET_COLUMNS = 6
+MARKET_ROWS: Final = 2
+MARKET_COLUMNS: Final = 6
 
 #: R-SET: seats, Wakhan included when she plays.
-MIN_SEATS = 2
-MAX_SEATS = 5
+MIN_SEATS: Final = 2
+MAX_SEATS: Final = 5
 
 #: R-SET-1: the deck is built from six piles of court cards.
 PILE_COUNT = 6

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from domain.games.pax_pamir.data.board import Coalition, Region, Suit
 from domain.games.pax_pamir.data.cards_table import (
@@ -39,7 +40,7 @@ class ImpactIcon(StrEnum):
 
 
 #: The suit each favored-suit icon makes favored (R-IMP); other icons are absent.
-FAVORED_SUIT_OF_ICON: dict[ImpactIcon, Suit] = {
+FAVORED_SUIT_OF_ICON: Final[dict[ImpactIcon, Suit]] = {
     ImpactIcon.FAVORED_SUIT_ECONOMIC: Suit.ECONOMIC,
     ImpactIcon.FAVORED_SUIT_MILITARY: Suit.MILITARY,
     ImpactIcon.FAVORED_SUIT_POLITICAL: Suit.POLITICAL,
@@ -59,9 +60,9 @@ class CardAction(StrEnum):
 
 
 #: the card-based actions in declaration order (a tuple: see ``board.REGIONS``)
-CARD_ACTION_ORDER: tuple[CardAction, ...] = tuple(CardAction)
+CARD_ACTION_ORDER: Final[tuple[CardAction, ...]] = tuple(CardAction)
 #: each card-based action by its id (as ``board.REGION_BY_ID``)
-CARD_ACTION_BY_ID: dict[str, CardAction] = {action.value: action for action in CardAction}
+CARD_ACTION_BY_ID: Final[dict[str, CardAction]] = {action.value: action for action in CardAction}
 
 
 class Ability(StrEnum):
@@ -102,7 +103,7 @@ class AbilityTiming(StrEnum):
 
 
 #: The region a citadel protects tribes in (R-BAT-1) and a blackmail places spies in (R-TRN-1).
-CITADEL_REGION: dict[Ability, Region] = {
+CITADEL_REGION: Final[dict[Ability, Region]] = {
     Ability.CITADEL_KABUL: Region.KABUL,
     Ability.CITADEL_TRANSCASPIA: Region.TRANSCASPIA,
 }
@@ -312,7 +313,7 @@ def _side(row: EventEffectRow) -> EventSide:
 
 
 #: Court cards 1-100 by number (R-CMP-6).
-COURT_CARDS: dict[int, CourtCard] = {
+COURT_CARDS: Final[dict[int, CourtCard]] = {
     row["number"]: CourtCard(
         number=row["number"],
         name=row["name"],
@@ -337,7 +338,7 @@ SPECIAL_ABILITIES: dict[Ability, SpecialAbility] = {
 }
 
 #: Event cards 105-116 by number (R-EVT).
-EVENT_CARDS: dict[int, EventCard] = {
+EVENT_CARDS: Final[dict[int, EventCard]] = {
     row["number"]: EventCard(
         number=row["number"],
         name=row["name"],
@@ -351,7 +352,7 @@ EVENT_CARDS: dict[int, EventCard] = {
 }
 
 #: Dominance Check cards 101-104 by number (R-DOM).
-DOMINANCE_CHECKS: dict[int, DominanceCheckCard] = {
+DOMINANCE_CHECKS: Final[dict[int, DominanceCheckCard]] = {
     row["number"]: DominanceCheckCard(number=row["number"], name=row["name"]) for row in DOMINANCE_CHECK_ROWS
 }
 
@@ -378,7 +379,7 @@ def is_dominance_check(number: int) -> bool:
     return number in DOMINANCE_CHECKS
 
 
-_CARDS_WITH_ABILITY: dict[Ability, tuple[int, ...]] = {
+_CARDS_WITH_ABILITY: Final[dict[Ability, tuple[int, ...]]] = {
     ability: tuple(number for number, card in COURT_CARDS.items() if card.special_ability == ability)
     for ability in Ability
 }
@@ -415,7 +416,7 @@ BODYGUARDS: tuple[int, ...] = (15, 83)  # Durrani Royal Guard, Shah's Guard
 CITADEL_KABUL = 17  # Citadel of Ghazni
 STRANGE_BEDFELLOWS = 21  # Alexander Burnes
 CIVIL_SERVICE_REFORMS = 24  # Ranjit Singh
-SAFE_HOUSES: tuple[int, ...] = (41, 72)  # Charles Masson, Claude Wade
+SAFE_HOUSES: Final[tuple[int, ...]] = (41, 72)  # Charles Masson, Claude Wade
 CHARISMATIC_COURTIERS = 42  # Barakzai Sadars
 BLACKMAIL_KANDAHAR = 43  # Giljee Nobles
 INDIAN_SUPPLIES = 51  # Sir John Keane
@@ -430,7 +431,7 @@ CITADEL_TRANSCASPIA = 97  # The Ark of Bukhara
 IRREGULARS = 99  # Cossacks
 
 #: R-TRN-3: court cards that always count as favored for bonus actions (not for stars, R-STR).
-ALWAYS_FAVORED: tuple[int, ...] = (SAVVY_OPERATOR, IRREGULARS)
+ALWAYS_FAVORED: Final[tuple[int, ...]] = (SAVVY_OPERATOR, IRREGULARS)
 
 # --- Named event cards (R-EVT, section 16) -----------------------------------------------------
 # Each event card has a purchase side and a discard side; both names refer to the same number.
@@ -441,7 +442,7 @@ COURTLY_MANNERS = DISREGARD_FOR_CUSTOMS = 107
 RUMOR = FAILURE_TO_IMPRESS = 108
 CONFLICT_FATIGUE = RIOTS_PUNJAB = 109
 NATIONALISM = RIOTS_HERAT = 110
-PUBLIC_WITHDRAWAL = 111  # its discard side has no effect
+PUBLIC_WITHDRAWAL: Final = 111  # its discard side has no effect
 NATION_BUILDING = RIOTS_KABUL = 112
 BACKING_OF_PERSIAN_ARISTOCRACY = RIOTS_PERSIA = 113
 OTHER_PERSUASIVE_METHODS = CONFIDENCE_FAILURE = 114

@@ -11,6 +11,8 @@ Pieces are named as in ``state``: ``army:kabul``, ``tribe:kabul``, ``spy:54``.""
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
@@ -52,7 +54,8 @@ def minimum_cost(s: PaxState, seat: int, action: CardAction) -> int:
     if action == CardAction.BETRAY:
         return BETRAY_COST
     if action == CardAction.GIFT:
-        return min(free_gift_spaces(s, seat), default=0)
+        spaces = free_gift_spaces(s, seat)  # (in the order of GIFT_VALUES, increasing: the first is the cheapest)
+        return spaces[0] if spaces else 0
     return 0
 
 
@@ -100,7 +103,11 @@ def candidates(s: PaxState, seat: int) -> dict[CardAction, list[int]]:
         owed = hostage_bribe(s, seat, n) if capped else None
         for action in _ACTIONS[n]:
             if owed is None or may_start(s, seat, owed, minimum_cost(s, seat, action)):
-                found.setdefault(action, []).append(n)
+                cards = found.get(action)
+                if cards is None:
+                    found[action] = [n]
+                else:
+                    cards.append(n)
     return {action: found[action] for action in CARD_ACTION_ORDER if action in found}
 
 
@@ -116,7 +123,7 @@ def usable_of(s: PaxState, seat: int, action: CardAction, cards: list[int]) -> l
 
 
 #: the actions printed on each court card
-_ACTIONS: dict[int, tuple[CardAction, ...]] = {n: card.actions for n, card in COURT_CARDS.items()}
+_ACTIONS: Final[dict[int, tuple[CardAction, ...]]] = {n: card.actions for n, card in COURT_CARDS.items()}
 
 
 def start(t: Play, seat: int, number: int, action: CardAction) -> None:

@@ -43,9 +43,9 @@ from domain.kernel.steps import Frame, Step, handles
 
 def strength(s: PaxState, seat: int, region: Region) -> int:
     """R-BAT-1: loyal armies, plus the seat's tribes under Nationalism."""
-    total = s.armies[region][block_owner(s, seat)]
+    total = s.armies[region].get(block_owner(s, seat), 0)  # (``get``: a missing key costs ``__missing__``)
     if q.effect_active(s, EventEffect.NATIONALISM, seat):
-        total += s.tribes[region][seat]
+        total += s.tribes[region].get(seat, 0)
     return total
 
 
@@ -57,27 +57,35 @@ def region_enemies(s: PaxState, seat: int, region: Region) -> list[str]:
     """R-BAT-1: armies of other coalitions, their roads on the region's borders (section 21
     item 15), and tribes of seats of another loyalty not under their own Citadel."""
     loyalty = block_owner(s, seat)
-    found = [places.enemy("army", region.value, c.value) for c in COALITIONS if c != loyalty and s.armies[region][c] > 0]
+    found = [places.enemy("army", str(region), str(c)) for c in COALITIONS if c != loyalty and s.armies[region][c] > 0]
     for border in BORDERS_OF[region]:
-        found += [places.enemy("road", border.value, c.value) for c in COALITIONS if c != loyalty and s.roads[border][c] > 0]
+        found += [places.enemy("road", str(border), str(c)) for c in COALITIONS if c != loyalty and s.roads[border][c] > 0]
     for other, player in enumerate(s.players):
         if (other != seat and player.loyalty != loyalty and s.tribes[region][other] > 0
                 and not _citadel_protects(s, other, region)):
-            found.append(places.enemy("tribe", region.value, other))
+            found.append(places.enemy("tribe", str(region), other))
     return found
 
 
 def _has_region_enemy(s: PaxState, seat: int, region: Region) -> bool:
     """Would ``region_enemies`` list anything? (without naming every piece)"""
     loyalty = block_owner(s, seat)
-    if any(count > 0 and c != loyalty for c, count in s.armies[region].items()):
-        return True
+    armies = s.armies[region]
+    for c in COALITIONS:  # (``get`` on a Counter: its ``items`` is a Python-level method call)
+        if c != loyalty and armies.get(c, 0) > 0:
+            return True
     roads = s.roads
-    if any(count > 0 and c != loyalty for border in BORDERS_OF[region] for c, count in roads[border].items()):
-        return True
+    for border in BORDERS_OF[region]:
+        here = roads[border]
+        for c in COALITIONS:
+            if c != loyalty and here.get(c, 0) > 0:
+                return True
     tribes = s.tribes[region]
-    return any(other != seat and tribes.get(other, 0) > 0 and player.loyalty != loyalty
-               and not _citadel_protects(s, other, region) for other, player in enumerate(s.players))
+    for other, player in enumerate(s.players):
+        if (other != seat and tribes.get(other, 0) > 0 and player.loyalty != loyalty
+                and not _citadel_protects(s, other, region)):
+            return True
+    return False
 
 
 def card_enemies(s: PaxState, seat: int, number: int) -> list[str]:
@@ -87,7 +95,7 @@ def card_enemies(s: PaxState, seat: int, number: int) -> list[str]:
 
 
 def battle_regions(s: PaxState, seat: int) -> list[str]:
-    return [r.value for r in REGIONS if strength(s, seat, r) > 0 and region_enemies(s, seat, r)]
+    return [str(r) for r in REGIONS if strength(s, seat, r) > 0 and region_enemies(s, seat, r)]
 
 
 def battle_cards(s: PaxState, seat: int) -> list[int]:
@@ -97,15 +105,21 @@ def battle_cards(s: PaxState, seat: int) -> list[int]:
 def can_battle(s: PaxState, seat: int) -> bool:
     """Is there a region or a card ``battle_regions`` or ``battle_cards`` would list? (stops
     at the first)"""
-    return (any(strength(s, seat, r) > 0 and _has_region_enemy(s, seat, r) for r in REGIONS)
-            or any(card_enemies(s, seat, n) for n in _spied_cards(s, seat)))
+    for region in REGIONS:
+        if strength(s, seat, region) > 0 and _has_region_enemy(s, seat, region):
+            return True
+    for number in _spied_cards(s, seat):
+        if card_enemies(s, seat, number):
+            return True
+    return False
 
 
 def _spied_cards(s: PaxState, seat: int) -> list[int]:
     """Court cards holding a spy of ``seat``, along the court track."""
-    if not any(spies.get(seat, 0) > 0 for spies in s.spies.values()):
-        return []
-    return [n for _, n in q.court_cards(s) if my_spies(s, seat, n) > 0]
+    for spies in s.spies.values():
+        if spies.get(seat, 0) > 0:
+            return [n for _, n in q.court_cards(s) if my_spies(s, seat, n) > 0]
+    return []
 
 
 def safe_houses_of(s: PaxState, seat: int) -> list[int]:

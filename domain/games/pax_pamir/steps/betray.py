@@ -3,6 +3,8 @@ and perhaps keep it as a prize."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
@@ -30,7 +32,7 @@ from domain.kernel.prompt import Arg, Prompt, Verb
 from domain.kernel.steps import Frame, handles
 
 #: R-BTR-1: the price of a Betray.
-BETRAY_COST = 2
+BETRAY_COST: Final = 2
 
 
 def betrayable_cards(s: PaxState, seat: int) -> list[int]:

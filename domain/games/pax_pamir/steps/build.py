@@ -3,6 +3,8 @@ their borders, two rupees a block; then Infrastructure."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import queries as q
@@ -30,7 +32,7 @@ from domain.kernel.steps import Frame, handles
 #: R-BLD-1: blocks in one Build, and with Nation Building (R-BLD-2); rupees per paid block.
 BUILD_LIMIT = 3
 NATION_BUILDING_LIMIT = 6
-BLOCK_COST = 2
+BLOCK_COST: Final = 2
 
 
 def build_places(s: PaxState, seat: int) -> tuple[list[str], list[str]]:
@@ -39,8 +41,8 @@ def build_places(s: PaxState, seat: int) -> tuple[list[str], list[str]]:
     ruled = q.ruled_regions(s, seat)
     if not ruled or not can_place(s, seat, "army"):  # armies and roads are both blocks
         return [], []
-    borders = {border.value for region in ruled for border in BORDERS_OF[region]}
-    return [region.value for region in ruled], sorted(borders)
+    borders = {str(border) for region in ruled for border in BORDERS_OF[region]}  # (ids: see ``board``)
+    return [str(region) for region in ruled], sorted(borders)
 
 
 def build_limit(s: PaxState, seat: int) -> int:

@@ -50,7 +50,9 @@ class Cleanup(Procedure):
         discard_column_zero_event(t, 1)
 
     def refill(self, t: Play, frame: Frame) -> None:
-        t.call(names.REFILL, None)
+        if refill_market(t):  # Instability: refilling goes on (step Refill) once the check is resolved
+            t.call(names.REFILL, None)
+            t.call(names.DOMINANCE_CHECK, None, reason="instability")
 
 
 def discard_column_zero_event(t: Play, row: int) -> None:
@@ -131,25 +133,35 @@ class Refill(Step[PaxState]):
     name = names.REFILL
 
     def advance(self, t: Play, frame: Frame) -> None:
-        shift_market(t)
-        s = t.state
-        for row, column in market_fill_order():
-            if s.market[row][column] is not None:
-                continue
-            if not s.deck:
-                break
-            number = s.deck[0]
-            t.emit(ev.card_dealt(number, row, column))
-            destroy_on_withdrawal(t, row, column)
-            if is_dominance_check(number):
-                others = [(r, c, n) for r, c, n in q.market_slots(s) if is_dominance_check(n) and (r, c) != (row, column)]
-                if others:
-                    other_row, other_column, other = others[0]
-                    t.emit(ev.card_moved(other, places.market(other_row, other_column), "discard"))
-                    t.emit(ev.card_moved(number, places.market(row, column), "discard"))
-                    t.call(names.DOMINANCE_CHECK, None, reason="instability")
-                    return  # resumes here (shift and refill again) once the check is resolved
-        t.end()
+        if refill_market(t):
+            t.call(names.DOMINANCE_CHECK, None, reason="instability")  # then here again: shift and refill
+        else:
+            t.end()
+
+
+def refill_market(t: Play) -> bool:
+    """Shift, then fill every empty slot from the deck column by column; True when a
+    Dominance Check drawn while another is in the market stopped it (Instability: both are
+    discarded, and the caller has one check resolved before shifting and refilling go on).
+    Cleanup runs it itself, entering the step ``Refill`` only to go on after Instability."""
+    shift_market(t)
+    s = t.state
+    for row, column in market_fill_order():
+        if s.market[row][column] is not None:
+            continue
+        if not s.deck:
+            break
+        number = s.deck[0]
+        t.emit(ev.card_dealt(number, row, column))
+        destroy_on_withdrawal(t, row, column)
+        if is_dominance_check(number):
+            others = [(r, c, n) for r, c, n in q.market_slots(s) if is_dominance_check(n) and (r, c) != (row, column)]
+            if others:
+                other_row, other_column, other = others[0]
+                t.emit(ev.card_moved(other, places.market(other_row, other_column), "discard"))
+                t.emit(ev.card_moved(number, places.market(row, column), "discard"))
+                return True
+    return False
 
 
 STEPS = (Cleanup(), LimitDiscard(), Refill())

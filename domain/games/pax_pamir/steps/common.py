@@ -54,7 +54,7 @@ class Procedure(Step[PaxState]):
         the procedure ends. The stage reached is recorded only when a sub-step is called (it
         returns here, to the next stage): ``update_later``."""
         stages = self.stages
-        stage = frame.locals.get("stage", 0)
+        stage: int = frame.locals.get("stage", 0)
         while stage < len(stages):
             stage += 1
             t.update_later(stage=stage)
@@ -220,7 +220,7 @@ def can_place(s: PaxState, seat: int, kind: str) -> bool:
 
 def my_spies(s: PaxState, seat: int, number: int) -> int:
     spies = s.spies.get(number)
-    return spies[seat] if spies is not None else 0
+    return spies.get(seat, 0) if spies is not None else 0
 
 
 # -- R-CST: paying an action's cost to the market -------------------------------------------------

@@ -39,8 +39,8 @@ def region_destinations(s: PaxState, seat: int, here: Region) -> list[str]:
     if _roads_needed(s, seat):
         loyalty = block_owner(s, seat)
         roads = s.roads
-        return [there.value for there, border in CROSSINGS[here] if roads[border].get(loyalty, 0) > 0]
-    return [there.value for there, _ in CROSSINGS[here]]
+        return [str(there) for there, border in CROSSINGS[here] if roads[border].get(loyalty, 0) > 0]
+    return [str(there) for there, _ in CROSSINGS[here]]
 
 
 def _roads_needed(s: PaxState, seat: int) -> bool:
@@ -88,9 +88,9 @@ def _movable(s: PaxState, seat: int) -> Iterator[str]:
         if roads_needed and not any(roads[border].get(loyalty, 0) > 0 for _, border in CROSSINGS[region]):
             continue  # no destination (region_destinations is empty)
         if army:
-            yield places.piece("army", region.value)
+            yield places.piece("army", str(region))
         if tribe:
-            yield places.piece("tribe", region.value)
+            yield places.piece("tribe", str(region))
     if not any(seat in spies for spies in s.spies.values()):
         return
     for _, number in q.court_cards(s):

@@ -3,7 +3,7 @@ impact icons (R-IMP)."""
 
 from __future__ import annotations
 
-from functools import partial
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -34,7 +34,7 @@ MILITARY_COST_PER_COLUMN = 2
 #: R-IMP leverage: rupees taken from the bank.
 LEVERAGE_RUPEES = 2
 
-ACTION_VERBS = {action: action.value.capitalize() for action in CardAction}
+ACTION_VERBS: Final = {action: action.value.capitalize() for action in CardAction}
 
 
 # -- Purchase (R-PUR) --------------------------------------------------------------------------
@@ -59,11 +59,23 @@ def purchasable(s: PaxState, seat: int) -> list[int]:
     """R-PUR-1: any market card but Public Withdrawal, one this seat paid onto this turn, or
     one it cannot afford."""
     rupees = s.players[seat].rupees
-    unit = cost_unit(s)  # a card costs column x unit, or nothing: the full price is tried first
+    unit = cost_unit(s)  # a card costs column x unit, or nothing: the full price is tried first,
+    influence = has_influence(s, seat)  # and the whole cost only where an ability may free it
     marked = s.marked
-    return [number for row, cards in enumerate(s.market) for column, number in enumerate(cards)
-            if number is not None and number != PUBLIC_WITHDRAWAL and (row, column) not in marked
-            and (column * unit <= rupees or purchase_cost(s, seat, number, column) <= rupees)]
+    found: list[int] = []
+    for row, cards in enumerate(s.market):
+        for column, number in enumerate(cards):
+            if number is None or number == PUBLIC_WITHDRAWAL or (marked and (row, column) in marked):
+                continue
+            if column * unit <= rupees or (influence and purchase_cost(s, seat, number, column) <= rupees):
+                found.append(number)
+    return found
+
+
+def has_influence(s: PaxState, seat: int) -> bool:
+    """Does the seat hold an ability that frees some court cards' purchase (R-PUR-2)?"""
+    return (q.has_ability(s, seat, Ability.HERAT_INFLUENCE) or q.has_ability(s, seat, Ability.PERSIAN_INFLUENCE)
+            or q.has_ability(s, seat, Ability.RUSSIAN_INFLUENCE))
 
 
 def slot_of(s: PaxState, number: int) -> tuple[int, int]:
@@ -130,10 +142,10 @@ class TurnMenu(Step[PaxState]):
         left = s.actions_left
         prompt = Prompt(seat, f"Your turn: {left} action{'s' if left != 1 else ''} left.")
         if left > 0:  # each choice is worked out only when read (a command is checked against its own)
-            prompt.one_of(PURCHASE, partial(purchasable, s, seat))
-            prompt.one_of(PLAY, partial(playable, s, seat))
+            prompt.one_of_later(PURCHASE, purchasable, s, seat)
+            prompt.one_of_later(PLAY, playable, s, seat)
         for action, cards in actions.candidates(s, seat).items():
-            prompt.one_of(ACTION_VERBS[action], partial(actions.usable_of, s, seat, action, cards))
+            prompt.one_of_later(ACTION_VERBS[action], actions.usable_of, s, seat, action, cards)
         return prompt.nothing(END_TURN)
 
     @handles(PURCHASE)
@@ -255,20 +267,19 @@ class Impacts(Step[PaxState]):
 
     name = names.IMPACTS
 
-    def _icon(self, s: PaxState, frame: Frame) -> ImpactIcon | None:
-        """The next icon to resolve; none once the card has left the court (R-PLY-6: a
-        leverage discard earlier in the same play may give it up, and what is left of it
-        is skipped)."""
+    def _icon(self, s: PaxState, frame: Frame, index: int) -> ImpactIcon | None:
+        """The icon at ``index``; none past the last, or once the card has left the court
+        (R-PLY-6: a leverage discard earlier in the same play may give it up, and what is left
+        of it is skipped)."""
         icons = COURT_CARDS[frame.card].impact_icons
-        index: int = frame.index
         if index >= len(icons) or frame.card not in s.players[frame.owner_seat].court:
             return None
         return icons[index]
 
-    def asks(self, s: PaxState, frame: Frame) -> bool:
+    def _asks_at(self, s: PaxState, frame: Frame, index: int) -> bool:
         """A road (a region always has borders), or a spy with a court card of the region to
         go to."""
-        icon = self._icon(s, frame)
+        icon = self._icon(s, frame, index)
         if icon == ImpactIcon.ROAD:
             return True
         if icon == ImpactIcon.SPY:
@@ -276,30 +287,53 @@ class Impacts(Step[PaxState]):
             return any(COURT_CARDS[n].region == region for _, n in q.court_cards(s))
         return False
 
+    def asks(self, s: PaxState, frame: Frame) -> bool:
+        return self._asks_at(s, frame, frame.index)
+
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         if not self.asks(s, frame):
             return None
         court_card = COURT_CARDS[frame.card]
         region = court_card.region
-        if self._icon(s, frame) == ImpactIcon.ROAD:
+        if self._icon(s, frame, frame.index) == ImpactIcon.ROAD:
             return Prompt(frame.owner_seat, f"{court_card.name}: place a road on a border of {region.title()}.").one_of(
-                "PlaceRoad", [b.value for b in BORDERS_OF[region]])
+                "PlaceRoad", [str(b) for b in BORDERS_OF[region]])
         cards = [n for _, n in q.court_cards(s) if COURT_CARDS[n].region == region]
         return Prompt(frame.owner_seat, f"{court_card.name}: place a spy on a court card of {region.title()}, "
                       "in any court.").one_of(PLACE_SPY, cards)
 
     def advance(self, t: Play, frame: Frame) -> None:
-        icon = self._icon(t.state, frame)
-        if icon is None:
-            t.end()
-            return
-        t.update(index=frame.index + 1)
+        """The icons that ask nothing, in printed order, until one asks where or none is left.
+        The index reached is recorded only when something reads it: the question of the next
+        icon (recorded before this one is resolved, so the question's index comes first), or
+        R-LIM's choice of a piece (``TakePiece``, called on top) after which the icons go on
+        (``update_later``)."""
+        index: int = frame.index
+        while not self._asks_at(t.state, frame, index):
+            icon = self._icon(t.state, frame, index)
+            if icon is None:
+                t.end()
+                return
+            index += 1
+            asked_next = self._asks_at(t.state, frame, index)
+            if asked_next:
+                t.update(index=index)
+            else:
+                t.update_later(index=index)
+            self._resolve(t, frame, icon)
+            if asked_next or not t.deferring:
+                return  # the next icon's question, or a piece to take from the board first (R-LIM)
+        t.settle()
+
+    def _resolve(self, t: Play, frame: Frame, icon: ImpactIcon) -> None:
+        """An icon that asks nothing: an army, a tribe, leverage or a favored suit (a spy with
+        no court card of its region to go to is skipped)."""
         seat = frame.owner_seat
         region = COURT_CARDS[frame.card].region
         if icon == ImpactIcon.ARMY:
-            place_piece(t, seat, "army", region.value)
+            place_piece(t, seat, "army", str(region))
         elif icon == ImpactIcon.TRIBE:
-            place_piece(t, seat, "tribe", region.value)
+            place_piece(t, seat, "tribe", str(region))
         elif icon == ImpactIcon.LEVERAGE:
             t.emit(ev.rupees_moved(LEVERAGE_RUPEES, "bank", places.purse(seat), "leverage"))
         elif icon in FAVORED_SUIT_OF_ICON:
