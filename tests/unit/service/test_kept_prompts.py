@@ -1,6 +1,8 @@
-"""The rules build a prompt afresh on every call (nothing is cached inside ``domain``); the
-service's loader keeps each cached game's prompts, so asking a cached game again builds
-nothing, and a game at a new version is asked anew."""
+"""High Card's rules build a prompt afresh on every call (the step games keep only the prompts
+of the one state last asked about: ``domain.kernel.steps.prompt_of``, tested in
+tests/unit/kernel/test_one_prompt_per_state.py); the service's loader keeps each cached game's
+prompts, so asking a cached game again builds nothing, and a game at a new version is asked
+anew."""
 
 from __future__ import annotations
 
