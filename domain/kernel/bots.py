@@ -262,7 +262,8 @@ def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int 
     building the sampler, every step of the tree walk and of the playouts. An iteration the
     deadline cuts short is scored where it stopped (the game's evaluation), and the answer
     comes from the tree as it is; a deadline passed before any iteration gives a random
-    choice. So a decision overruns its budget by at most one game step."""
+    choice. So a decision overruns its budget by at most one game step (a guided step: each of its
+    choices tried once)."""
     def choose(rules: GameRules[Any, Any], seen: Seen, rng: random.Random, clock: Clock | None) -> Command:
         game = searchable(rules)
         commands = list(seen.commands)
