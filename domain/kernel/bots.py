@@ -27,7 +27,8 @@ Wakhan):
   seeing the bot's own face-down choice, and the bot cannot read theirs. Its settings also
   allow a narrower, guided search: only the few choices ``greedy`` judges best
   (``candidates``), flat (``tree=False``: no tree below them), each played out by every
-  seat's best next step by the evaluation (``guided``) instead of at random; Pax Pamir's own
+  seat's best next step by the evaluation (``guided``) instead of at random, the seat's own
+  steps optionally planned as ``greedy`` plans them (``own_plies``); Pax Pamir's own
   ``mcts`` plays that way where Wakhan is not at the table.
 
 A **sealed** choice (a Dynasties commit-reveal Tribute: the prompt lists nothing, the bot
@@ -249,7 +250,7 @@ def _rewards(game: Searchable, state: Any) -> list[float]:
 
 def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int = 16,
              exploration: float = 0.7, candidates: int | None = None, guided: float = 0.0,
-             tree: bool = True) -> Bot:
+             tree: bool = True, own_plies: int = 1) -> Bot:
     """At most ``iterations`` iterations, and at most ``milliseconds`` when a clock is given.
 
     ``candidates``: only that many of the seat's choices are searched, the best by ``greedy``'s
@@ -257,13 +258,15 @@ def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int 
     ``guided``: the chance that a playout's choice is its mover's best by the evaluation one
     step ahead (``_best_step``) rather than a random one. ``tree``: False searches the root's
     choices alone (flat Monte Carlo: every iteration plays out from its root choice).
+    ``own_plies``: in a guided playout, the seat's own steps are its best by ``greedy``'s
+    judgement this many of its choices ahead (the others' stay one step ahead).
 
     The time budget is a deadline for the whole decision, read from the clock at the start:
     building the sampler, every step of the tree walk and of the playouts. An iteration the
     deadline cuts short is scored where it stopped (the game's evaluation), and the answer
     comes from the tree as it is; a deadline passed before any iteration gives a random
     choice. So a decision overruns its budget by at most one game step (a guided step: each of its
-    choices tried once)."""
+    choices tried once; a planned step: each with its next choices, ``own_plies`` deep)."""
     def choose(rules: GameRules[Any, Any], seen: Seen, rng: random.Random, clock: Clock | None) -> Command:
         game = searchable(rules)
         commands = list(seen.commands)
@@ -279,7 +282,8 @@ def mcts_bot(iterations: int = 100, milliseconds: int | None = None, depth: int 
         for _ in range(iterations):
             if timer.up():
                 break
-            _iterate(game, prepare(sampler.draw(rng)), seen.seat, root, rng, depth, exploration, timer, guided, tree)
+            _iterate(game, prepare(sampler.draw(rng)), seen.seat, root, rng, depth, exploration, timer, guided, tree,
+                     own_plies)
         visited = [(root.children[c].visits, root.children[c].reward, c) for c in searched if c in root.children]
         if not visited:
             return rng.choice(commands)
@@ -311,7 +315,8 @@ class _Deadline:
 
 
 def _iterate(game: Searchable, state: Any, seat: int, root: _Node, rng: random.Random, depth: int,
-             exploration: float, timer: _Deadline, guided: float = 0.0, tree: bool = True) -> None:
+             exploration: float, timer: _Deadline, guided: float = 0.0, tree: bool = True,
+             own_plies: int = 1) -> None:
     node, path, played = root, [root], 0
     expanded = False
     others_moved = False  # another seat's turn began since the seat's own last began
@@ -326,8 +331,9 @@ def _iterate(game: Searchable, state: Any, seat: int, root: _Node, rng: random.R
         if not commands:
             break
         face_down = mover != seat and any(c.type in game.face_down_verbs for c in commands)
-        if expanded and not face_down and guided and rng.random() < guided:
-            command = _best_step(game, state, mover, commands, rng)  # a guided playout
+        if expanded and not face_down and guided and rng.random() < guided:  # a guided playout
+            command = _planned_step(game, state, seat, commands, rng, own_plies) if mover == seat and own_plies > 1 \
+                else _best_step(game, state, mover, commands, rng)
         elif expanded or face_down:
             command = rng.choice(commands)  # a playout, or another seat's face-down choice: a guess
         else:
@@ -375,6 +381,16 @@ def _best_step(game: Searchable, state: Any, mover: int, commands: Sequence[Comm
         elif value == best:
             chosen.append(command)
     return rng.choice(chosen)
+
+
+def _planned_step(game: Searchable, state: Any, seat: int, commands: Sequence[Command], rng: random.Random,
+                  plies: int) -> Command:
+    """The seat's best choice by ``greedy``'s judgement ``plies`` of its choices ahead, ties at random."""
+    if len(commands) == 1:
+        return commands[0]
+    values = [_value(game, _after(game, state, seat, command, rng), seat, rng, plies) for command in commands]
+    best = max(values)
+    return rng.choice([command for command, value in zip(commands, values, strict=True) if value == best])
 
 
 def _select(node: _Node, commands: Sequence[Command], exploration: float) -> Command:

@@ -184,18 +184,25 @@ def test_reordering_the_pax_pamir_deck_changes_no_bots_input_or_choice():
 
 
 class _Recording:
-    """Pax Pamir's rules, recording the events of every command a search plays."""
+    """Pax Pamir's rules, recording the events of every command a search plays on the state it
+    walks (not on the copies a guided step tries each choice on)."""
 
     def __init__(self):
         self.played: list[list] = []
+        self._copies: list = []
 
     def __getattr__(self, name):
         return getattr(PAX, name)
 
+    def copy(self, state):
+        self._copies.append(PAX.copy(state))
+        return self._copies[-1]
+
     def play(self, state, seat, command, rng):
-        events, state = PAX.play(state, seat, command, rng)
-        self.played.append(events)
-        return events, state
+        events, after = PAX.play(state, seat, command, rng)
+        if not any(state is tried for tried in self._copies):
+            self.played.append(events)
+        return events, after
 
 
 def test_an_mcts_playout_ends_as_its_seats_next_turn_begins_after_wakhans():
@@ -276,23 +283,48 @@ def test_a_flat_search_walks_only_its_candidates_and_plays_out_below_them():
     assert all(not child.children for child in root.children.values())  # nothing below the root
 
 
-def test_a_guided_step_is_the_movers_best_by_the_evaluation_one_step_ahead():
-    from domain.kernel.bots import _advantage, _best_step
-    compared = 0
-    for game in itertools.islice(_positions_with_choices(), 6):
+def test_a_planned_step_is_the_seats_best_by_greedys_judgement_two_choices_ahead():
+    """``own_plies`` 2: the seat's step weighs each choice with its best next choice while it
+    alone is still to move (a purchase by the play it allows), which one step ahead may miss."""
+    from domain.kernel.bots import _after, _planned_step, _value
+    compared = differs = 0
+    for game in itertools.islice(itertools.chain(_positions_with_choices(), _positions_with_choices(12)), 12):
         seat = game.rules.to_move(game.state)[0]
         commands = PAX.legal_commands(game.state, seat)
-        values = {c: _advantage(PAX.scores(PAX.play(PAX.copy(game.state), seat, c, Rng(0))[1]), seat)
-                  for c in commands}
-        chosen = _best_step(PAX, game.state, seat, commands, random.Random(compared))
-        assert values[chosen] == max(values.values())
+
+        def judged(plies, command, state=game.state, seat=seat):
+            return _value(PAX, _after(PAX, state, seat, command, random.Random(0)), seat, random.Random(0), plies)
+        two = {c: judged(2, c) for c in commands}
+        one = {c: judged(1, c) for c in commands}
+        chosen = _planned_step(PAX, game.state, seat, commands, random.Random(compared), 2)
+        assert two[chosen] == max(two.values())
+        best_by_one = {c for c in commands if one[c] == max(one.values())}
+        differs += chosen not in best_by_one
         compared += 1
-    assert compared == 6
+    assert compared == 12 and differs >= 1
 
 
-def _positions_with_choices():
+def test_with_own_plies_only_the_seats_own_playout_steps_are_planned(monkeypatch):
+    from domain.kernel import bots
+    game = _pax_position()
+    planned, stepped = [], []
+    real_planned, real_best = bots._planned_step, bots._best_step
+    monkeypatch.setattr(bots, "_planned_step", lambda g, state, seat, commands, rng, plies: (
+        planned.append((g.to_move(state), plies)), real_planned(g, state, seat, commands, rng, plies))[1])
+    monkeypatch.setattr(bots, "_best_step", lambda g, state, mover, commands, rng: (
+        stepped.append(mover), real_best(g, state, mover, commands, rng))[1])
+    root, rng = bots._Node(), random.Random(6)
+    root.allowed = bots._judged(PAX, PAX.copy(game.state), 0, PAX.legal_commands(game.state, 0), rng, 3)
+    for _ in range(4):
+        bots._iterate(PAX, PAX.copy(game.state), 0, root, rng, 60, 0.7, bots._Deadline(None, None), guided=1.0,
+                      tree=False, own_plies=2)
+    assert planned and all(movers[0] == 0 and plies == 2 for movers, plies in planned)
+    assert stepped and set(stepped) == {1}
+
+
+def _positions_with_choices(seed: int = 11):
     from tests.unit.bots.games import random_positions
-    for game in random_positions("pax_pamir", 2, 11, every=9):
+    for game in random_positions("pax_pamir", 2, seed, every=9):
         movers = game.rules.to_move(game.state)
         if movers and len(game.rules.legal_commands(game.state, movers[0])) > 4:
             yield game
