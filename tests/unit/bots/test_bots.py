@@ -134,7 +134,8 @@ def test_a_bot_never_reads_a_state():
 # -- non-interference --------------------------------------------------------------------------
 
 BOTS = {"greedy": BOT_KINDS["greedy"].bot(), "mcts": mcts_bot(iterations=12, depth=6),
-        "mcts guided": mcts_bot(iterations=6, depth=8, candidates=3, guided=1.0, tree=False)}
+        "mcts guided": mcts_bot(iterations=6, depth=8, candidates=3, guided=1.0, tree=False),
+        "mcts planned": mcts_bot(iterations=4, depth=8, candidates=3, guided=1.0, tree=False, own_plies=2)}
 
 
 def _choices(rules, state, events, seat):
