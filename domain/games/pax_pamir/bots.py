@@ -88,8 +88,8 @@ SCORE_SCALE = 4.0
 #: every seat's best next step by the evaluation: random playouts of a Pax Pamir turn were too
 #: noisy to tell choices apart in a hundred iterations (0.410 of 100 against ``greedy``).
 #: ``hard`` weighs more choices and plays the rest of its own turn in a playout as ``greedy``
-#: would (``GREEDY_PLIES`` ahead): more iterations alone did not make it stronger (96 over 8
-#: choices won 0.550 of 100 games against ``normal``).
+#: would (``GREEDY_PLIES`` ahead): it won 0.870 of 100 games against ``normal``, where more
+#: iterations alone (96 over 8 choices) had won 0.550.
 GUIDED: dict[str, dict[str, Any]] = {
     "normal": {"iterations": 36, "candidates": 6, "depth": 40, "guided": 1.0, "tree": False},
     "hard": {"iterations": 48, "candidates": 8, "depth": 40, "guided": 1.0, "tree": False,
