@@ -1,8 +1,8 @@
-"""High Card's rules build a prompt afresh on every call (the step games keep only the prompts
-of the one state last asked about: ``domain.kernel.steps.prompt_of``, tested in
-tests/unit/kernel/test_one_prompt_per_state.py); the service's loader keeps each cached game's
-prompts, so asking a cached game again builds nothing, and a game at a new version is asked
-anew."""
+"""The step games keep only the prompts of the one state last asked about
+(``domain.kernel.steps.prompt_of``, tested in tests/unit/kernel/test_one_prompt_per_state.py),
+so another state asked about in between is built anew; the service's loader keeps each cached
+game's prompts, so asking a cached game again builds nothing, and a game at a new version is
+asked anew."""
 
 from __future__ import annotations
 
@@ -29,13 +29,18 @@ def asks(monkeypatch):
     return calls
 
 
-def test_the_rules_build_a_prompt_on_every_call_and_keep_nothing(asks):
+def test_the_rules_keep_the_prompts_of_the_one_state_last_asked_about(asks):
     state = fold(RULES, RULES.setup(2, RULES.check_options({}), Rng(1)))
     seat = RULES.to_move(state)[0]
-    before = len(asks)
     first = RULES.legal_commands(state, seat)
-    assert RULES.legal_commands(state, seat) == first
-    assert len(asks) == before + 2 and asks[-1] is state
+    built = len(asks)
+    assert asks[-1] is state
+    assert RULES.legal_commands(state, seat) == first and len(asks) == built  # the same state: kept
+    other = RULES.copy(state)
+    assert RULES.legal_commands(other, seat) == first
+    assert len(asks) == built + 1 and asks[-1] is other  # another state (a copy too) is asked anew
+    RULES.legal_commands(state, seat)
+    assert len(asks) == built + 2 and asks[-1] is state  # one slot: the first state's prompt is gone
 
 
 def test_a_cached_game_keeps_its_prompts_and_the_next_version_is_asked_anew(asks):
