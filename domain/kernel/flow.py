@@ -83,16 +83,19 @@ def frame(step: str, seat: int | None = None, **values: Any) -> Frame:
     return _made(step, seat, values)
 
 
-def step_entered(step: str, seat: int | None, values: Mapping[str, Any]) -> Event:
-    return Event(STEP_ENTERED, {"step": step, "seat": seat, "locals": dict(values)})
+def step_entered(step: str, seat: int | None, values: dict[str, Any]) -> Event:
+    """``values``, a dict of the caller's own (a ``Flow`` passes its keyword arguments), becomes
+    the event's locals as it is: not copied again (a frame event is made for most steps)."""
+    return Event(STEP_ENTERED, {"step": step, "seat": seat, "locals": values})
 
 
 def step_left(step: str) -> Event:
     return Event(STEP_LEFT, {"step": step})
 
 
-def step_updated(step: str, values: Mapping[str, Any]) -> Event:
-    return Event(STEP_UPDATED, {"step": step, "locals": dict(values)})
+def step_updated(step: str, values: dict[str, Any]) -> Event:
+    """As ``step_entered``: ``values`` is the caller's own, kept as it is."""
+    return Event(STEP_UPDATED, {"step": step, "locals": values})
 
 
 def _made(step: str, seat: int | None, values: dict[str, Any]) -> Frame:
