@@ -10,8 +10,7 @@ moved on *before* a stage runs, so a sub-step called from it returns to the next
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from mypy_extensions import mypyc_attr
 
@@ -49,24 +48,17 @@ class Procedure(Step[PaxState]):
     """An automatic procedure run in ``stages`` (method names), then ended."""
 
     stages: ClassVar[tuple[str, ...]] = ()
-    #: Derived when the class is made: the methods ``stages`` names, in order, so a stage is
-    #: called without its name looked up and its method bound on every run.
-    stage_methods: ClassVar[tuple[Callable[[Any, Play, Frame], None], ...]] = ()
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls.stage_methods = tuple([getattr(cls, name) for name in cls.stages])
 
     def advance(self, t: Play, frame: Frame) -> None:
         """Runs stages until one calls a sub-step (or ends the procedure, or the game), then
         the procedure ends. The stage reached is recorded only when a sub-step is called (it
         returns here, to the next stage): ``update_later``."""
-        methods = self.stage_methods
+        stages = self.stages
         stage: int = frame.locals.get("stage", 0)
-        while stage < len(methods):
+        while stage < len(stages):
             stage += 1
             t.update_later(stage=stage)
-            methods[stage - 1](self, t, frame)  # still the top frame while deferring
+            getattr(self, stages[stage - 1])(t, frame)  # still the top frame while deferring
             if not t.deferring:
                 return  # a sub-step was called, or the stage ended this procedure or updated it
             if t.state.outcome is not None:
