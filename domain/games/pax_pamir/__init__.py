@@ -123,8 +123,7 @@ class PaxPamirRules(StepRules[PaxState]):
         frames = state.frames
         if not frames:
             return None
-        top = frames[-1]
-        return top, self._step_of[top.step]
+        return self.playing(frames[-1])
 
     def view(self, state: PaxState, viewer: Viewer) -> dict[str, Any]:
         return _view(state, viewer, self.to_move(state))
