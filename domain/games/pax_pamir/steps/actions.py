@@ -128,7 +128,7 @@ _ACTIONS: Final[dict[int, tuple[CardAction, ...]]] = {n: card.actions for n, car
 
 def start(t: Play, seat: int, number: int, action: CardAction) -> None:
     """Begin ``action`` with court card ``number`` (the menu offered it: ``usable_cards``)."""
-    t.call(names.ACTION, seat, card=number, action=action.value)
+    t.call(names.ACTION, seat, card=number, action=str(action))
 
 
 # -- the action procedure ----------------------------------------------------------------------------
