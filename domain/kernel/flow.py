@@ -47,13 +47,13 @@ class Frame:
 
     def __init__(self, step: str, seat: int | None = None, locals: dict[str, Any] | None = None):
         values = {} if locals is None else locals
+        if not _NATIVE and values:  # first: the fields set below win over a local of the same name
+            vars(self).update(values)
         self.step = step
         self.seat = seat
         self.locals = values
         if seat is not None:
             self.owner_seat = seat
-        if not _NATIVE and values:  # the three fields win over a local of the same name
-            vars(self).update({name: value for name, value in values.items() if name not in _FIELDS})
 
     def __getattr__(self, name: str) -> Any:
         """A local, read as an attribute (compiled only: see ``_NATIVE``)."""
@@ -83,7 +83,6 @@ class Frame:
 #: on every attribute read, found or not, and its reads are not specialised: there the locals
 #: are put in the instance's ``__dict__`` instead, and the hook is removed.
 _NATIVE: Final = hasattr(Frame, "__mypyc_attrs__")
-_FIELDS: Final = frozenset({"step", "seat", "locals", "owner_seat"})
 if not _NATIVE:
     del Frame.__getattr__
 
