@@ -157,12 +157,14 @@ class StepRules(Generic[S]):
             return None
         return self.playing(top)
 
-    def playing(self, top: Frame) -> tuple[Frame, Step[S]]:
-        """``top`` and the step it plays. The last answer is given again while the top frame is
-        the same object (a frame is never changed, and ``current`` is asked several times a
-        command, of the same frame): no name read from the frame, no table looked up, no pair
-        made. One answer for the rules object, replaced whole, so a reader sees one pair or
-        another, never half of one."""
+    def playing(self, top: Frame) -> tuple[Frame, Step[S]] | None:
+        """``top`` and the step it plays (never None: typed optional, as ``current``'s answer is,
+        so compiled code keeps the pair one Python tuple and gives that tuple again, where a
+        pair typed plainly is unboxed and boxed anew on every call). The last answer is given
+        again while the top frame is the same object (a frame is never changed, and ``current``
+        is asked several times a command, of the same frame): no name read from the frame, no
+        table looked up, no pair made. One answer for the rules object, replaced whole, so a
+        reader sees one pair or another, never half of one."""
         last = self._last_playing
         if last is not None and last[0] is top:
             return last

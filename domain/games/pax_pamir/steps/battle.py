@@ -118,7 +118,7 @@ def _spied_cards(s: PaxState, seat: int) -> list[int]:
     """Court cards holding a spy of ``seat``, along the court track."""
     for spies in s.spies.values():
         if spies.get(seat, 0) > 0:
-            return [n for _, n in q.court_cards(s) if my_spies(s, seat, n) > 0]
+            return [n for player in s.players for n in player.court if my_spies(s, seat, n) > 0]
     return []
 
 
