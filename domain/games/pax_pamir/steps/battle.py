@@ -90,8 +90,12 @@ def _has_region_enemy(s: PaxState, seat: int, region: Region) -> bool:
 
 def card_enemies(s: PaxState, seat: int, number: int) -> list[str]:
     """R-BAT-2: spies of other seats, except those of an Indispensable Advisors owner."""
-    return [places.enemy("spy", number, other) for other, count in sorted(s.spies.get(number, {}).items())
-            if other != seat and count > 0 and not q.has_ability(s, other, Ability.INDISPENSABLE_ADVISORS)]
+    spies = s.spies.get(number)
+    if spies is None:
+        return []
+    return [places.enemy("spy", number, other) for other in range(s.seats)  # (in seat order, read with ``get``:
+            if other != seat and spies.get(other, 0) > 0  # a Counter's ``items`` is a Python-level call)
+            and not q.has_ability(s, other, Ability.INDISPENSABLE_ADVISORS)]
 
 
 def battle_regions(s: PaxState, seat: int) -> list[str]:
