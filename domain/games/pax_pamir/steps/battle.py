@@ -57,11 +57,14 @@ def region_enemies(s: PaxState, seat: int, region: Region) -> list[str]:
     """R-BAT-1: armies of other coalitions, their roads on the region's borders (section 21
     item 15), and tribes of seats of another loyalty not under their own Citadel."""
     loyalty = block_owner(s, seat)
-    found = [places.enemy("army", str(region), str(c)) for c in COALITIONS if c != loyalty and s.armies[region][c] > 0]
+    armies, roads, tribes = s.armies[region], s.roads, s.tribes[region]  # (counts read with ``get``: a Counter's
+    found = [places.enemy("army", str(region), str(c))  # missing key is a Python-level ``__missing__``)
+             for c in COALITIONS if c != loyalty and armies.get(c, 0) > 0]
     for border in BORDERS_OF[region]:
-        found += [places.enemy("road", str(border), str(c)) for c in COALITIONS if c != loyalty and s.roads[border][c] > 0]
+        here = roads[border]
+        found += [places.enemy("road", str(border), str(c)) for c in COALITIONS if c != loyalty and here.get(c, 0) > 0]
     for other, player in enumerate(s.players):
-        if (other != seat and player.loyalty != loyalty and s.tribes[region][other] > 0
+        if (other != seat and player.loyalty != loyalty and tribes.get(other, 0) > 0
                 and not _citadel_protects(s, other, region)):
             found.append(places.enemy("tribe", str(region), other))
     return found
