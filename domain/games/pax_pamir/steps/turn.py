@@ -24,7 +24,6 @@ from domain.games.pax_pamir.data.cards import (
 )
 from domain.games.pax_pamir.state import PaxState, is_wakhan
 from domain.games.pax_pamir.steps import actions, bribes, names
-from domain.games.pax_pamir.steps.actions import candidates, usable_of
 from domain.games.pax_pamir.steps.common import CARD, Play, Procedure, pay_rupee_to_market, place_piece
 from domain.kernel.prompt import BORDER, CHOICE, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
@@ -145,8 +144,8 @@ class TurnMenu(Step[PaxState]):
         if left > 0:  # each choice is worked out only when read (a command is checked against its own)
             prompt.one_of_later(PURCHASE, purchasable, s, seat)
             prompt.one_of_later(PLAY, playable, s, seat)
-        for action, cards in candidates(s, seat).items():  # (the functions read once from this module's globals,
-            prompt.one_of_later(ACTION_VERBS[action], usable_of, s, seat, action, cards)  # not from another's)
+        for action, cards in actions.candidates(s, seat).items():
+            prompt.one_of_later(ACTION_VERBS[action], actions.usable_of, s, seat, action, cards)
         return prompt.nothing(END_TURN)
 
     @handles(PURCHASE)
