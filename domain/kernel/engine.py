@@ -64,6 +64,8 @@ class StepRules(Generic[S]):
         self._barrier_on_handover: bool = self.barrier_on_handover
         #: how every flow of these rules applies its events (one for the rules: it holds nothing else)
         self._folder: Folder = Folder(self)
+        #: ``playing``'s last answer
+        self._last_playing: tuple[Frame, Step[Any]] | None = None
 
     @property
     def default_seats(self) -> int:
@@ -153,7 +155,22 @@ class StepRules(Generic[S]):
         top = self.top(state)
         if top is None:
             return None
-        return top, self._step_of[top.step]
+        return self.playing(top)
+
+    def playing(self, top: Frame) -> tuple[Frame, Step[S]] | None:
+        """``top`` and the step it plays (never None: typed optional, as ``current``'s answer is,
+        so compiled code keeps the pair one Python tuple and gives that tuple again, where a
+        pair typed plainly is unboxed and boxed anew on every call). The last answer is given
+        again while the top frame is the same object (a frame is never changed, and ``current``
+        is asked several times a command, of the same frame): no name read from the frame, no
+        table looked up, no pair made. One answer for the rules object, replaced whole, so a
+        reader sees one pair or another, never half of one."""
+        last = self._last_playing
+        if last is not None and last[0] is top:
+            return last
+        found = (top, self._step_of[top.step])
+        self._last_playing = found
+        return found
 
     def is_seat(self, state: S, seat: object) -> bool:
         return not isinstance(seat, bool) and isinstance(seat, int) and 0 <= seat < self.seat_count(state)

@@ -8,8 +8,7 @@ of the engine (``make compile``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
@@ -26,99 +25,97 @@ STEP_UPDATED: Final = "StepUpdated"
 FRAME_EVENTS: Final = frozenset({STEP_ENTERED, STEP_LEFT, STEP_UPDATED})
 
 
-@mypyc_attr(native_class=False)
-@dataclass(frozen=True)
 class Frame:
-    """A step in progress. ``seat`` owns it (None: the table, for automatic phases)."""
+    """A step in progress. ``seat`` owns it (None: the table, for automatic phases); the step's
+    locals are read as attributes too (``frame.card``).
 
-    step: str
-    seat: int | None = None
-    #: the step's locals; never changed in place (``step_updated`` makes a new frame)
-    locals: Mapping[str, Any] = field(default_factory=dict)
+    Never changed once made (``step_updated`` makes a new frame): its fields are ``Final``,
+    which mypy enforces and, where the engine is compiled, the native class too. Compiled, it
+    is a native class, as ``Event`` is: the kernel and the steps read ``step``, ``seat``,
+    ``owner_seat`` and ``locals`` from its C struct (as an attribute of a plain class each read
+    was a dictionary lookup of about 240 instructions, and a frame is made for most frame
+    events), and a local is found by ``__getattr__`` in ``locals``. Where the sources run as
+    Python the locals are plain attributes besides (``_NATIVE``), read without that hook."""
 
-    def __post_init__(self) -> None:
-        _readable(self)
+    step: Final[str]
+    seat: Final[int | None]
+    #: the step's locals; never changed in place
+    locals: Final[dict[str, Any]]
+    #: ``seat``, for a step that a seat plays: a frame of the table has none (reading it there
+    #: raises AttributeError)
+    owner_seat: Final[int]
+
+    def __init__(self, step: str, seat: int | None = None, locals: dict[str, Any] | None = None):
+        values = {} if locals is None else locals
+        if not _NATIVE and values:  # first: the fields set below win over a local of the same name
+            vars(self).update(values)
+        self.step = step
+        self.seat = seat
+        self.locals = values
+        if seat is not None:
+            self.owner_seat = seat
 
     def __getattr__(self, name: str) -> Any:
+        """A local, read as an attribute (compiled only: see ``_NATIVE``)."""
         try:
-            return self.__dict__["locals"][name]
+            return self.locals[name]
         except KeyError:
             raise AttributeError(name) from None
 
-    @property
-    def owner_seat(self) -> int:
-        """``seat``, for a step that a seat plays (a frame of the table has none: an error).
-        Replaced by a plain attribute below."""
-        seat = self.seat
-        if seat is None:
-            raise AttributeError(f"step {self.step!r} is the table's: it has no seat")
-        return seat
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Frame):
+            return NotImplemented
+        return self.step == other.step and self.seat == other.seat and self.locals == other.locals
+
+    def __repr__(self) -> str:
+        return f"Frame(step={self.step!r}, seat={self.seat!r}, locals={self.locals!r})"
+
+    def __reduce__(self) -> tuple[type[Frame], tuple[str, int | None, dict[str, Any]]]:
+        # pickled as a call of the class with its fields, by either engine (as ``Command``)
+        return Frame, (self.step, self.seat, self.locals)
 
     def to_json(self) -> dict[str, Any]:
         return {"step": self.step, "seat": self.seat, "locals": dict(self.locals)}
 
 
-# ``__getattr__`` is there for the type checker: a frame's locals are read as attributes
-# (``frame.card``), typed Any. At run time every local is in the instance's ``__dict__``
-# already (``_readable``, ``_made``), and a class with the hook pays Python's slot wrapper on
-# every attribute read, found or not (about 500 instructions; 7% of a Pax Pamir game). Without
-# it, reading a local that is not there raises the same AttributeError.
-del Frame.__getattr__
-# ``owner_seat`` likewise: a plain attribute of a seat's frame, set when it is made (a property is
-# a Python-level call on every read, and steps read it on most); a frame of the table has none,
-# and reading it there raises AttributeError.
-del Frame.owner_seat
-
-
-def _readable(made: Frame) -> None:
-    """The locals as plain attributes too (``frame.card``), so reading one costs no
-    ``__getattr__`` call; the three fields win over a local of the same name."""
-    d = made.__dict__
-    d.update({name: value for name, value in d["locals"].items() if name not in ("step", "seat", "locals")})
-    if d["seat"] is not None:
-        d["owner_seat"] = d["seat"]
+#: Is ``Frame`` the compiled native class (no ``__dict__``: its locals are found by
+#: ``__getattr__``)? Where the sources run as Python, a class with ``__getattr__`` pays the hook
+#: on every attribute read, found or not, and its reads are not specialised: there the locals
+#: are put in the instance's ``__dict__`` instead, and the hook is removed.
+_NATIVE: Final = hasattr(Frame, "__mypyc_attrs__")
+if not _NATIVE:
+    del Frame.__getattr__
 
 
 def frame(step: str, seat: int | None = None, **values: Any) -> Frame:
-    return _made(step, seat, values)
+    return Frame(step, seat, values)
 
 
-def step_entered(step: str, seat: int | None, values: Mapping[str, Any]) -> Event:
-    return Event(STEP_ENTERED, {"step": step, "seat": seat, "locals": dict(values)})
+def step_entered(step: str, seat: int | None, values: dict[str, Any]) -> Event:
+    """``values``, a dict of the caller's own (a ``Flow`` passes its keyword arguments), becomes
+    the event's locals as it is: not copied again (a frame event is made for most steps)."""
+    return Event(STEP_ENTERED, {"step": step, "seat": seat, "locals": values})
 
 
 def step_left(step: str) -> Event:
     return Event(STEP_LEFT, {"step": step})
 
 
-def step_updated(step: str, values: Mapping[str, Any]) -> Event:
-    return Event(STEP_UPDATED, {"step": step, "locals": dict(values)})
-
-
-def _made(step: str, seat: int | None, values: dict[str, Any]) -> Frame:
-    """``Frame(step, seat, values)`` without the frozen dataclass's ``__init__`` (a frame
-    is made for every frame event folded, so this is on the hot path)."""
-    made = object.__new__(Frame)
-    attributes: dict[str, Any] = made.__dict__
-    attributes.update(values)  # read as attributes without ``__getattr__``
-    attributes["step"] = step
-    attributes["seat"] = seat
-    attributes["locals"] = values
-    if seat is not None:
-        attributes["owner_seat"] = seat
-    return made
+def step_updated(step: str, values: dict[str, Any]) -> Event:
+    """As ``step_entered``: ``values`` is the caller's own, kept as it is."""
+    return Event(STEP_UPDATED, {"step": step, "locals": values})
 
 
 def apply_frame_event(frames: list[Frame], event: Event) -> None:
     """The stack after one frame event (in place). ``evolve`` calls it; it never validates."""
     data = event.data
     if event.type == STEP_ENTERED:
-        frames.append(_made(data["step"], data["seat"], dict(data["locals"])))
+        frames.append(Frame(data["step"], data["seat"], dict(data["locals"])))
     elif event.type == STEP_LEFT:
         frames.pop()
     else:
         top = frames[-1]
-        frames[-1] = _made(top.step, top.seat, {**top.locals, **data["locals"]})
+        frames[-1] = Frame(top.step, top.seat, {**top.locals, **data["locals"]})
 
 
 #: Events a single command may cause, and automatic steps it may run, before the game is

@@ -306,7 +306,9 @@ class _Later:
         self.why = why
         self.args = args
 
-    def __call__(self) -> Allowed | None:
+    def worked_out(self) -> Allowed | None:
+        """What the verb allows, or None (a plain method: compiled, a call of the object itself
+        goes through Python's calling convention)."""
         found = tuple(self.options(*self.args))
         return OneOf(found, self.why) if found else None
 
@@ -332,7 +334,7 @@ class Prompt:
         entry = self._entries.get(verb)
         if entry is None or isinstance(entry, Allowed):
             return entry
-        made = entry()
+        made = entry.worked_out()
         if made is None:
             self._entries.pop(verb, None)
         else:

@@ -66,8 +66,10 @@ class PaxPamirRules(StepRules[PaxState]):
     timeout_defaults = ("EndTurn", "StopAction", "NextWakhanAction")
     #: 2: procedures record their stage only when a sub-step needs it, and the limit discards and the
     #: start of a turn are entered only when they have something to ask (fewer frame events; same game);
-    #: 3: cleanup shifts and refills the market itself, entering Refill only after Instability (same game)
-    rules_version = "3"
+    #: 3: cleanup shifts and refills the market itself, entering Refill only after Instability (same game);
+    #: 4: a frame is a native object where the engine is compiled, pickled as a call of its class (the
+    #: same game and events: a snapshot pickled under 3 is not loaded, the game is folded again)
+    rules_version = "4"
     min_seats = MIN_HUMAN_SEATS
 
     @property
@@ -123,8 +125,7 @@ class PaxPamirRules(StepRules[PaxState]):
         frames = state.frames
         if not frames:
             return None
-        top = frames[-1]
-        return top, self._step_of[top.step]
+        return self.playing(frames[-1])
 
     def view(self, state: PaxState, viewer: Viewer) -> dict[str, Any]:
         return _view(state, viewer, self.to_move(state))

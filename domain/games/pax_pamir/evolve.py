@@ -129,17 +129,26 @@ def _pieces(s: PaxState, kind: str, owner: Any, place: str, delta: int) -> None:
     if place == SUPPLY:
         return
     if kind == "army":
-        s.armies[REGION_BY_ID[place]][COALITION_BY_ID[owner]] += delta
+        _add(s.armies[REGION_BY_ID[place]], COALITION_BY_ID[owner], delta)
     elif kind == "road":
-        s.roads[BORDER_BY_ID[place]][COALITION_BY_ID[owner]] += delta
+        _add(s.roads[BORDER_BY_ID[place]], COALITION_BY_ID[owner], delta)
     elif kind == "tribe":
-        s.tribes[REGION_BY_ID[place]][owner] += delta
+        _add(s.tribes[REGION_BY_ID[place]], owner, delta)
     elif kind == "spy":
-        spies = s.spies.setdefault(int(place), Counter())
-        spies[owner] += delta
+        number = int(place)
+        spies = s.spies.get(number)
+        if spies is None:  # (not ``setdefault``: a Counter made on every call, by a Python-level ``__init__``)
+            spies = s.spies[number] = Counter()
+        _add(spies, owner, delta)
     elif kind == "gift":
         gifts = s.players[owner].gifts
         gifts.add(int(place)) if delta > 0 else gifts.discard(int(place))
+
+
+def _add(counts: Counter[Any], key: Any, delta: int) -> None:
+    """``counts[key] += delta``, the count read with ``get`` (a Counter's missing key is a
+    Python-level ``__missing__``)."""
+    counts[key] = counts.get(key, 0) + delta
 
 
 def _piece_moved(s: PaxState, e: Event) -> None:
@@ -147,7 +156,7 @@ def _piece_moved(s: PaxState, e: Event) -> None:
     _pieces(s, kind, owner, e.data["src"], -1)
     _pieces(s, kind, owner, e.data["dst"], +1)
     if e.data.get("placed"):
-        s.placed[places.placed_key(kind, owner, e.data["dst"])] += 1
+        _add(s.placed, places.placed_key(kind, owner, e.data["dst"]), 1)
     src_key = places.placed_key(kind, owner, e.data["src"])
     if s.placed.get(src_key):
         if e.data["dst"] == SUPPLY:  # a piece removed (R-LIM pickups take only unplaced ones)

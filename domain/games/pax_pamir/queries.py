@@ -6,7 +6,7 @@ computed from the pieces and cards where they are (R-CMP-5).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import Counter
 from typing import Final
 
 from domain.games.pax_pamir.data.board import (
@@ -57,11 +57,14 @@ def owner_of(s: PaxState, number: int) -> int | None:
     return None
 
 
-def court_cards(s: PaxState) -> Iterator[tuple[int, int]]:
-    """(seat, card) for every card in every court, in seat order, left to right (the spy track)."""
+def court_cards(s: PaxState) -> list[tuple[int, int]]:
+    """(seat, card) for every card in every court, in seat order, left to right (the spy track).
+    (A list, not a generator: compiled, a generator's every item is a call of its helper.)"""
+    found: list[tuple[int, int]] = []
     for seat, player in enumerate(s.players):
         for number in player.court:
-            yield seat, number
+            found.append((seat, number))
+    return found
 
 
 def has_ability(s: PaxState, seat: int, ability: Ability) -> bool:
@@ -110,17 +113,24 @@ def ruler_of(s: PaxState, region: Region) -> int | None:
             top, ruler = count, seat
         elif count == top:
             ruler = None  # a tie (with a seat or with the armies) means no ruler
-    if ruler is None or tribes_here.get(ruler, 0) < 1:
+    if ruler is None or not _has_tribe(tribes_here, ruler):
         return None
     return ruler
 
 
+def _has_tribe(tribes_here: Counter[int], seat: int) -> bool:
+    """R-RUL: only a seat with a tribe in a region may rule it."""
+    return tribes_here.get(seat, 0) >= 1
+
+
 def rules(s: PaxState, seat: int, region: Region) -> bool:
-    return ruler_of(s, region) == seat
+    """Does ``seat`` rule ``region`` (``ruler_of``; a region where it has no tribe is not worked out)?"""
+    return _has_tribe(s.tribes[region], seat) and ruler_of(s, region) == seat
 
 
 def ruled_regions(s: PaxState, seat: int) -> list[Region]:
-    return [region for region in _REGIONS if ruler_of(s, region) == seat]
+    """The regions ``seat`` rules (``rules``)."""
+    return [region for region in _REGIONS if rules(s, seat, region)]
 
 
 # -- 6.2 stars -------------------------------------------------------------------------------
@@ -228,12 +238,14 @@ def counts_as_favored(s: PaxState, seat: int, number: int) -> bool:
     return suit == Suit.MILITARY and s.effects.get(EventEffect.NEW_TACTICS, -1) == seat
 
 
-def market_slots(s: PaxState) -> Iterator[tuple[int, int, int]]:
-    """(row, column, card) for every card in the market."""
+def market_slots(s: PaxState) -> list[tuple[int, int, int]]:
+    """(row, column, card) for every card in the market (a list, as ``court_cards`` is)."""
+    found: list[tuple[int, int, int]] = []
     for row, cards in enumerate(s.market):
         for column, number in enumerate(cards):
             if number is not None:
-                yield row, column, number
+                found.append((row, column, number))
+    return found
 
 
 def dominance_checks_left(s: PaxState) -> int:

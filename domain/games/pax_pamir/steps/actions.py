@@ -29,7 +29,7 @@ from domain.games.pax_pamir.steps.battle import can_battle
 from domain.games.pax_pamir.steps.betray import BETRAY_COST, betrayable_cards
 from domain.games.pax_pamir.steps.bribes import HOSTAGE, full_payment_only, hostage_bribe, may_start
 from domain.games.pax_pamir.steps.bribes import ask as ask_bribe
-from domain.games.pax_pamir.steps.build import BLOCK_COST, build_limit, build_places
+from domain.games.pax_pamir.steps.build import BLOCK_COST, build_limit, can_build
 from domain.games.pax_pamir.steps.common import (
     STOP_ACTION,
     Play,
@@ -68,7 +68,7 @@ def can_take(s: PaxState, seat: int, action: CardAction, rupees: int) -> bool:
     if action == CardAction.GIFT:
         return any(value <= rupees for value in free_gift_spaces(s, seat))
     if action == CardAction.BUILD:
-        return rupees >= BLOCK_COST and any(build_places(s, seat))
+        return rupees >= BLOCK_COST and can_build(s, seat)
     if action == CardAction.MOVE:
         return can_move(s, seat)
     if action == CardAction.BETRAY:
@@ -128,7 +128,7 @@ _ACTIONS: Final[dict[int, tuple[CardAction, ...]]] = {n: card.actions for n, car
 
 def start(t: Play, seat: int, number: int, action: CardAction) -> None:
     """Begin ``action`` with court card ``number`` (the menu offered it: ``usable_cards``)."""
-    t.call(names.ACTION, seat, card=number, action=action.value)
+    t.call(names.ACTION, seat, card=number, action=str(action))
 
 
 # -- the action procedure ----------------------------------------------------------------------------

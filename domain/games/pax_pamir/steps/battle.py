@@ -57,11 +57,14 @@ def region_enemies(s: PaxState, seat: int, region: Region) -> list[str]:
     """R-BAT-1: armies of other coalitions, their roads on the region's borders (section 21
     item 15), and tribes of seats of another loyalty not under their own Citadel."""
     loyalty = block_owner(s, seat)
-    found = [places.enemy("army", str(region), str(c)) for c in COALITIONS if c != loyalty and s.armies[region][c] > 0]
+    armies, roads, tribes = s.armies[region], s.roads, s.tribes[region]  # (counts read with ``get``: a Counter's
+    found = [places.enemy("army", str(region), str(c))  # missing key is a Python-level ``__missing__``)
+             for c in COALITIONS if c != loyalty and armies.get(c, 0) > 0]
     for border in BORDERS_OF[region]:
-        found += [places.enemy("road", str(border), str(c)) for c in COALITIONS if c != loyalty and s.roads[border][c] > 0]
+        here = roads[border]
+        found += [places.enemy("road", str(border), str(c)) for c in COALITIONS if c != loyalty and here.get(c, 0) > 0]
     for other, player in enumerate(s.players):
-        if (other != seat and player.loyalty != loyalty and s.tribes[region][other] > 0
+        if (other != seat and player.loyalty != loyalty and tribes.get(other, 0) > 0
                 and not _citadel_protects(s, other, region)):
             found.append(places.enemy("tribe", str(region), other))
     return found
@@ -90,8 +93,12 @@ def _has_region_enemy(s: PaxState, seat: int, region: Region) -> bool:
 
 def card_enemies(s: PaxState, seat: int, number: int) -> list[str]:
     """R-BAT-2: spies of other seats, except those of an Indispensable Advisors owner."""
-    return [places.enemy("spy", number, other) for other, count in sorted(s.spies.get(number, {}).items())
-            if other != seat and count > 0 and not q.has_ability(s, other, Ability.INDISPENSABLE_ADVISORS)]
+    spies = s.spies.get(number)
+    if spies is None:
+        return []
+    return [places.enemy("spy", number, other) for other in range(s.seats)  # (in seat order, read with ``get``:
+            if other != seat and spies.get(other, 0) > 0  # a Counter's ``items`` is a Python-level call)
+            and not q.has_ability(s, other, Ability.INDISPENSABLE_ADVISORS)]
 
 
 def battle_regions(s: PaxState, seat: int) -> list[str]:
@@ -118,7 +125,7 @@ def _spied_cards(s: PaxState, seat: int) -> list[int]:
     """Court cards holding a spy of ``seat``, along the court track."""
     for spies in s.spies.values():
         if spies.get(seat, 0) > 0:
-            return [n for _, n in q.court_cards(s) if my_spies(s, seat, n) > 0]
+            return [n for player in s.players for n in player.court if my_spies(s, seat, n) > 0]
     return []
 
 

@@ -112,7 +112,7 @@ class Prize(ActionStep):
         t.update(kept=True)
         prize = prize_of(frame.card)
         if prize != t.state.players[seat].loyalty and not is_wakhan(t.state, seat):  # she never changes loyalty
-            t.call(names.LOYALTY_CHANGE, seat, coalition=prize.value)
+            t.call(names.LOYALTY_CHANGE, seat, coalition=str(prize))
 
     @handles(REFUSE_PRIZE)
     def refuse(self, t: Play, frame: Frame, seat: int, _: None) -> None:

@@ -35,12 +35,19 @@ NATION_BUILDING_LIMIT = 6
 BLOCK_COST: Final = 2
 
 
+def can_build(s: PaxState, seat: int) -> bool:
+    """R-BLD-1, section 23 item 7: can a block go somewhere now? A region the seat rules, and
+    a block to place (armies and roads are both blocks). (The menu asks only this:
+    ``build_places`` names the places, and needs it.)"""
+    return bool(q.ruled_regions(s, seat)) and can_place(s, seat, "army")
+
+
 def build_places(s: PaxState, seat: int) -> tuple[list[str], list[str]]:
-    """R-BLD-1, section 23 item 7: (regions, borders) a block can go to now: an army in a
-    region the seat rules, a road on a border of one."""
-    ruled = q.ruled_regions(s, seat)
-    if not ruled or not can_place(s, seat, "army"):  # armies and roads are both blocks
+    """R-BLD-1: (regions, borders) a block can go to now (``can_build``): an army in a region
+    the seat rules, a road on a border of one."""
+    if not can_build(s, seat):
         return [], []
+    ruled = q.ruled_regions(s, seat)
     borders = {str(border) for region in ruled for border in BORDERS_OF[region]}  # (ids: see ``board``)
     return [str(region) for region in ruled], sorted(borders)
 

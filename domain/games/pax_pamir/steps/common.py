@@ -86,21 +86,26 @@ def pieces_on_board(s: PaxState, kind: str, seat: int) -> list[str]:
     """R-LIM-2: where a piece of the needed kind may be taken from: a block of the seat's
     coalition (army or road) or one of its cylinders (tribe, spy or gift), except pieces
     placed this turn (R-LIM-1, section 23 item 8). As ``kind:place`` strings."""
-    found: list[str] = []
+    found: list[str] = []  # (a count read with ``get`` first: a Counter's missing key is a Python-level
+    # ``__missing__``, and a place's key is built only where there is a piece to take)
     if kind in ("army", "road"):
         coalition = block_owner(s, seat)
         for region, armies in s.armies.items():
-            if armies[coalition] > s.placed.get(places.placed_key("army", coalition, region), 0):
+            count = armies.get(coalition, 0)
+            if count > 0 and count > s.placed.get(places.placed_key("army", coalition, region), 0):
                 found.append(places.piece("army", region))
         for border, roads in s.roads.items():
-            if roads[coalition] > s.placed.get(places.placed_key("road", coalition, border), 0):
+            count = roads.get(coalition, 0)
+            if count > 0 and count > s.placed.get(places.placed_key("road", coalition, border), 0):
                 found.append(places.piece("road", border))
         return found
     for region, tribes in s.tribes.items():
-        if tribes[seat] > s.placed.get(places.placed_key("tribe", seat, region), 0):
+        count = tribes.get(seat, 0)
+        if count > 0 and count > s.placed.get(places.placed_key("tribe", seat, region), 0):
             found.append(places.piece("tribe", region))
     for number, spies in s.spies.items():
-        if spies[seat] > s.placed.get(places.placed_key("spy", seat, number), 0):
+        count = spies.get(seat, 0)
+        if count > 0 and count > s.placed.get(places.placed_key("spy", seat, number), 0):
             found.append(places.piece("spy", number))
     for value in sorted(s.players[seat].gifts):
         if not s.placed.get(places.placed_key("gift", seat, value)):

@@ -74,7 +74,7 @@ class DiscardCourtCard(Procedure):
         if court_card.suit != Suit.POLITICAL or political_cards_of(t.state, owner, court_card.region):
             return
         for _ in range(t.state.tribes[court_card.region][owner]):  # R-OVR-2
-            t.emit(ev.piece_moved("tribe", owner, court_card.region.value, SUPPLY))
+            t.emit(ev.piece_moved("tribe", owner, str(court_card.region), SUPPLY))
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

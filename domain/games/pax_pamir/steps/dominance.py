@@ -26,7 +26,7 @@ WINNING_LEAD = 4
 
 def dominant_coalition(s: PaxState) -> tuple[Coalition | None, dict[str, int]]:
     """R-DOM-1, R-DOM-2: the coalition with at least the lead over each other, if any."""
-    blocks = {c.value: q.blocks_in_play(s, c) for c in COALITIONS}
+    blocks = {str(c): q.blocks_in_play(s, c) for c in COALITIONS}
     lead = FATIGUED_LEAD if EventEffect.CONFLICT_FATIGUE in s.effects else DOMINANCE_LEAD
     for coalition in COALITIONS:
         if all(blocks[coalition] - blocks[other] >= lead for other in COALITIONS if other != coalition):
@@ -86,7 +86,7 @@ class DominanceCheck(Procedure):
         s = t.state
         final = q.dominance_checks_left(s) == 0  # R-DOM-6: the triggering card(s) are gone already
         dominant, blocks, scored = check_scores(s, final)
-        t.emit(ev.dominance_check_resolved(dominant.value if dominant else None,
+        t.emit(ev.dominance_check_resolved(str(dominant) if dominant else None,
                                            [{"seat": seat, "points": scored[seat]} for seat in sorted(scored)],
                                            final, blocks))
         for seat in sorted(scored):
@@ -96,11 +96,11 @@ class DominanceCheck(Procedure):
             for region in REGIONS:
                 for coalition, count in sorted(s.armies[region].items()):
                     for _ in range(count):
-                        t.emit(ev.piece_moved("army", coalition.value, region.value, SUPPLY))
+                        t.emit(ev.piece_moved("army", str(coalition), str(region), SUPPLY))
             for border, roads in s.roads.items():
                 for coalition, count in sorted(roads.items()):
                     for _ in range(count):
-                        t.emit(ev.piece_moved("road", coalition.value, border.value, SUPPLY))
+                        t.emit(ev.piece_moved("road", str(coalition), str(border), SUPPLY))
         vps = sorted((player.vp for player in s.players), reverse=True)
         if final:
             t.emit(ev.game_ended(winners(s), [p.vp for p in s.players], "final_dominance_check"))

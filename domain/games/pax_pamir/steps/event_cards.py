@@ -219,11 +219,11 @@ def blackmail_pending(s: PaxState, seat: int, done: list[str]) -> tuple[str, Reg
     """The first Blackmail ability of ``seat`` not in ``done`` with a card to place on: the
     ability, its region and the cards (``StartOfTurn`` asks about it); None when none is."""
     for ability, region in BLACKMAIL_REGION.items():
-        if ability.value in done or not q.has_ability(s, seat, ability):
+        if not q.has_ability(s, seat, ability) or str(ability) in done:  # (``str``: ``value`` is a Python-level property)
             continue
         targets = blackmail_targets(s, region)
         if targets:
-            return ability.value, region, targets
+            return str(ability), region, targets
     return None
 
 

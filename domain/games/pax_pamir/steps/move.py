@@ -157,7 +157,7 @@ class Move(ActionStep):
         kind, place = places.parse_piece(frame.piece)
         t.update(piece=None, left=frame.left - 1)
         if kind == "army":
-            t.emit(ev.piece_moved("army", block_owner(t.state, seat).value, place, region))
+            t.emit(ev.piece_moved("army", str(block_owner(t.state, seat)), place, region))
         else:
             lose_piece(t, "tribe", seat, place, dst=region)
 

@@ -236,7 +236,7 @@ class PlayCard(Procedure):
         t.emit(ev.card_moved(frame.card, places.hand(seat), places.court(seat), side=frame.locals.get("side", "right")))
         patriot = COURT_CARDS[frame.card].patriot
         if patriot is not None and patriot != t.state.players[seat].loyalty and not is_wakhan(t.state, seat):
-            t.call(names.LOYALTY_CHANGE, seat, coalition=patriot.value, keep=frame.card)
+            t.call(names.LOYALTY_CHANGE, seat, coalition=str(patriot), keep=frame.card)
 
     def resolve_icons(self, t: Play, frame: Frame) -> None:
         if frame.card in t.state.players[frame.owner_seat].court:  # R-PLY-6
