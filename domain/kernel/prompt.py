@@ -180,7 +180,9 @@ class Allowed:
     def check(self, value: Any, text: str) -> None:
         raise NotImplementedError
 
-    def values(self) -> Iterable[Any]:
+    def values(self) -> tuple[Any, ...]:
+        """Every value allowed, in order (a tuple: compiled, walked by index, where an iterable
+        goes through the iterator protocol, for every command ``legal_commands`` lists)."""
         raise NotImplementedError
 
     def to_json(self) -> dict[str, Any]:
@@ -192,7 +194,7 @@ class Nothing(Allowed):
     def check(self, value: Any, text: str) -> None:
         return None
 
-    def values(self) -> Iterable[Any]:
+    def values(self) -> tuple[Any, ...]:
         return (None,)
 
     def to_json(self) -> dict[str, Any]:
@@ -217,7 +219,7 @@ class OneOf(Allowed):
         if value not in self.options:
             raise RuleViolation(_reason(self.why, value, f"{short(value)} is not a choice here", text))
 
-    def values(self) -> Iterable[Any]:
+    def values(self) -> tuple[Any, ...]:
         return self.options
 
     def to_json(self) -> dict[str, Any]:
@@ -244,11 +246,10 @@ class SubsetOf(Allowed):
             if item not in self.options:
                 raise RuleViolation(_reason(self.why, item, f"{short(item)} is not a choice here", text))
 
-    def values(self) -> Iterable[Any]:
+    def values(self) -> tuple[Any, ...]:
         ordered = sorted(self.options)
-        for size in range(self.minimum, self.maximum + 1):
-            for chosen in combinations(ordered, size):
-                yield list(chosen)
+        return tuple([list(chosen) for size in range(self.minimum, self.maximum + 1)
+                      for chosen in combinations(ordered, size)])
 
     def to_json(self) -> dict[str, Any]:
         return {"allows": "subset_of", "options": list(self.options), "min": self.minimum, "max": self.maximum}
@@ -264,8 +265,8 @@ class Between(Allowed):
         if not self.low <= value <= self.high:
             raise RuleViolation(_reason(self.why, value, f"{value} is outside {self.low}..{self.high}", text))
 
-    def values(self) -> Iterable[Any]:
-        return range(self.low, self.high + 1)
+    def values(self) -> tuple[Any, ...]:
+        return tuple(range(self.low, self.high + 1))
 
     def to_json(self) -> dict[str, Any]:
         return {"allows": "between", "min": self.low, "max": self.high}
@@ -286,7 +287,7 @@ class Free(Allowed):
         if self.test is not None and not self.test(value):
             raise RuleViolation(_reason(self.why, value, f"{short(value)} is not accepted here", text))
 
-    def values(self) -> Iterable[Any]:
+    def values(self) -> tuple[Any, ...]:
         return ()
 
     def to_json(self) -> dict[str, Any]:
@@ -427,7 +428,7 @@ class Prompt:
         choices = self.choices
         if not choices:
             return out
-        ordered: Iterable[Verb]
+        ordered: list[Verb]  # (a list: walked by index)
         if isinstance(verbs, dict):  # (a dict without the ABC's check, and read as one)
             table: dict[str, tuple[int, Verb]] = verbs
             if len(choices) == 1:  # most prompts offer one verb: nothing to put in order
@@ -439,7 +440,7 @@ class Prompt:
             offered = sorted([verbs[kind] for kind in choices if kind in verbs])
             ordered = [verb for _, verb in offered]
         else:
-            ordered = verbs
+            ordered = list(verbs)
         for verb in ordered:
             allowed = choices.get(verb.type)
             if allowed is None:
@@ -449,7 +450,8 @@ class Prompt:
                 out.append(Command(kind, {}))
             else:
                 name = verb.arg.name
-                out.extend([Command(kind, {name: value}) for value in allowed.values()])
+                for value in allowed.values():
+                    out.append(Command(kind, {name: value}))
         return out
 
     def to_json(self) -> dict[str, Any]:
