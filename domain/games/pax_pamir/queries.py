@@ -42,7 +42,9 @@ _RANK: Final[dict[int, int]] = {n: c.rank for n, c in COURT_CARDS.items()}
 _SUIT: Final[dict[int, Suit]] = {n: c.suit for n, c in COURT_CARDS.items()}
 _PATRIOT: Final[dict[int, Coalition | None]] = {n: c.patriot for n, c in COURT_CARDS.items()}
 _PRIZE: Final[dict[int, Coalition | None]] = {n: c.prize for n, c in COURT_CARDS.items()}
-_CARDS_WITH: Final[dict[str, tuple[int, ...]]] = {ability.value: cards_with_ability(ability) for ability in Ability}
+#: (keyed by the members, the keys the rules look up: a dict of plain strings looked up with a
+#: member compares the two, where a member key is found by identity)
+_CARDS_WITH: Final[dict[Ability, tuple[int, ...]]] = {ability: cards_with_ability(ability) for ability in Ability}
 
 
 def card(number: int) -> CourtCard:

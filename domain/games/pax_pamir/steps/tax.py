@@ -8,6 +8,7 @@ from mypy_extensions import mypyc_attr
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.board import MARKET_COLUMNS, MARKET_ROWS
 from domain.games.pax_pamir.data.cards import (
     COURT_CARDS,
     Ability,
@@ -27,7 +28,14 @@ from domain.kernel.steps import Frame, handles
 
 def taxable_market_cards(s: PaxState) -> list[int]:
     """R-TAX-1, section 23 item 1: cards with rupees on them (never an empty slot)."""
-    return [number for row, column, number in q.market_slots(s) if s.market_rupees[row][column] > 0]
+    found: list[int] = []  # (the market read slot by slot: no triple made for every card)
+    for row in range(MARKET_ROWS):
+        cards, rupees = s.market[row], s.market_rupees[row]
+        for column in range(MARKET_COLUMNS):
+            number = cards[column]
+            if number is not None and rupees[column] > 0:
+                found.append(number)
+    return found
 
 
 def taxable_seats(s: PaxState, seat: int) -> list[int]:
