@@ -41,7 +41,6 @@ OWED: dict[tuple[str, str], int] = {
     ('domain/games/pax_pamir/options.py', 'generator-builtin'): 6,
     ('domain/games/pax_pamir/places.py', 'generator-builtin'): 1,
     ('domain/games/pax_pamir/queries.py', 'generator-builtin'): 6,
-    ('domain/games/pax_pamir/steps/actions.py', 'generator-builtin'): 1,
     ('domain/games/pax_pamir/steps/battle.py', 'generator-builtin'): 2,
     ('domain/games/pax_pamir/steps/dominance.py', 'generator-builtin'): 5,
     ('domain/games/pax_pamir/steps/event_cards.py', 'enum-call'): 2,
