@@ -310,7 +310,8 @@ class _Later:
     def worked_out(self) -> Allowed | None:
         """What the verb allows, or None (a plain method: compiled, a call of the object itself
         goes through Python's calling convention)."""
-        found = tuple(self.options(*self.args))
+        options = self.options  # (a local: compiled, an attribute called is looked up by name)
+        found = tuple(options(*self.args))
         return OneOf(found, self.why) if found else None
 
 
@@ -337,7 +338,7 @@ class Prompt:
             return entry
         made = entry.worked_out()
         if made is None:
-            self._entries.pop(verb, None)
+            del self._entries[verb]  # (not ``pop``: a method called through Python)
         else:
             self._entries[verb] = made
         return made
@@ -347,9 +348,13 @@ class Prompt:
         """Every verb offered and what it allows, in the order they were added."""
         entries = self._entries
         for entry in entries.values():
-            if type(entry) is _Later:  # some choice is still a function: work them all out
-                for verb in list(entries):
-                    self._resolved(verb)
+            if type(entry) is _Later:  # some choice is still a function: work them all out, in one
+                made: dict[str, Allowed | _Later] = {}  # pass, into a dict in the same order
+                for verb, each in entries.items():
+                    allowed = each if isinstance(each, Allowed) else each.worked_out()
+                    if allowed is not None:
+                        made[verb] = allowed
+                self._entries = entries = made
                 break
         kept: Any = entries  # every choice is an ``Allowed`` now (not ``cast``: a call)
         worked_out: dict[str, Allowed] = kept
