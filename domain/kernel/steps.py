@@ -96,6 +96,15 @@ class Step(Generic[S]):
         cls.never_asks = not [k for k in below if "prompt" in vars(k) or "ask" in vars(k)]
         cls.one_seat_at_a_time = bool([k for k in below if "seat_asked" in vars(k)])
 
+    def __init__(self) -> None:
+        # What the class says, held by the step too (as ``StepRules.__init__`` does): compiled,
+        # the kernel reads an object's own attributes from its struct, where a class attribute
+        # is looked up through the type, several times a command. A step that writes an
+        # ``__init__`` calls ``super().__init__()``.
+        self._never_asks: bool = self.never_asks
+        self._always_asks: bool = self.always_asks
+        self._one_seat_at_a_time: bool = self.one_seat_at_a_time
+
     def prompt(self, state: S, frame: Frame, seat: int) -> Prompt | None:
         """The question put to ``seat`` now, or None. By default only the owner is asked."""
         if seat != frame.seat:
@@ -113,11 +122,11 @@ class Step(Generic[S]):
 
         A prompt that offers nothing (every choice left out, as ``one_of`` does with an
         empty set) asks nobody, as ``StepRules.prompt`` says."""
-        if self.never_asks:
+        if self._never_asks:
             return []
         if frame.seat is not None:
             return [frame.seat] if self.asks(state, frame) else []
-        if self.one_seat_at_a_time:
+        if self._one_seat_at_a_time:
             one = self.seat_asked(state, frame)
             return [] if one is None else [one]
         return [seat for seat in range(seats) if self.asks_seat(state, frame, seat)]
@@ -126,22 +135,22 @@ class Step(Generic[S]):
         """Does some seat owe an answer now? If not, ``advance`` runs. Is some seat ``asked``
         (a step overrides this only to stop the game, as a finished game's last step does):
         worked out once for the state (``asked_of``), as ``to_move`` then reads it."""
-        if self.never_asks:
+        if self._never_asks:
             return False
-        return bool(asked_of(self, state, frame, seats))
+        return bool(_asked(self, state, frame, seats))
 
     def asks(self, state: S, frame: Frame) -> bool:
         """Does the owner of a seat's frame have a prompt now? By default its prompt is
         built. A step that can tell more cheaply overrides this, and then says it once: its
         ``ask`` begins with ``if not self.asks(...)`` and does not test it again (the
         random-play tests check that the two agree)."""
-        return self.always_asks or bool(prompt_of(self, state, frame, frame.owner_seat))
+        return self._always_asks or bool(prompt_of(self, state, frame, frame.owner_seat))
 
     def asks_seat(self, state: S, frame: Frame, seat: int) -> bool:
         """``asks`` for a frame every seat may answer (no owner): does ``seat`` have a prompt
         now? For a step that asks one seat at a time, is it the one ``seat_asked`` names; else
         its prompt is built by default, and an override is the guard its ``prompt`` begins with."""
-        if self.one_seat_at_a_time:
+        if self._one_seat_at_a_time:
             return self.seat_asked(state, frame) == seat
         return bool(prompt_of(self, state, frame, seat))
 
@@ -221,16 +230,21 @@ def asked_of(step: Step[Any], state: object, frame: Frame, seats: int) -> list[i
     """``step.asked(state, frame, seats)``, worked out once while ``state`` is unchanged: the one
     way the kernel learns who must answer (a list of the caller's own). Kept only when someone
     is asked: when nobody is, the automatic steps go on and change the state at once."""
+    return _asked(step, state, frame, seats)[:]
+
+
+def _asked(step: Step[Any], state: object, frame: Frame, seats: int) -> list[int]:
+    """``asked_of``'s list, the one kept (read, never changed: ``Step.awaits`` only asks whether
+    it is empty)."""
     kept = _found(state, frame)
     if kept is not None and kept.seats is not None:
-        return kept.seats[:]
+        return kept.seats
     found = step.asked(state, frame, seats)
     if found:
         kept = _found(state, frame)  # (again: working it out may have built a prompt, kept there)
         if kept is None:
             kept = KEPT.asked = Asked(state, frame)
         kept.seats = found
-        return found[:]
     return found
 
 

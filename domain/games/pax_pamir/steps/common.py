@@ -51,6 +51,7 @@ class Procedure(Step[PaxState]):
     stages: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self) -> None:
+        super().__init__()
         #: ``stages``, the methods themselves, found once when the step is made (compiled, a
         #: method found by its name is a generic attribute lookup, and a bound method made, on
         #: every stage run; a class attribute is read through the type, on every ``advance``)
