@@ -144,8 +144,9 @@ class TurnMenu(Step[PaxState]):
         if left > 0:  # each choice is worked out only when read (a command is checked against its own)
             prompt.one_of_later(PURCHASE, purchasable, s, seat)
             prompt.one_of_later(PLAY, playable, s, seat)
+        usable = actions.usable_of  # (read from its module once, not once an action)
         for action, cards in actions.candidates(s, seat).items():
-            prompt.one_of_later(ACTION_VERBS[action], actions.usable_of, s, seat, action, cards)
+            prompt.one_of_later(ACTION_VERBS[action], usable, s, seat, action, cards)
         return prompt.nothing(END_TURN)
 
     @handles(PURCHASE)
