@@ -104,6 +104,9 @@ class Step(Generic[S]):
         self._never_asks: bool = self.never_asks
         self._always_asks: bool = self.always_asks
         self._one_seat_at_a_time: bool = self.one_seat_at_a_time
+        #: ``handlers``, the methods themselves, found once (``handler``)
+        self._handler_of: dict[str, Callable[..., None]] = {
+            verb: getattr(self, attr) for verb, attr in self.handlers.items()}
 
     def prompt(self, state: S, frame: Frame, seat: int) -> Prompt | None:
         """The question put to ``seat`` now, or None. By default only the owner is asked."""
@@ -167,12 +170,9 @@ class Step(Generic[S]):
 
     def handler(self, verb: str) -> Callable[..., None] | None:
         """The method marked ``@handles(verb)``, read from the step itself (an override in a
-        subclass is the one called), or None."""
-        attr = self.handlers.get(verb)
-        if attr is None:
-            return None
-        found: Callable[..., None] = getattr(self, attr)
-        return found
+        subclass is the one called), or None. Found when the step was made: compiled, a method
+        found by its name is a generic attribute lookup, and a bound method made, on every command."""
+        return self._handler_of.get(verb)
 
 
 # -- the prompts of the state last asked about ---------------------------------------------------
