@@ -433,32 +433,38 @@ class Prompt:
         choices = self.choices
         if not choices:
             return out
-        ordered: list[Verb]  # (a list: walked by index)
         if isinstance(verbs, dict):  # (a dict without the ABC's check, and read as one)
             table: dict[str, tuple[int, Verb]] = verbs
             if len(choices) == 1:  # most prompts offer one verb: nothing to put in order
-                ordered = [table[kind][1] for kind in choices if kind in table]
-            else:
-                offered = sorted([table[kind] for kind in choices if kind in table])
-                ordered = [verb for _, verb in offered]
+                for kind, allowed in choices.items():
+                    found = table.get(kind)
+                    if found is not None:
+                        _listed(out, found[1], allowed)
+                return out
+            offered = sorted([table[kind] for kind in choices if kind in table])
         elif isinstance(verbs, Mapping):
             offered = sorted([verbs[kind] for kind in choices if kind in verbs])
-            ordered = [verb for _, verb in offered]
         else:
-            ordered = list(verbs)
-        for verb in ordered:
-            allowed = choices.get(verb.type)
-            if allowed is None:
-                continue
-            kind = verb.type
-            if verb.arg is None:
-                out.append(Command(kind, {}))
-            else:
-                name = verb.arg.name
-                for value in allowed.values():
-                    out.append(Command(kind, {name: value}))
+            for verb in verbs:
+                given = choices.get(verb.type)
+                if given is not None:
+                    _listed(out, verb, given)
+            return out
+        for _, verb in offered:
+            _listed(out, verb, choices[verb.type])
         return out
 
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "text": self.text,
                 "choices": {verb: allowed.to_json() for verb, allowed in self.choices.items()}}
+
+
+def _listed(out: list[Command], verb: Verb, allowed: Allowed) -> None:
+    """The commands of one verb a prompt offers, added to ``out`` (``Prompt.commands``)."""
+    kind = verb.type
+    if verb.arg is None:
+        out.append(Command(kind, {}))
+        return
+    name = verb.arg.name
+    for value in allowed.values():
+        out.append(Command(kind, {name: value}))
