@@ -78,6 +78,15 @@ def has_ability(s: PaxState, seat: int, ability: Ability) -> bool:
     return False
 
 
+def holds_any(s: PaxState, seat: int, cards: frozenset[int]) -> bool:
+    """Is one of ``cards`` in the seat's court? (``has_ability`` for several abilities at once,
+    in one pass over the court)"""
+    for number in s.players[seat].court:
+        if number in cards:
+            return True
+    return False
+
+
 def effect_active(s: PaxState, effect: EventEffect, seat: int | None = None) -> bool:
     """Is ``effect`` in force (for ``seat``, if it is a personal effect)?"""
     if effect not in s.effects:

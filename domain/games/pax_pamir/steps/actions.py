@@ -37,7 +37,7 @@ from domain.games.pax_pamir.steps.common import (
     pay_action_cost,
     seat_of,
 )
-from domain.games.pax_pamir.steps.gift import free_gift_spaces
+from domain.games.pax_pamir.steps.gift import affordable_gift_spaces, free_gift_spaces
 from domain.games.pax_pamir.steps.move import can_move
 from domain.games.pax_pamir.steps.tax import taxable_market_cards, taxable_seats
 from domain.kernel.steps import Frame
@@ -64,12 +64,11 @@ def minimum_cost(s: PaxState, seat: int, action: CardAction) -> int:
 def can_take(s: PaxState, seat: int, action: CardAction, rupees: int) -> bool:
     """R-ACT-4 (RTT's preconditions): the action can have an effect with ``rupees``; so ``rupees``
     are at least its ``minimum_cost`` (R-ACT-2: a Build or a Betray asks its cost, a Gift the
-    cheapest free space, in ``free_gift_spaces``' increasing order)."""
+    cheapest free space)."""
     if action == CardAction.TAX:
         return bool(taxable_market_cards(s) or taxable_seats(s, seat))
     if action == CardAction.GIFT:
-        spaces = free_gift_spaces(s, seat)
-        return bool(spaces) and spaces[0] <= rupees
+        return bool(affordable_gift_spaces(s, seat, rupees))
     if action == CardAction.BUILD:
         return rupees >= BLOCK_COST and can_build(s, seat)
     if action == CardAction.MOVE:

@@ -19,6 +19,7 @@ from domain.games.pax_pamir.data.cards import (
     CardAction,
     EventEffect,
     ImpactIcon,
+    cards_with_ability,
     is_court_card,
     is_dominance_check,
 )
@@ -72,10 +73,15 @@ def purchasable(s: PaxState, seat: int) -> list[int]:
     return found
 
 
+#: the court cards whose ability frees some court cards' purchase (R-PUR-2)
+_INFLUENCE: Final = frozenset([*cards_with_ability(Ability.HERAT_INFLUENCE),
+                               *cards_with_ability(Ability.PERSIAN_INFLUENCE),
+                               *cards_with_ability(Ability.RUSSIAN_INFLUENCE)])
+
+
 def has_influence(s: PaxState, seat: int) -> bool:
     """Does the seat hold an ability that frees some court cards' purchase (R-PUR-2)?"""
-    return (q.has_ability(s, seat, Ability.HERAT_INFLUENCE) or q.has_ability(s, seat, Ability.PERSIAN_INFLUENCE)
-            or q.has_ability(s, seat, Ability.RUSSIAN_INFLUENCE))
+    return q.holds_any(s, seat, _INFLUENCE)
 
 
 def slot_of(s: PaxState, number: int) -> tuple[int, int]:
