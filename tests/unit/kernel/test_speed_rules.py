@@ -45,7 +45,6 @@ OWED: dict[tuple[str, str], int] = {
     ('domain/games/pax_pamir/steps/dominance.py', 'generator-builtin'): 5,
     ('domain/games/pax_pamir/steps/event_cards.py', 'enum-call'): 2,
     ('domain/games/pax_pamir/steps/event_cards.py', 'enum-iteration'): 2,
-    ('domain/games/pax_pamir/steps/move.py', 'generator-builtin'): 2,
     ('domain/games/pax_pamir/steps/setup.py', 'enum-iteration'): 1,
     ('domain/games/pax_pamir/steps/tax.py', 'generator-builtin'): 3,
     ('domain/games/pax_pamir/steps/turn.py', 'generator-builtin'): 1,
