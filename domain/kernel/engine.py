@@ -21,7 +21,7 @@ from mypy_extensions import mypyc_attr
 from domain.kernel.commands import Command
 from domain.kernel.errors import InvalidOptions, RuleViolation, RunawayGame
 from domain.kernel.events import Event
-from domain.kernel.flow import FRAME_EVENTS, RUNAWAY_LIMIT, Fold, apply_frame_event
+from domain.kernel.flow import _NATIVE, FRAME_EVENTS, RUNAWAY_LIMIT, Fold, apply_frame_event
 from domain.kernel.prompt import Prompt, Verb, short, verb_table
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameOptions
@@ -139,8 +139,13 @@ class StepRules(Generic[S]):
         return self.begin(cast(S, None), rng)
 
     def begin(self, state: S, rng: Rng) -> Flow[S]:
-        """The flow handlers receive; a game may return a subclass of ``Flow``."""
-        return Flow(state, self._folder, rng)
+        """The flow handlers receive; a game may return a subclass of ``Flow``. Compiled, it
+        folds through the rules' ``Folder`` (a native call); where the sources run as Python,
+        through the rules' own ``evolve`` and ``frames`` (the ``Folder`` would be one more
+        Python call on every event)."""
+        if _NATIVE:
+            return Flow(state, self._folder, rng)
+        return Flow(state, self.evolve, rng, self.frames)
 
     def top(self, state: S) -> Frame | None:
         """The frame being played (the top of ``frames``), or None; a game that derives its
@@ -196,7 +201,7 @@ class StepRules(Generic[S]):
         if found is None:
             return []
         frame, step = found
-        return asked_of(step, state, frame, self.seat_count(state))
+        return asked_of(step, state, frame, self.seat_count(state))[:]  # (the caller's own list)
 
     # (``seat`` and ``command`` are typed ``object`` where a caller may pass what a client sent:
     # compiled, a method checks its arguments' types before it runs, and the kernel's refusal

@@ -140,7 +140,7 @@ class Step(Generic[S]):
         worked out once for the state (``asked_of``), as ``to_move`` then reads it."""
         if self._never_asks:
             return False
-        return bool(_asked(self, state, frame, seats))
+        return bool(asked_of(self, state, frame, seats))
 
     def asks(self, state: S, frame: Frame) -> bool:
         """Does the owner of a seat's frame have a prompt now? By default its prompt is
@@ -228,14 +228,10 @@ def prompt_of(step: Step[Any], state: object, frame: Frame, seat: int) -> Prompt
 
 def asked_of(step: Step[Any], state: object, frame: Frame, seats: int) -> list[int]:
     """``step.asked(state, frame, seats)``, worked out once while ``state`` is unchanged: the one
-    way the kernel learns who must answer (a list of the caller's own). Kept only when someone
-    is asked: when nobody is, the automatic steps go on and change the state at once."""
-    return _asked(step, state, frame, seats)[:]
-
-
-def _asked(step: Step[Any], state: object, frame: Frame, seats: int) -> list[int]:
-    """``asked_of``'s list, the one kept (read, never changed: ``Step.awaits`` only asks whether
-    it is empty)."""
+    way the kernel learns who must answer. The list kept is the one given, read and never
+    changed (``to_move`` hands its caller a copy; ``Step.awaits`` asks whether it is empty).
+    Kept only when someone is asked: when nobody is, the automatic steps go on and change the
+    state at once."""
     kept = _found(state, frame)
     if kept is not None and kept.seats is not None:
         return kept.seats
