@@ -25,7 +25,7 @@ from domain.kernel.flow import _NATIVE, FRAME_EVENTS, RUNAWAY_LIMIT, Fold, apply
 from domain.kernel.prompt import Prompt, Verb, short, verb_table
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameOptions
-from domain.kernel.steps import Flow, Frame, Step, asked_of, forget, prompt_of
+from domain.kernel.steps import KEPT, Flow, Frame, Step, asked_of, prompt_of
 from domain.kernel.upcasting import NONE as NO_HISTORY
 from domain.kernel.upcasting import Upcasters
 
@@ -120,8 +120,9 @@ class StepRules(Generic[S]):
     def evolve(self, state: S | None, event: Event) -> S:
         """A frame event changes the stack ``frames`` finds (in place); any other event is the
         game's (``apply``)."""
-        if state is not None:
-            forget(state)  # (the prompts built for it no longer hold)
+        kept = KEPT.asked  # the prompts built for ``state`` no longer hold (``KEPT``)
+        if kept is not None and kept.state is state:
+            KEPT.asked = None
         if event.type in FRAME_EVENTS:
             assert state is not None, "frame events come after the setup events"
             apply_frame_event(self.frames(state), event)

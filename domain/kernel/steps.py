@@ -197,7 +197,7 @@ class _Kept:
 
 #: The prompts of the last state asked about (one state, whichever it is). Kept only while that
 #: state is unchanged: every event is applied through ``StepRules.evolve``, which forgets them
-#: when it changes that state (``forget``). A state copied is another state (nothing is shared
+#: when it changes that state. A state copied is another state (nothing is shared
 #: with the copy), and a caller that works on several states in turn only builds more often. Its
 #: prompts are read, never changed (``Prompt`` works out a lazy choice once, in place).
 KEPT: Final = _Kept()
@@ -215,8 +215,9 @@ def _found(state: object, frame: Frame) -> Asked | None:
 def prompt_of(step: Step[Any], state: object, frame: Frame, seat: int) -> Prompt | None:
     """``step.prompt(state, frame, seat)``, built once while ``state`` is unchanged: the one way
     the kernel asks a step for a prompt."""
-    kept = _found(state, frame)
-    if kept is None:
+    kept = KEPT.asked  # (``_found``, said here again: where the sources run as Python a call is
+    # several hundred instructions, and the kernel asks this several times a command)
+    if kept is None or kept.state is not state or (kept.frame is not frame and kept.frame != frame):
         kept = KEPT.asked = Asked(state, frame)
     prompts = kept.prompts
     if seat in prompts:
@@ -232,8 +233,9 @@ def asked_of(step: Step[Any], state: object, frame: Frame, seats: int) -> list[i
     changed (``to_move`` hands its caller a copy; ``Step.awaits`` asks whether it is empty).
     Kept only when someone is asked: when nobody is, the automatic steps go on and change the
     state at once."""
-    kept = _found(state, frame)
-    if kept is not None and kept.seats is not None:
+    kept = KEPT.asked  # (``_found``, said here again, as in ``prompt_of``)
+    if (kept is not None and kept.seats is not None and kept.state is state
+            and (kept.frame is frame or kept.frame == frame)):
         return kept.seats
     found = step.asked(state, frame, seats)
     if found:
@@ -242,13 +244,6 @@ def asked_of(step: Step[Any], state: object, frame: Frame, seats: int) -> list[i
             kept = KEPT.asked = Asked(state, frame)
         kept.seats = found
     return found
-
-
-def forget(state: object) -> None:
-    """``state`` is about to change: the prompts built for it no longer hold."""
-    kept = KEPT.asked
-    if kept is not None and kept.state is state:
-        KEPT.asked = None
 
 
 def step_table(*steps: Step[Any]) -> dict[str, Step[Any]]:
