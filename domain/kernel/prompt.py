@@ -433,38 +433,31 @@ class Prompt:
         choices = self.choices
         if not choices:
             return out
+        offered: list[tuple[int, Verb]]  # (position, verb) of each verb offered, put in order
         if isinstance(verbs, dict):  # (a dict without the ABC's check, and read as one)
             table: dict[str, tuple[int, Verb]] = verbs
-            if len(choices) == 1:  # most prompts offer one verb: nothing to put in order
-                for kind, allowed in choices.items():
-                    found = table.get(kind)
-                    if found is not None:
-                        _listed(out, found[1], allowed)
-                return out
-            offered = sorted([table[kind] for kind in choices if kind in table])
+            offered = []  # (a loop, not a comprehension: where the sources run as Python, that is a call)
+            for kind in choices:
+                found = table.get(kind)
+                if found is not None:
+                    offered.append(found)
+            if len(offered) > 1:  # most prompts offer one verb: nothing to put in order
+                offered.sort()
         elif isinstance(verbs, Mapping):
             offered = sorted([verbs[kind] for kind in choices if kind in verbs])
         else:
-            for verb in verbs:
-                given = choices.get(verb.type)
-                if given is not None:
-                    _listed(out, verb, given)
-            return out
+            offered = [(position, verb) for position, verb in enumerate(verbs) if verb.type in choices]
         for _, verb in offered:
-            _listed(out, verb, choices[verb.type])
+            kind = verb.type
+            if verb.arg is None:
+                out.append(Command(kind, {}))
+            else:
+                name = verb.arg.name
+                for value in choices[kind].values():
+                    out.append(Command(kind, {name: value}))
         return out
 
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "text": self.text,
                 "choices": {verb: allowed.to_json() for verb, allowed in self.choices.items()}}
 
-
-def _listed(out: list[Command], verb: Verb, allowed: Allowed) -> None:
-    """The commands of one verb a prompt offers, added to ``out`` (``Prompt.commands``)."""
-    kind = verb.type
-    if verb.arg is None:
-        out.append(Command(kind, {}))
-        return
-    name = verb.arg.name
-    for value in allowed.values():
-        out.append(Command(kind, {name: value}))
