@@ -148,7 +148,11 @@ def ruled_regions(s: PaxState, seat: int) -> list[Region]:
 
 def stars(s: PaxState, seat: int, suit: Suit) -> int:
     """R-STR: ranks of the court cards of ``suit`` (91 and 99 keep their printed suit)."""
-    return sum(_RANK[n] for n in s.players[seat].court if _SUIT[n] == suit)
+    total = 0  # (a loop: a generator given to sum is made and resumed item by item)
+    for n in s.players[seat].court:
+        if _SUIT[n] == suit:
+            total += _RANK[n]
+    return total
 
 
 def court_limit(s: PaxState, seat: int) -> int:

@@ -110,7 +110,12 @@ def candidates(s: PaxState, seat: int) -> dict[CardAction, list[int]]:
                     found[action] = [n]
                 else:
                     cards.append(n)
-    return {action: found[action] for action in CARD_ACTION_ORDER if action in found}
+    ordered: dict[CardAction, list[int]] = {}  # (a loop: where the sources run as Python, a
+    for action in CARD_ACTION_ORDER:  # comprehension is a function made and called)
+        cards = found.get(action)
+        if cards is not None:
+            ordered[action] = cards
+    return ordered
 
 
 def usable_of(s: PaxState, seat: int, action: CardAction, cards: list[int]) -> list[int]:

@@ -291,7 +291,9 @@ class Impacts(Step[PaxState]):
             return True
         if icon == ImpactIcon.SPY:
             region = COURT_CARDS[frame.card].region
-            return any(COURT_CARDS[n].region == region for _, n in q.court_cards(s))
+            for _, number in q.court_cards(s):  # (a loop, not ``any`` of a generator)
+                if COURT_CARDS[number].region == region:
+                    return True
         return False
 
     def asks(self, s: PaxState, frame: Frame) -> bool:
