@@ -196,7 +196,10 @@ class Flow(Generic[S]):
         next ``update``, or by ``settle``; forgotten if the step ends first. A procedure
         moving on through its stages says so this way, so stages that call nothing cost no
         event (a later ``update_later`` replaces an unrecorded one)."""
-        self._later = (len(self._frames_now()), values)
+        frames_of = self._frames  # (read at once where it is given, as the pure engine's flow has it:
+        # a procedure does this at every stage)
+        frames = frames_of(self.state) if frames_of is not None else self._frames_now()
+        self._later = (len(frames), values)
 
     @property
     def deferring(self) -> bool:
