@@ -21,11 +21,11 @@ from mypy_extensions import mypyc_attr
 from domain.kernel.commands import Command
 from domain.kernel.errors import InvalidOptions, RuleViolation, RunawayGame
 from domain.kernel.events import Event
-from domain.kernel.flow import FRAME_EVENTS, RUNAWAY_LIMIT, Fold, apply_frame_event
+from domain.kernel.flow import _NATIVE, FRAME_EVENTS, RUNAWAY_LIMIT, Fold, apply_frame_event
 from domain.kernel.prompt import Prompt, Verb, short, verb_table
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameOptions
-from domain.kernel.steps import Flow, Frame, Step, asked_of, forget, prompt_of
+from domain.kernel.steps import KEPT, Flow, Frame, Step, asked_of, prompt_of
 from domain.kernel.upcasting import NONE as NO_HISTORY
 from domain.kernel.upcasting import Upcasters
 
@@ -120,8 +120,9 @@ class StepRules(Generic[S]):
     def evolve(self, state: S | None, event: Event) -> S:
         """A frame event changes the stack ``frames`` finds (in place); any other event is the
         game's (``apply``)."""
-        if state is not None:
-            forget(state)  # (the prompts built for it no longer hold)
+        kept = KEPT.asked  # the prompts built for ``state`` no longer hold (``KEPT``)
+        if kept is not None and kept.state is state:
+            KEPT.asked = None
         if event.type in FRAME_EVENTS:
             assert state is not None, "frame events come after the setup events"
             apply_frame_event(self.frames(state), event)
@@ -139,8 +140,13 @@ class StepRules(Generic[S]):
         return self.begin(cast(S, None), rng)
 
     def begin(self, state: S, rng: Rng) -> Flow[S]:
-        """The flow handlers receive; a game may return a subclass of ``Flow``."""
-        return Flow(state, self._folder, rng)
+        """The flow handlers receive; a game may return a subclass of ``Flow``. Compiled, it
+        folds through the rules' ``Folder`` (a native call); where the sources run as Python,
+        through the rules' own ``evolve`` and ``frames`` (the ``Folder`` would be one more
+        Python call on every event)."""
+        if _NATIVE:
+            return Flow(state, self._folder, rng)
+        return Flow(state, self.evolve, rng, self.frames)
 
     def top(self, state: S) -> Frame | None:
         """The frame being played (the top of ``frames``), or None; a game that derives its
@@ -196,7 +202,7 @@ class StepRules(Generic[S]):
         if found is None:
             return []
         frame, step = found
-        return asked_of(step, state, frame, self.seat_count(state))
+        return asked_of(step, state, frame, self.seat_count(state))[:]  # (the caller's own list)
 
     # (``seat`` and ``command`` are typed ``object`` where a caller may pass what a client sent:
     # compiled, a method checks its arguments' types before it runs, and the kernel's refusal

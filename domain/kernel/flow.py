@@ -170,9 +170,10 @@ class Flow(Generic[S]):
 
     def end(self) -> None:
         """The current step is done: play returns to the step that called it."""
-        if self._later is not None and self._later[0] == self._depth():
+        frames = self._frames_now()  # (once: where the sources run as Python, each look is a call or two)
+        if self._later is not None and self._later[0] == len(frames):
             self._later = None  # what it would have recorded goes with it
-        self.emit(step_left(self.frame.step))
+        self.emit(step_left(frames[-1].step))
 
     def goto(self, step: str, seat: int | None = None, **values: Any) -> None:
         """Replace the current step by ``step`` (the caller resumes when that one ends)."""
@@ -182,11 +183,12 @@ class Flow(Generic[S]):
     def update(self, **values: Any) -> None:
         """Change some locals of the current step."""
         later = self._later
+        frames = self._frames_now()
         if later is not None:
             self._later = None
-            assert later[0] == self._depth(), "only the step that deferred its locals is current"
+            assert later[0] == len(frames), "only the step that deferred its locals is current"
             values = {**later[1], **values}
-        self.emit(step_updated(self.frame.step, values))
+        self.emit(step_updated(frames[-1].step, values))
 
     def update_later(self, **values: Any) -> None:
         """Change some locals of the current step, recorded only when they can matter: before
@@ -194,7 +196,10 @@ class Flow(Generic[S]):
         next ``update``, or by ``settle``; forgotten if the step ends first. A procedure
         moving on through its stages says so this way, so stages that call nothing cost no
         event (a later ``update_later`` replaces an unrecorded one)."""
-        self._later = (len(self._frames_now()), values)
+        frames_of = self._frames  # (read at once where it is given, as the pure engine's flow has it:
+        # a procedure does this at every stage)
+        frames = frames_of(self.state) if frames_of is not None else self._frames_now()
+        self._later = (len(frames), values)
 
     @property
     def deferring(self) -> bool:
@@ -220,9 +225,6 @@ class Flow(Generic[S]):
             return folder.frames(self.state)
         assert self._frames is not None, "this game keeps no frame stack"
         return self._frames(self.state)
-
-    def _depth(self) -> int:
-        return len(self._frames_now())
 
 
 class Fold:

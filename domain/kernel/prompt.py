@@ -180,7 +180,9 @@ class Allowed:
     def check(self, value: Any, text: str) -> None:
         raise NotImplementedError
 
-    def values(self) -> Iterable[Any]:
+    def values(self) -> tuple[Any, ...]:
+        """Every value allowed, in order (a tuple: compiled, walked by index, where an iterable
+        goes through the iterator protocol, for every command ``legal_commands`` lists)."""
         raise NotImplementedError
 
     def to_json(self) -> dict[str, Any]:
@@ -192,7 +194,7 @@ class Nothing(Allowed):
     def check(self, value: Any, text: str) -> None:
         return None
 
-    def values(self) -> Iterable[Any]:
+    def values(self) -> tuple[Any, ...]:
         return (None,)
 
     def to_json(self) -> dict[str, Any]:
@@ -217,7 +219,7 @@ class OneOf(Allowed):
         if value not in self.options:
             raise RuleViolation(_reason(self.why, value, f"{short(value)} is not a choice here", text))
 
-    def values(self) -> Iterable[Any]:
+    def values(self) -> tuple[Any, ...]:
         return self.options
 
     def to_json(self) -> dict[str, Any]:
@@ -244,11 +246,10 @@ class SubsetOf(Allowed):
             if item not in self.options:
                 raise RuleViolation(_reason(self.why, item, f"{short(item)} is not a choice here", text))
 
-    def values(self) -> Iterable[Any]:
+    def values(self) -> tuple[Any, ...]:
         ordered = sorted(self.options)
-        for size in range(self.minimum, self.maximum + 1):
-            for chosen in combinations(ordered, size):
-                yield list(chosen)
+        return tuple([list(chosen) for size in range(self.minimum, self.maximum + 1)
+                      for chosen in combinations(ordered, size)])
 
     def to_json(self) -> dict[str, Any]:
         return {"allows": "subset_of", "options": list(self.options), "min": self.minimum, "max": self.maximum}
@@ -264,8 +265,8 @@ class Between(Allowed):
         if not self.low <= value <= self.high:
             raise RuleViolation(_reason(self.why, value, f"{value} is outside {self.low}..{self.high}", text))
 
-    def values(self) -> Iterable[Any]:
-        return range(self.low, self.high + 1)
+    def values(self) -> tuple[Any, ...]:
+        return tuple(range(self.low, self.high + 1))
 
     def to_json(self) -> dict[str, Any]:
         return {"allows": "between", "min": self.low, "max": self.high}
@@ -286,7 +287,7 @@ class Free(Allowed):
         if self.test is not None and not self.test(value):
             raise RuleViolation(_reason(self.why, value, f"{short(value)} is not accepted here", text))
 
-    def values(self) -> Iterable[Any]:
+    def values(self) -> tuple[Any, ...]:
         return ()
 
     def to_json(self) -> dict[str, Any]:
@@ -309,7 +310,8 @@ class _Later:
     def worked_out(self) -> Allowed | None:
         """What the verb allows, or None (a plain method: compiled, a call of the object itself
         goes through Python's calling convention)."""
-        found = tuple(self.options(*self.args))
+        options = self.options  # (a local: compiled, an attribute called is looked up by name)
+        found = tuple(options(*self.args))
         return OneOf(found, self.why) if found else None
 
 
@@ -336,7 +338,7 @@ class Prompt:
             return entry
         made = entry.worked_out()
         if made is None:
-            self._entries.pop(verb, None)
+            del self._entries[verb]  # (not ``pop``: a method called through Python)
         else:
             self._entries[verb] = made
         return made
@@ -346,9 +348,13 @@ class Prompt:
         """Every verb offered and what it allows, in the order they were added."""
         entries = self._entries
         for entry in entries.values():
-            if type(entry) is _Later:  # some choice is still a function: work them all out
-                for verb in list(entries):
-                    self._resolved(verb)
+            if type(entry) is _Later:  # some choice is still a function: work them all out, in one
+                made: dict[str, Allowed | _Later] = {}  # pass, into a dict in the same order
+                for verb, each in entries.items():
+                    allowed = each if isinstance(each, Allowed) else each.worked_out()
+                    if allowed is not None:
+                        made[verb] = allowed
+                self._entries = entries = made
                 break
         kept: Any = entries  # every choice is an ``Allowed`` now (not ``cast``: a call)
         worked_out: dict[str, Allowed] = kept
@@ -427,31 +433,31 @@ class Prompt:
         choices = self.choices
         if not choices:
             return out
-        ordered: Iterable[Verb]
+        offered: list[tuple[int, Verb]]  # (position, verb) of each verb offered, put in order
         if isinstance(verbs, dict):  # (a dict without the ABC's check, and read as one)
             table: dict[str, tuple[int, Verb]] = verbs
-            if len(choices) == 1:  # most prompts offer one verb: nothing to put in order
-                ordered = [table[kind][1] for kind in choices if kind in table]
-            else:
-                offered = sorted([table[kind] for kind in choices if kind in table])
-                ordered = [verb for _, verb in offered]
+            offered = []  # (a loop, not a comprehension: where the sources run as Python, that is a call)
+            for kind in choices:
+                found = table.get(kind)
+                if found is not None:
+                    offered.append(found)
+            if len(offered) > 1:  # most prompts offer one verb: nothing to put in order
+                offered.sort()
         elif isinstance(verbs, Mapping):
             offered = sorted([verbs[kind] for kind in choices if kind in verbs])
-            ordered = [verb for _, verb in offered]
         else:
-            ordered = verbs
-        for verb in ordered:
-            allowed = choices.get(verb.type)
-            if allowed is None:
-                continue
+            offered = [(position, verb) for position, verb in enumerate(verbs) if verb.type in choices]
+        for _, verb in offered:
             kind = verb.type
             if verb.arg is None:
                 out.append(Command(kind, {}))
             else:
                 name = verb.arg.name
-                out.extend([Command(kind, {name: value}) for value in allowed.values()])
+                for value in choices[kind].values():
+                    out.append(Command(kind, {name: value}))
         return out
 
     def to_json(self) -> dict[str, Any]:
         return {"seat": self.seat, "text": self.text,
                 "choices": {verb: allowed.to_json() for verb, allowed in self.choices.items()}}
+

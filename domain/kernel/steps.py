@@ -96,6 +96,18 @@ class Step(Generic[S]):
         cls.never_asks = not [k for k in below if "prompt" in vars(k) or "ask" in vars(k)]
         cls.one_seat_at_a_time = bool([k for k in below if "seat_asked" in vars(k)])
 
+    def __init__(self) -> None:
+        # What the class says, held by the step too (as ``StepRules.__init__`` does): compiled,
+        # the kernel reads an object's own attributes from its struct, where a class attribute
+        # is looked up through the type, several times a command. A step that writes an
+        # ``__init__`` calls ``super().__init__()``.
+        self._never_asks: bool = self.never_asks
+        self._always_asks: bool = self.always_asks
+        self._one_seat_at_a_time: bool = self.one_seat_at_a_time
+        #: ``handlers``, the methods themselves, found once (``handler``)
+        self._handler_of: dict[str, Callable[..., None]] = {
+            verb: getattr(self, attr) for verb, attr in self.handlers.items()}
+
     def prompt(self, state: S, frame: Frame, seat: int) -> Prompt | None:
         """The question put to ``seat`` now, or None. By default only the owner is asked."""
         if seat != frame.seat:
@@ -113,11 +125,11 @@ class Step(Generic[S]):
 
         A prompt that offers nothing (every choice left out, as ``one_of`` does with an
         empty set) asks nobody, as ``StepRules.prompt`` says."""
-        if self.never_asks:
+        if self._never_asks:
             return []
         if frame.seat is not None:
             return [frame.seat] if self.asks(state, frame) else []
-        if self.one_seat_at_a_time:
+        if self._one_seat_at_a_time:
             one = self.seat_asked(state, frame)
             return [] if one is None else [one]
         return [seat for seat in range(seats) if self.asks_seat(state, frame, seat)]
@@ -126,7 +138,7 @@ class Step(Generic[S]):
         """Does some seat owe an answer now? If not, ``advance`` runs. Is some seat ``asked``
         (a step overrides this only to stop the game, as a finished game's last step does):
         worked out once for the state (``asked_of``), as ``to_move`` then reads it."""
-        if self.never_asks:
+        if self._never_asks:
             return False
         return bool(asked_of(self, state, frame, seats))
 
@@ -135,13 +147,13 @@ class Step(Generic[S]):
         built. A step that can tell more cheaply overrides this, and then says it once: its
         ``ask`` begins with ``if not self.asks(...)`` and does not test it again (the
         random-play tests check that the two agree)."""
-        return self.always_asks or bool(prompt_of(self, state, frame, frame.owner_seat))
+        return self._always_asks or bool(prompt_of(self, state, frame, frame.owner_seat))
 
     def asks_seat(self, state: S, frame: Frame, seat: int) -> bool:
         """``asks`` for a frame every seat may answer (no owner): does ``seat`` have a prompt
         now? For a step that asks one seat at a time, is it the one ``seat_asked`` names; else
         its prompt is built by default, and an override is the guard its ``prompt`` begins with."""
-        if self.one_seat_at_a_time:
+        if self._one_seat_at_a_time:
             return self.seat_asked(state, frame) == seat
         return bool(prompt_of(self, state, frame, seat))
 
@@ -158,12 +170,9 @@ class Step(Generic[S]):
 
     def handler(self, verb: str) -> Callable[..., None] | None:
         """The method marked ``@handles(verb)``, read from the step itself (an override in a
-        subclass is the one called), or None."""
-        attr = self.handlers.get(verb)
-        if attr is None:
-            return None
-        found: Callable[..., None] = getattr(self, attr)
-        return found
+        subclass is the one called), or None. Found when the step was made: compiled, a method
+        found by its name is a generic attribute lookup, and a bound method made, on every command."""
+        return self._handler_of.get(verb)
 
 
 # -- the prompts of the state last asked about ---------------------------------------------------
@@ -188,7 +197,7 @@ class _Kept:
 
 #: The prompts of the last state asked about (one state, whichever it is). Kept only while that
 #: state is unchanged: every event is applied through ``StepRules.evolve``, which forgets them
-#: when it changes that state (``forget``). A state copied is another state (nothing is shared
+#: when it changes that state. A state copied is another state (nothing is shared
 #: with the copy), and a caller that works on several states in turn only builds more often. Its
 #: prompts are read, never changed (``Prompt`` works out a lazy choice once, in place).
 KEPT: Final = _Kept()
@@ -206,8 +215,9 @@ def _found(state: object, frame: Frame) -> Asked | None:
 def prompt_of(step: Step[Any], state: object, frame: Frame, seat: int) -> Prompt | None:
     """``step.prompt(state, frame, seat)``, built once while ``state`` is unchanged: the one way
     the kernel asks a step for a prompt."""
-    kept = _found(state, frame)
-    if kept is None:
+    kept = KEPT.asked  # (``_found``, said here again: where the sources run as Python a call is
+    # several hundred instructions, and the kernel asks this several times a command)
+    if kept is None or kept.state is not state or (kept.frame is not frame and kept.frame != frame):
         kept = KEPT.asked = Asked(state, frame)
     prompts = kept.prompts
     if seat in prompts:
@@ -219,26 +229,21 @@ def prompt_of(step: Step[Any], state: object, frame: Frame, seat: int) -> Prompt
 
 def asked_of(step: Step[Any], state: object, frame: Frame, seats: int) -> list[int]:
     """``step.asked(state, frame, seats)``, worked out once while ``state`` is unchanged: the one
-    way the kernel learns who must answer (a list of the caller's own). Kept only when someone
-    is asked: when nobody is, the automatic steps go on and change the state at once."""
-    kept = _found(state, frame)
-    if kept is not None and kept.seats is not None:
-        return kept.seats[:]
+    way the kernel learns who must answer. The list kept is the one given, read and never
+    changed (``to_move`` hands its caller a copy; ``Step.awaits`` asks whether it is empty).
+    Kept only when someone is asked: when nobody is, the automatic steps go on and change the
+    state at once."""
+    kept = KEPT.asked  # (``_found``, said here again, as in ``prompt_of``)
+    if (kept is not None and kept.seats is not None and kept.state is state
+            and (kept.frame is frame or kept.frame == frame)):
+        return kept.seats
     found = step.asked(state, frame, seats)
     if found:
         kept = _found(state, frame)  # (again: working it out may have built a prompt, kept there)
         if kept is None:
             kept = KEPT.asked = Asked(state, frame)
         kept.seats = found
-        return found[:]
     return found
-
-
-def forget(state: object) -> None:
-    """``state`` is about to change: the prompts built for it no longer hold."""
-    kept = KEPT.asked
-    if kept is not None and kept.state is state:
-        KEPT.asked = None
 
 
 def step_table(*steps: Step[Any]) -> dict[str, Step[Any]]:

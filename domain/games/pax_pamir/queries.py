@@ -42,7 +42,9 @@ _RANK: Final[dict[int, int]] = {n: c.rank for n, c in COURT_CARDS.items()}
 _SUIT: Final[dict[int, Suit]] = {n: c.suit for n, c in COURT_CARDS.items()}
 _PATRIOT: Final[dict[int, Coalition | None]] = {n: c.patriot for n, c in COURT_CARDS.items()}
 _PRIZE: Final[dict[int, Coalition | None]] = {n: c.prize for n, c in COURT_CARDS.items()}
-_CARDS_WITH: Final[dict[str, tuple[int, ...]]] = {ability.value: cards_with_ability(ability) for ability in Ability}
+#: (keyed by the members, the keys the rules look up: a dict of plain strings looked up with a
+#: member compares the two, where a member key is found by identity)
+_CARDS_WITH: Final[dict[Ability, tuple[int, ...]]] = {ability: cards_with_ability(ability) for ability in Ability}
 
 
 def card(number: int) -> CourtCard:
@@ -72,6 +74,15 @@ def has_ability(s: PaxState, seat: int, ability: Ability) -> bool:
     court = s.players[seat].court
     for number in _CARDS_WITH[ability]:
         if number in court:
+            return True
+    return False
+
+
+def holds_any(s: PaxState, seat: int, cards: frozenset[int]) -> bool:
+    """Is one of ``cards`` in the seat's court? (``has_ability`` for several abilities at once,
+    in one pass over the court)"""
+    for number in s.players[seat].court:
+        if number in cards:
             return True
     return False
 
@@ -137,7 +148,11 @@ def ruled_regions(s: PaxState, seat: int) -> list[Region]:
 
 def stars(s: PaxState, seat: int, suit: Suit) -> int:
     """R-STR: ranks of the court cards of ``suit`` (91 and 99 keep their printed suit)."""
-    return sum(_RANK[n] for n in s.players[seat].court if _SUIT[n] == suit)
+    total = 0  # (a loop: a generator given to sum is made and resumed item by item)
+    for n in s.players[seat].court:
+        if _SUIT[n] == suit:
+            total += _RANK[n]
+    return total
 
 
 def court_limit(s: PaxState, seat: int) -> int:

@@ -37,7 +37,7 @@ from domain.games.pax_pamir.steps.common import (
     pay_action_cost,
     seat_of,
 )
-from domain.games.pax_pamir.steps.gift import free_gift_spaces
+from domain.games.pax_pamir.steps.gift import affordable_gift_spaces, free_gift_spaces
 from domain.games.pax_pamir.steps.move import can_move
 from domain.games.pax_pamir.steps.tax import taxable_market_cards, taxable_seats
 from domain.kernel.steps import Frame
@@ -62,11 +62,13 @@ def minimum_cost(s: PaxState, seat: int, action: CardAction) -> int:
 # -- the menu ------------------------------------------------------------------------------------
 
 def can_take(s: PaxState, seat: int, action: CardAction, rupees: int) -> bool:
-    """R-ACT-4 (RTT's preconditions): the action can have an effect with ``rupees``."""
+    """R-ACT-4 (RTT's preconditions): the action can have an effect with ``rupees``; so ``rupees``
+    are at least its ``minimum_cost`` (R-ACT-2: a Build or a Betray asks its cost, a Gift the
+    cheapest free space)."""
     if action == CardAction.TAX:
         return bool(taxable_market_cards(s) or taxable_seats(s, seat))
     if action == CardAction.GIFT:
-        return any(value <= rupees for value in free_gift_spaces(s, seat))
+        return bool(affordable_gift_spaces(s, seat, rupees))
     if action == CardAction.BUILD:
         return rupees >= BLOCK_COST and can_build(s, seat)
     if action == CardAction.MOVE:
@@ -108,16 +110,20 @@ def candidates(s: PaxState, seat: int) -> dict[CardAction, list[int]]:
                     found[action] = [n]
                 else:
                     cards.append(n)
-    return {action: found[action] for action in CARD_ACTION_ORDER if action in found}
+    ordered: dict[CardAction, list[int]] = {}  # (a loop: where the sources run as Python, a
+    for action in CARD_ACTION_ORDER:  # comprehension is a function made and called)
+        cards = found.get(action)
+        if cards is not None:
+            ordered[action] = cards
+    return ordered
 
 
 def usable_of(s: PaxState, seat: int, action: CardAction, cards: list[int]) -> list[int]:
     """``cards`` (the ``candidates`` for ``action``), if the action can be taken now (R-ACT-2,
-    R-ACT-4: whether it can does not depend on the card); else none."""
+    R-ACT-4: ``can_take``; whether it can does not depend on the card); else none."""
     if not cards:
         return []
-    rupees = s.players[seat].rupees
-    if rupees >= minimum_cost(s, seat, action) and can_take(s, seat, action, rupees):
+    if can_take(s, seat, action, s.players[seat].rupees):
         return cards
     return []
 

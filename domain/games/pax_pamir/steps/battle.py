@@ -16,6 +16,7 @@ from domain.games.pax_pamir.data.board import (
     COALITIONS,
     REGION_BY_ID,
     REGIONS,
+    Coalition,
     Region,
 )
 from domain.games.pax_pamir.data.cards import (
@@ -43,8 +44,13 @@ from domain.kernel.steps import Frame, Step, handles
 
 def strength(s: PaxState, seat: int, region: Region) -> int:
     """R-BAT-1: loyal armies, plus the seat's tribes under Nationalism."""
-    total = s.armies[region].get(block_owner(s, seat), 0)  # (``get``: a missing key costs ``__missing__``)
-    if q.effect_active(s, EventEffect.NATIONALISM, seat):
+    return _strength(s, seat, region, block_owner(s, seat), q.effect_active(s, EventEffect.NATIONALISM, seat))
+
+
+def _strength(s: PaxState, seat: int, region: Region, loyalty: Coalition, nationalism: bool) -> int:
+    """``strength``, the seat's loyalty and Nationalism read once for every region (``can_battle``)."""
+    total = s.armies[region].get(loyalty, 0)  # (``get``: a missing key costs ``__missing__``)
+    if nationalism:
         total += s.tribes[region].get(seat, 0)
     return total
 
@@ -112,8 +118,9 @@ def battle_cards(s: PaxState, seat: int) -> list[int]:
 def can_battle(s: PaxState, seat: int) -> bool:
     """Is there a region or a card ``battle_regions`` or ``battle_cards`` would list? (stops
     at the first)"""
+    loyalty, nationalism = block_owner(s, seat), q.effect_active(s, EventEffect.NATIONALISM, seat)
     for region in REGIONS:
-        if strength(s, seat, region) > 0 and _has_region_enemy(s, seat, region):
+        if _strength(s, seat, region, loyalty, nationalism) > 0 and _has_region_enemy(s, seat, region):
             return True
     for number in _spied_cards(s, seat):
         if card_enemies(s, seat, number):

@@ -10,6 +10,7 @@ moved on *before* a stage runs, so a sub-step called from it returns to the next
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from mypy_extensions import mypyc_attr
@@ -49,16 +50,24 @@ class Procedure(Step[PaxState]):
 
     stages: ClassVar[tuple[str, ...]] = ()
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: ``stages``, the methods themselves, found once when the step is made (compiled, a
+        #: method found by its name is a generic attribute lookup, and a bound method made, on
+        #: every stage run; a class attribute is read through the type, on every ``advance``)
+        self._stage_methods: tuple[Callable[[Play, Frame], None], ...] = tuple(
+            [getattr(self, name) for name in self.stages])
+
     def advance(self, t: Play, frame: Frame) -> None:
         """Runs stages until one calls a sub-step (or ends the procedure, or the game), then
         the procedure ends. The stage reached is recorded only when a sub-step is called (it
         returns here, to the next stage): ``update_later``."""
-        stages = self.stages
+        stages = self._stage_methods
         stage: int = frame.locals.get("stage", 0)
         while stage < len(stages):
             stage += 1
             t.update_later(stage=stage)
-            getattr(self, stages[stage - 1])(t, frame)  # still the top frame while deferring
+            stages[stage - 1](t, frame)  # still the top frame while deferring
             if not t.deferring:
                 return  # a sub-step was called, or the stage ended this procedure or updated it
             if t.state.outcome is not None:

@@ -26,6 +26,13 @@ def free_gift_spaces(s: PaxState, seat: int) -> list[int]:
     return free if free and can_place(s, seat, "gift") else []
 
 
+def affordable_gift_spaces(s: PaxState, seat: int, rupees: int) -> list[int]:
+    """The ``free_gift_spaces`` that ``rupees`` pay for (R-GFT-1: a cylinder's reach is asked
+    only when there is one)."""
+    free = [value for value in q.free_gift_spaces(s, seat) if value <= rupees]
+    return free if free and can_place(s, seat, "gift") else []
+
+
 #: the verbs of this module, each said once: declared here, handled and offered by name
 PLACE_GIFT = Verb("PlaceGift", "Gift: pay this gift space's value to the market and place a cylinder on it (R-GFT).",
                   Arg("value", AMOUNT), refusal="you are not giving a gift now")
@@ -40,7 +47,7 @@ class Gift(ActionStep):
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         seat = seat_of(frame)
-        values = [v for v in free_gift_spaces(s, seat) if v <= s.players[seat].rupees]
+        values = affordable_gift_spaces(s, seat, s.players[seat].rupees)
         if not values:
             return None
         return Prompt(seat, "Gift: choose an empty gift space and pay its value to the market.").one_of(

@@ -3,14 +3,14 @@ with a road, spies along the court track."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import Counter
 
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
-from domain.games.pax_pamir.data.board import CROSSINGS, REGION_BY_ID, REGIONS, Region
+from domain.games.pax_pamir.data.board import CROSSINGS, REGION_BY_ID, REGIONS, Border, Coalition, Region
 from domain.games.pax_pamir.data.cards import (
     COURT_CARDS,
     Ability,
@@ -51,12 +51,27 @@ def spy_destinations(s: PaxState, seat: int, origin: int) -> list[int]:
     """R-MOV-3: the next or previous card along the court track (it wraps; empty courts are
     skipped), 1 or 2 cards with Well-Connected; with Strange Bedfellows also any court card
     of the origin's region (not combined with Well-Connected: RTT). Never the origin."""
-    track = [number for _, number in q.court_cards(s)]
+    return _spy_destinations(s, seat, origin, court_track(s))
+
+
+def court_track(s: PaxState) -> list[int]:
+    """The court cards along the court track: every court in seat order, left to right."""
+    track: list[int] = []
+    for player in s.players:
+        track.extend(player.court)
+    return track
+
+
+def _spy_destinations(s: PaxState, seat: int, origin: int, track: list[int]) -> list[int]:
+    """``spy_destinations`` along ``track`` (``court_track``, made once for every spy of a seat)."""
     if origin not in track:
         return []
-    at = track.index(origin)
+    at, count = track.index(origin), len(track)
     reach = 2 if q.has_ability(s, seat, Ability.WELL_CONNECTED) else 1
-    found = {track[(at + step) % len(track)] for distance in range(1, reach + 1) for step in (distance, -distance)}
+    found: set[int] = set()
+    for distance in range(1, reach + 1):
+        found.add(track[(at + distance) % count])
+        found.add(track[(at - distance) % count])
     if q.has_ability(s, seat, Ability.STRANGE_BEDFELLOWS):
         region = COURT_CARDS[origin].region
         found |= {number for number in track if COURT_CARDS[number].region == region}
@@ -67,15 +82,18 @@ def spy_destinations(s: PaxState, seat: int, origin: int) -> list[int]:
 def movable_pieces(s: PaxState, seat: int) -> list[str]:
     """R-MOV-1 to R-MOV-4, section 23 item 6: loyal armies, the seat's spies and (with
     Nationalism) its tribes, each only with a legal destination."""
-    return list(_movable(s, seat))
+    return _movable(s, seat, False)
 
 
 def can_move(s: PaxState, seat: int) -> bool:
     """Is some piece ``movable_pieces`` would list? (stops at the first)"""
-    return next(_movable(s, seat), None) is not None
+    return bool(_movable(s, seat, True))
 
 
-def _movable(s: PaxState, seat: int) -> Iterator[str]:
+def _movable(s: PaxState, seat: int, first: bool) -> list[str]:
+    """``movable_pieces``, or only the first of them (``first``). (A list, not a generator:
+    compiled, a generator's every item is a call of its helper.)"""
+    found: list[str] = []
     loyalty = block_owner(s, seat)
     nationalism = q.effect_active(s, EventEffect.NATIONALISM, seat)
     roads_needed = _roads_needed(s, seat)
@@ -85,17 +103,40 @@ def _movable(s: PaxState, seat: int) -> Iterator[str]:
         tribe = nationalism and s.tribes[region].get(seat, 0) > 0
         if not (army or tribe):
             continue
-        if roads_needed and not any(roads[border].get(loyalty, 0) > 0 for _, border in CROSSINGS[region]):
+        if roads_needed and not _has_road(roads, loyalty, region):
             continue  # no destination (region_destinations is empty)
         if army:
-            yield places.piece("army", str(region))
+            found.append(places.piece("army", str(region)))
+            if first:
+                return found
         if tribe:
-            yield places.piece("tribe", str(region))
-    if not any(seat in spies for spies in s.spies.values()):
-        return
-    for _, number in q.court_cards(s):
-        if my_spies(s, seat, number) > 0 and spy_destinations(s, seat, number):
-            yield places.piece("spy", number)
+            found.append(places.piece("tribe", str(region)))
+            if first:
+                return found
+    if not _has_spy(s, seat):
+        return found
+    track = court_track(s)
+    for number in track:
+        if my_spies(s, seat, number) > 0 and _spy_destinations(s, seat, number, track):
+            found.append(places.piece("spy", number))
+            if first:
+                return found
+    return found
+
+
+def _has_road(roads: dict[Border, Counter[Coalition]], loyalty: Coalition, region: Region) -> bool:
+    """A road of ``loyalty`` on some border out of ``region``."""
+    for _, border in CROSSINGS[region]:
+        if roads[border].get(loyalty, 0) > 0:
+            return True
+    return False
+
+
+def _has_spy(s: PaxState, seat: int) -> bool:
+    for spies in s.spies.values():
+        if seat in spies:
+            return True
+    return False
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name

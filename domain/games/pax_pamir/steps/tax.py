@@ -8,6 +8,7 @@ from mypy_extensions import mypyc_attr
 from domain.games.pax_pamir import events as ev
 from domain.games.pax_pamir import places
 from domain.games.pax_pamir import queries as q
+from domain.games.pax_pamir.data.board import MARKET_COLUMNS, MARKET_ROWS, Region
 from domain.games.pax_pamir.data.cards import (
     COURT_CARDS,
     Ability,
@@ -27,7 +28,14 @@ from domain.kernel.steps import Frame, handles
 
 def taxable_market_cards(s: PaxState) -> list[int]:
     """R-TAX-1, section 23 item 1: cards with rupees on them (never an empty slot)."""
-    return [number for row, column, number in q.market_slots(s) if s.market_rupees[row][column] > 0]
+    found: list[int] = []  # (the market read slot by slot: no triple made for every card)
+    for row in range(MARKET_ROWS):
+        cards, rupees = s.market[row], s.market_rupees[row]
+        for column in range(MARKET_COLUMNS):
+            number = cards[column]
+            if number is not None and rupees[column] > 0:
+                found.append(number)
+    return found
 
 
 def taxable_seats(s: PaxState, seat: int) -> list[int]:
@@ -40,11 +48,20 @@ def taxable_seats(s: PaxState, seat: int) -> list[int]:
     for other, player in enumerate(s.players):
         if other == seat or not player.court:
             continue
-        if not claim and not any(COURT_CARDS[n].region in ruled for n in player.court):
+        if not claim and not _holds_card_of(player.court, ruled):
             continue
         if player.rupees > q.tax_shelter(s, other):
             found.append(other)
     return found
+
+
+def _holds_card_of(court: list[int], regions: set[Region]) -> bool:
+    """Is a card of one of ``regions`` in ``court``? (a loop: a generator given to ``any`` is
+    made and resumed item by item)"""
+    for number in court:
+        if COURT_CARDS[number].region in regions:
+            return True
+    return False
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
@@ -66,9 +83,7 @@ class Tax(ActionStep):
         question)."""
         if frame.left <= 0:
             return False
-        market_rupees = s.market_rupees
-        return (any(market_rupees[row][column] > 0 for row, column, _ in q.market_slots(s))
-                or bool(taxable_seats(s, seat_of(frame))))
+        return bool(taxable_market_cards(s)) or bool(taxable_seats(s, seat_of(frame)))
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         if not self.asks(s, frame):

@@ -19,6 +19,7 @@ from domain.games.pax_pamir.data.cards import (
     CardAction,
     EventEffect,
     ImpactIcon,
+    cards_with_ability,
     is_court_card,
     is_dominance_check,
 )
@@ -72,10 +73,15 @@ def purchasable(s: PaxState, seat: int) -> list[int]:
     return found
 
 
+#: the court cards whose ability frees some court cards' purchase (R-PUR-2)
+_INFLUENCE: Final = frozenset([*cards_with_ability(Ability.HERAT_INFLUENCE),
+                               *cards_with_ability(Ability.PERSIAN_INFLUENCE),
+                               *cards_with_ability(Ability.RUSSIAN_INFLUENCE)])
+
+
 def has_influence(s: PaxState, seat: int) -> bool:
     """Does the seat hold an ability that frees some court cards' purchase (R-PUR-2)?"""
-    return (q.has_ability(s, seat, Ability.HERAT_INFLUENCE) or q.has_ability(s, seat, Ability.PERSIAN_INFLUENCE)
-            or q.has_ability(s, seat, Ability.RUSSIAN_INFLUENCE))
+    return q.holds_any(s, seat, _INFLUENCE)
 
 
 def slot_of(s: PaxState, number: int) -> tuple[int, int]:
@@ -144,8 +150,9 @@ class TurnMenu(Step[PaxState]):
         if left > 0:  # each choice is worked out only when read (a command is checked against its own)
             prompt.one_of_later(PURCHASE, purchasable, s, seat)
             prompt.one_of_later(PLAY, playable, s, seat)
+        usable = actions.usable_of  # (read from its module once, not once an action)
         for action, cards in actions.candidates(s, seat).items():
-            prompt.one_of_later(ACTION_VERBS[action], actions.usable_of, s, seat, action, cards)
+            prompt.one_of_later(ACTION_VERBS[action], usable, s, seat, action, cards)
         return prompt.nothing(END_TURN)
 
     @handles(PURCHASE)
@@ -284,7 +291,9 @@ class Impacts(Step[PaxState]):
             return True
         if icon == ImpactIcon.SPY:
             region = COURT_CARDS[frame.card].region
-            return any(COURT_CARDS[n].region == region for _, n in q.court_cards(s))
+            for _, number in q.court_cards(s):  # (a loop, not ``any`` of a generator)
+                if COURT_CARDS[number].region == region:
+                    return True
         return False
 
     def asks(self, s: PaxState, frame: Frame) -> bool:
