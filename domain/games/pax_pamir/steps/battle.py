@@ -37,6 +37,7 @@ from domain.games.pax_pamir.steps.common import (
     lose_piece,
     my_spies,
     seat_of,
+    spied_cards,
 )
 from domain.kernel.prompt import REGION, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
@@ -112,7 +113,7 @@ def battle_regions(s: PaxState, seat: int) -> list[str]:
 
 
 def battle_cards(s: PaxState, seat: int) -> list[int]:
-    return [n for n in _spied_cards(s, seat) if card_enemies(s, seat, n)]
+    return [n for n in spied_cards(s, seat) if card_enemies(s, seat, n)]
 
 
 def can_battle(s: PaxState, seat: int) -> bool:
@@ -122,18 +123,10 @@ def can_battle(s: PaxState, seat: int) -> bool:
     for region in REGIONS:
         if _strength(s, seat, region, loyalty, nationalism) > 0 and _has_region_enemy(s, seat, region):
             return True
-    for number in _spied_cards(s, seat):
+    for number in spied_cards(s, seat):
         if card_enemies(s, seat, number):
             return True
     return False
-
-
-def _spied_cards(s: PaxState, seat: int) -> list[int]:
-    """Court cards holding a spy of ``seat``, along the court track."""
-    for spies in s.spies.values():
-        if spies.get(seat, 0) > 0:
-            return [n for player in s.players for n in player.court if my_spies(s, seat, n) > 0]
-    return []
 
 
 def safe_houses_of(s: PaxState, seat: int) -> list[int]:

@@ -237,6 +237,25 @@ def my_spies(s: PaxState, seat: int, number: int) -> int:
     return spies.get(seat, 0) if spies is not None else 0
 
 
+def spied_cards(s: PaxState, seat: int) -> list[int]:
+    """Court cards holding a spy of ``seat``, along the court track (every court in seat order,
+    left to right). The courts are looked through only when the seat has a spy out (Battle's and
+    Move's menus ask this of every state)."""
+    spied = s.spies
+    for spies in spied.values():
+        if spies.get(seat, 0) > 0:
+            break
+    else:
+        return []
+    found: list[int] = []
+    for player in s.players:
+        for number in player.court:
+            spies_here = spied.get(number)
+            if spies_here is not None and spies_here.get(seat, 0) > 0:
+                found.append(number)
+    return found
+
+
 # -- R-CST: paying an action's cost to the market -------------------------------------------------
 
 def pay_action_cost(t: Play, seat: int, amount: int, reason: str, offset: int = 0) -> None:

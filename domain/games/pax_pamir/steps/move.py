@@ -26,8 +26,8 @@ from domain.games.pax_pamir.steps.common import (
     Play,
     block_owner,
     lose_piece,
-    my_spies,
     seat_of,
+    spied_cards,
 )
 from domain.kernel.prompt import REGION, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, handles
@@ -113,11 +113,12 @@ def _movable(s: PaxState, seat: int, first: bool) -> list[str]:
             found.append(places.piece("tribe", str(region)))
             if first:
                 return found
-    if not _has_spy(s, seat):
+    spied = spied_cards(s, seat)
+    if not spied:
         return found
     track = court_track(s)
-    for number in track:
-        if my_spies(s, seat, number) > 0 and _spy_destinations(s, seat, number, track):
+    for number in spied:
+        if _spy_destinations(s, seat, number, track):
             found.append(places.piece("spy", number))
             if first:
                 return found
@@ -128,13 +129,6 @@ def _has_road(roads: dict[Border, Counter[Coalition]], loyalty: Coalition, regio
     """A road of ``loyalty`` on some border out of ``region``."""
     for _, border in CROSSINGS[region]:
         if roads[border].get(loyalty, 0) > 0:
-            return True
-    return False
-
-
-def _has_spy(s: PaxState, seat: int) -> bool:
-    for spies in s.spies.values():
-        if seat in spies:
             return True
     return False
 
