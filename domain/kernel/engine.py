@@ -25,7 +25,7 @@ from domain.kernel.flow import _NATIVE, FRAME_EVENTS, RUNAWAY_LIMIT, Fold, apply
 from domain.kernel.prompt import Prompt, Verb, short, verb_table
 from domain.kernel.rng import Rng
 from domain.kernel.rules import GameOptions
-from domain.kernel.steps import KEPT, Flow, Frame, Step, asked_of, prompt_of
+from domain.kernel.steps import KEPT, Flow, Frame, Step, asked_of, prompt_of, seats_kept
 from domain.kernel.upcasting import NONE as NO_HISTORY
 from domain.kernel.upcasting import Upcasters
 
@@ -252,8 +252,12 @@ class StepRules(Generic[S]):
         handler(flow, frame, seat, value)
         self.run_until_input(flow)
         events = flow.events
-        if self._barrier_on_handover and events and self.to_move(flow.state) != [seat]:
-            events[-1] = events[-1].with_barrier()
+        if self._barrier_on_handover and events:
+            waiting = seats_kept(flow.state)  # (what the last automatic step asked: as ``to_move``)
+            if waiting is None:
+                waiting = self.to_move(flow.state)
+            if waiting != [seat]:
+                events[-1] = events[-1].with_barrier()
         return events, flow.state
 
     def run_until_input(self, flow: Flow[S]) -> None:

@@ -246,6 +246,16 @@ def asked_of(step: Step[Any], state: object, frame: Frame, seats: int) -> list[i
     return found
 
 
+def seats_kept(state: object) -> list[int] | None:
+    """Who must answer in ``state``, if ``asked_of`` has worked it out since ``state`` last
+    changed (read, never changed), else None. The kernel asks this right after the automatic
+    steps stop, which asked it of the state they stopped at."""
+    kept = KEPT.asked
+    if kept is not None and kept.state is state:
+        return kept.seats
+    return None
+
+
 def step_table(*steps: Step[Any]) -> dict[str, Step[Any]]:
     """``{name: step}``; a name used twice is a programming error."""
     table: dict[str, Step[Any]] = {}
