@@ -50,12 +50,22 @@ def games_per_second(tree: Path, script_tree: Path, script: str, args: list[str]
         else [str(tree)]
     if pure:
         paths = [str(tree)]
-    code = (f"import sys, runpy; sys.path[:0] = {paths!r}; sys.argv = [{script!r}, '--seconds', "
+    # the engine is imported before the bench script runs: the script puts its own tree's
+    # sources first on the path, which would otherwise shadow build/engine (since the compiled
+    # engine moved there, issue 35, this bench ran pure Python whatever was asked, until it said
+    # which engine ran: it now refuses a run of the other one)
+    code = (f"import sys, runpy; sys.path[:0] = {paths!r}; import domain.games.pax_pamir, "
+            f"domain.games.dynasties; sys.argv = [{script!r}, '--seconds', "
             f"{str(seconds)!r}, *{args!r}]; runpy.run_path({str(script_tree / 'bench' / script)!r}, "
-            "run_name='__main__')")
+            "run_name='__main__'); print('engine', domain.engine() if hasattr(domain, 'engine') else "
+            "('pure' if domain.games.pax_pamir.__file__.endswith('.py') else 'compiled'))")
     before = _children_cpu()
     out = subprocess.run([sys.executable, "-c", code], cwd=tree, capture_output=True, text=True, check=True).stdout
     spent = _children_cpu() - before
+    wanted = "compiled" if len(paths) == 2 else "pure"
+    ran = next((line.split()[1] for line in out.splitlines() if line.startswith("engine ")), "unknown")
+    if ran != wanted:
+        raise RuntimeError(f"{tree}: asked for its {wanted} engine, ran its {ran} one")
     for line in out.splitlines():
         fields = line.split()
         if fields and fields[0] == str(seats):
