@@ -37,7 +37,7 @@ from domain.games.pax_pamir.steps.common import (
     pay_action_cost,
     seat_of,
 )
-from domain.games.pax_pamir.steps.gift import affordable_gift_spaces, free_gift_spaces
+from domain.games.pax_pamir.steps.gift import free_gift_spaces
 from domain.games.pax_pamir.steps.move import can_move
 from domain.games.pax_pamir.steps.tax import taxable_market_cards, taxable_seats
 from domain.kernel.steps import Frame
@@ -68,7 +68,7 @@ def can_take(s: PaxState, seat: int, action: CardAction, rupees: int) -> bool:
     if action == CardAction.TAX:
         return bool(taxable_market_cards(s) or taxable_seats(s, seat))
     if action == CardAction.GIFT:
-        return bool(affordable_gift_spaces(s, seat, rupees))
+        return bool(free_gift_spaces(s, seat, rupees))
     if action == CardAction.BUILD:
         return rupees >= BLOCK_COST and can_build(s, seat)
     if action == CardAction.MOVE:

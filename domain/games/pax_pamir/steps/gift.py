@@ -20,16 +20,12 @@ from domain.kernel.prompt import AMOUNT, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, handles
 
 
-def free_gift_spaces(s: PaxState, seat: int) -> list[int]:
-    """R-GFT-1, R-GFT-2: every empty gift space, any order, a cylinder can reach."""
+def free_gift_spaces(s: PaxState, seat: int, rupees: int | None = None) -> list[int]:
+    """R-GFT-1, R-GFT-2: every empty gift space, any order, a cylinder can reach; with
+    ``rupees``, only those they pay for (a cylinder's reach is asked only when there is one)."""
     free = q.free_gift_spaces(s, seat)
-    return free if free and can_place(s, seat, "gift") else []
-
-
-def affordable_gift_spaces(s: PaxState, seat: int, rupees: int) -> list[int]:
-    """The ``free_gift_spaces`` that ``rupees`` pay for (R-GFT-1: a cylinder's reach is asked
-    only when there is one)."""
-    free = [value for value in q.free_gift_spaces(s, seat) if value <= rupees]
+    if rupees is not None:
+        free = [value for value in free if value <= rupees]
     return free if free and can_place(s, seat, "gift") else []
 
 
@@ -47,7 +43,7 @@ class Gift(ActionStep):
 
     def ask(self, s: PaxState, frame: Frame) -> Prompt | None:
         seat = seat_of(frame)
-        values = affordable_gift_spaces(s, seat, s.players[seat].rupees)
+        values = free_gift_spaces(s, seat, s.players[seat].rupees)
         if not values:
             return None
         return Prompt(seat, "Gift: choose an empty gift space and pay its value to the market.").one_of(
