@@ -31,15 +31,18 @@ $(TS)/node_modules/.package-lock.json: $(TS)/package-lock.json
 
 # The server's package as a wheel (setup.py): its rules engine (domain/) compiled with mypyc
 # where mypyc and a C compiler are found, else pure Python (the same rules, slower); it says
-# which. GAMES_USE_MYPYC=1 insists on compiling, =0 builds pure Python. Build output stays in
-# build/, never beside the sources. Rebuilt when a source changes (after the first build, an
-# edit that leaves the C code unchanged costs about a minute of mypy's analysis).
+# which. GAMES_USE_MYPYC=1 insists on compiling, =0 builds pure Python. Where the compiler is GCC
+# the engine is compiled twice, the second time with a profile of seeded games (GAMES_PGO=0: once,
+# without it; a slower engine). Build output stays in build/, never beside the sources. Rebuilt
+# when a source changes (an edit that leaves the C code unchanged costs about a minute of mypy's
+# analysis).
 PACKAGE_SOURCES := $(shell find domain projections service -name '*.py')
 WHEELS := build/wheels
 $(WHEELS)/.built: pyproject.toml setup.py README.md $(PACKAGE_SOURCES) | $(VENV)/.installed
 	rm -rf $(WHEELS)
 	@echo "make: building the server's package; its rules engine is compiled with mypyc where a C compiler"
-	@echo "      is found: a few minutes the first time (GAMES_USE_MYPYC=0: pure Python, in seconds)"
+	@echo "      is found: several minutes (with GCC it is compiled twice: instrumented, then with what"
+	@echo "      seeded games counted; GAMES_PGO=0: once; GAMES_USE_MYPYC=0: pure Python, in seconds)"
 	$(PY) -m pip wheel --no-deps --wheel-dir $(WHEELS) .
 	@echo "make: $$(cat build/engine.txt)"
 	@touch $@

@@ -111,13 +111,19 @@ def test_without_a_c_compiler_the_build_says_so_and_is_pure_unless_told_to_compi
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(2400)  # mypyc and gcc: about 3 minutes on two idle cores, far more on a busy machine
+@pytest.mark.timeout(3600)  # mypyc, then gcc twice (GCC's profile): about 9 minutes on two idle cores, more if busy
 def test_a_compiled_build_is_a_platform_wheel_whose_engine_is_compiled(tmp_path):
     if shutil.which(os.environ.get("CC", "cc")) is None and os.environ.get("REQUIRE_COMPILED") != "1":
         pytest.skip("no C compiler here: the compiled build cannot be made (CI, REQUIRE_COMPILED=1, requires one)")
     built, wheels = _build(tmp_path, GAMES_USE_MYPYC="1")
     assert built.returncode == 0, built.stderr[-3000:]
     assert "the rules engine is compiled with mypyc" in built.stderr
+    said = subprocess.run([os.environ.get("CC", "cc"), "--version"], capture_output=True, text=True).stdout.lower()
+    if "clang" not in said and ("gcc" in said or "free software foundation" in said) \
+            and os.environ.get("GAMES_PGO") != "0":
+        # GCC: built instrumented, trained on seeded games, built again with the counts (setup.py)
+        assert "trained on" in built.stderr and " games" in built.stderr, built.stderr[-3000:]
+        assert "optimised with a profile of seeded games (GCC PGO)" in built.stderr, built.stderr[-3000:]
     wheel = _only_wheel(wheels)
     assert not wheel.name.endswith("-none-any.whl")
     extensions = _extensions(wheel)
