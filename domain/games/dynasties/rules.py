@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import hashlib
 from functools import partial
-from typing import Final, TypeVar
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
 from domain.games.dynasties import events as ev
 from domain.games.dynasties.cards import (
     DECK,
+    KING,
     LINEAGES,
+    VALUES,
     in_display_order,
     is_card,
     is_coronation,
@@ -63,8 +65,6 @@ Play = Flow[DynastiesState]
 TDA_PLACEMENT_THRESHOLD: Final = 1
 
 
-K = TypeVar("K")
-
 def clockwise(start: int, seats: int) -> list[int]:
     """``start, start+1, ...`` wrapping round (R4)."""
     return [(start + step) % seats for step in range(seats)]
@@ -72,11 +72,12 @@ def clockwise(start: int, seats: int) -> list[int]:
 
 def highest_untied(pairs: list[tuple[int, int]]) -> int | None:
     """The seat holding the highest value that exactly one seat has, or None (R19, R25).
-    ``pairs``: (seat, value)."""
-    counts = _counts([value for _, value in pairs])
+    ``pairs``: (seat, value). (A value's seats are counted in the list of values itself: a
+    handful of seats, where a dict of counts cost several times as much.)"""
+    values = [value for _, value in pairs]
     best: int | None = None
-    for value, count in counts.items():
-        if count == 1 and (best is None or value > best):
+    for value in values:
+        if values.count(value) == 1 and (best is None or value > best):
             best = value
     for seat, value in pairs:
         if value == best:
@@ -281,11 +282,9 @@ def start_turn(p: Play, turn: int, leader: int, tie_break: bool) -> None:
     ``tie_break_participants = tied`` has only the tied seats; its leader is then the first
     tied seat clockwise from the R25 leader (R45)."""
     s = p.state
+    order = clockwise(leader, s.seats)
     if tie_break and s.options.tie_break_participants == "tied":
-        players = set(s.tied_seats)
-    else:
-        players = set(range(s.seats))
-    order = [seat for seat in clockwise(leader, s.seats) if seat in players]
+        order = [seat for seat in order if seat in s.tied_seats]
     p.emit(ev.turn_started(turn, order[0], tie_break, order))
 
 
@@ -360,26 +359,23 @@ def crown(p: Play, card: str) -> None:
 
 
 def conclave_values(s: DynastiesState, seat: int) -> list[int]:
-    """R37: values held at least three times in the Family and not yet rewarded this round."""
-    counts = _counts([value_of(card) for card in s.families[seat]])
-    return sorted([value for value, count in counts.items()
-                   if count >= COMBINATION_SIZE and f"conclave:{value}" not in s.rewarded[seat]])
+    """R37: values held at least three times in the Family and not yet rewarded this round,
+    lowest first. (This runs after every placement: the Family is counted into a list indexed
+    by value, cheaper than a dict of counts, and read in the order of the values.)"""
+    held = [0] * (KING + 1)
+    for card in s.families[seat]:
+        held[value_of(card)] += 1
+    return [value for value in VALUES
+            if held[value] >= COMBINATION_SIZE and f"conclave:{value}" not in s.rewarded[seat]]
 
 
 def pureblood_lineages(s: DynastiesState, seat: int) -> list[str]:
-    """R41: lineages held at least three times in the Family and not yet rewarded this round."""
-    counts = _counts([lineage_of(card) for card in s.families[seat]])
+    """R41: lineages held at least three times in the Family and not yet rewarded this round.
+    (Each of the four lineages counted in the list of the Family's lineages: cheaper than a
+    dict of counts, after every placement.)"""
+    lineages = [lineage_of(card) for card in s.families[seat]]
     return [lineage for lineage in LINEAGES
-            if counts.get(lineage, 0) >= COMBINATION_SIZE and f"pureblood:{lineage}" not in s.rewarded[seat]]
-
-
-def _counts(items: list[K]) -> dict[K, int]:
-    """How often each item occurs (a ``Counter`` without its Python-level ``update``: this runs
-    after every placement)."""
-    counts: dict[K, int] = {}
-    for item in items:
-        counts[item] = counts.get(item, 0) + 1
-    return counts
+            if lineages.count(lineage) >= COMBINATION_SIZE and f"pureblood:{lineage}" not in s.rewarded[seat]]
 
 
 def resolve_combinations(p: Play, seat: int) -> None:
