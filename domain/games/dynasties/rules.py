@@ -465,13 +465,15 @@ def tally(s: DynastiesState) -> list[ev.TalliedFamily]:
     dynasty = s.current_dynasty
     rows: list[ev.TalliedFamily] = []
     for seat, family in enumerate(s.families):
-        cards: list[ev.TalliedCard] = [{"card": card, "value": value_of(card),
-                  "coronation_bonus": coronation_bonus if is_coronation(card) else 0,
-                  "dynasty_bonus": dynasty_bonus if lineage_of(card) == dynasty else 0}
-                 for card in family]
+        cards: list[ev.TalliedCard] = []
         total = 0
-        for row in cards:
-            total += row["value"] + row["coronation_bonus"] + row["dynasty_bonus"]
+        for card in family:
+            value = value_of(card)
+            coronation = coronation_bonus if is_coronation(card) else 0
+            in_dynasty = dynasty_bonus if lineage_of(card) == dynasty else 0
+            cards.append({"card": card, "value": value, "coronation_bonus": coronation,
+                          "dynasty_bonus": in_dynasty})
+            total += value + coronation + in_dynasty
         rows.append({"seat": seat, "cards": cards, "total": total})
     return rows
 
@@ -483,7 +485,7 @@ def conclusion(p: Play) -> None:
     s = p.state
     rows = tally(s)
     p.emit(ev.families_tallied(rows, s.current_dynasty))
-    best = max(row["total"] for row in rows)
+    best = max([row["total"] for row in rows])
     leaders = [row["seat"] for row in rows if row["total"] == best]
     if len(leaders) == 1:
         p.emit(ev.stakes_won(leaders[0], s.stakes))
@@ -593,7 +595,7 @@ def draw_starter(s: DynastiesState) -> int:
     """R52: the seat with the most cards; on a tie the Stakes winner if it is among them,
     else the first of them clockwise from the Stakes winner (from the First Player when the
     Stakes were carried or split)."""
-    most = max(len(hand) for hand in s.hands)
+    most = max([len(hand) for hand in s.hands])
     candidates = [seat for seat in range(s.seats) if len(s.hands[seat]) == most]
     if len(candidates) == 1:
         return candidates[0]
