@@ -163,7 +163,8 @@ def enquire(p: Play, seat: int) -> None:
     record_shortfall(p, seat, price - paid)
     if kept:
         p.emit(ev.card_drawn(seat, card, "enquire"))
-    while len(s.hands[seat]) < s.options.enquire_refill_to:
+    refill_to = s.options.enquire_refill_to
+    while len(s.hands[seat]) < refill_to:
         if not draw_card(p, seat, "enquire"):
             return  # R14: what was taken is kept; the price stays paid
 
@@ -326,6 +327,18 @@ def raising_the_family(p: Play) -> None:
         enquire(p, placer)
     elif not s.hands[placer]:
         p.emit(ev.placement_skipped(placer, "no_cards"))
+
+
+def placement_text(turn: int) -> str:
+    """The text of phase 3's prompt in Turn ``turn``: made once per Turn number (every
+    placement's prompt shows it; formatting it each time cost several dict lookups' worth)."""
+    text = _PLACEMENT_TEXTS.get(turn)
+    if text is None:
+        text = _PLACEMENT_TEXTS[turn] = f"Turn {turn}: place a Noble from your hand into your Family."
+    return text
+
+
+_PLACEMENT_TEXTS: Final[dict[int, str]] = {}
 
 
 def place_noble(p: Play, seat: int, card: str) -> None:
@@ -801,7 +814,7 @@ class RaisingTheFamily(Step[DynastiesState]):
     def prompt(self, s: DynastiesState, frame: Frame, seat: int) -> Prompt | None:
         if not self.asks_seat(s, frame, seat):
             return None
-        return Prompt(seat, f"Turn {s.turn}: place a Noble from your hand into your Family.").one_of(
+        return Prompt(seat, placement_text(s.turn)).one_of(
             "PlaceNoble", in_display_order(s.hands[seat]), why="you can only place a Noble from your hand")
 
     @handles("PlaceNoble")
