@@ -141,8 +141,9 @@ def enquire_prospects(p: Play) -> None:
     """R10: clockwise from the anchor (R60), every seat holding at most ``enquire_threshold``
     Nobles must Enquire. Then the Tribute phase opens."""
     s = p.state
+    threshold = s.options.enquire_threshold
     for seat in clockwise(s.anchor, s.seats):
-        if len(s.hands[seat]) <= s.options.enquire_threshold:
+        if len(s.hands[seat]) <= threshold:
             enquire(p, seat)
     p.emit(ev.phase_started(TRIBUTE))
 
@@ -397,7 +398,9 @@ def resolve_combinations(p: Play, seat: int) -> None:
     activating placement checks, and it picks up any combination that was waiting.
     A Conclave card choice suspends this; ``choose_conclave_cards`` resumes it."""
     s = p.state
-    if s.options.combinations_require_activation and not s.turn_placements[-1].activated:
+    # (the option is read only for a placement that did not activate: an option is an attribute
+    # of a plain Python object, a dictionary lookup, and this runs after every placement)
+    if not s.turn_placements[-1].activated and s.options.combinations_require_activation:
         return
     if len(s.families[seat]) < COMBINATION_SIZE:
         return  # too few Nobles for any combination
