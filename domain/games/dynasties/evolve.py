@@ -100,8 +100,9 @@ def _tribute_committed(s: DynastiesState, e: Event) -> None:
 
 def _tributes_revealed(s: DynastiesState, e: Event) -> None:
     for row in e.data["tributes"]:
-        s.tribute_zone.append(row["card"])
-        s.tributes.append(row["card"])
+        card = row["card"]
+        s.tribute_zone.append(card)
+        s.tributes.append(card)
         s.tribute_commit[row["seat"]] = None
     s.tribute_hash = [None] * s.seats
     s.tribute_salt = [None] * s.seats
@@ -119,8 +120,9 @@ def _first_player_chosen(s: DynastiesState, e: Event) -> None:
 
 
 def _stakes_paid(s: DynastiesState, e: Event) -> None:
-    s.treasury[e.data["seat"]] -= e.data["paid"]
-    s.stakes += e.data["paid"]
+    paid = e.data["paid"]
+    s.treasury[e.data["seat"]] -= paid
+    s.stakes += paid
 
 
 def _debt_recorded(s: DynastiesState, e: Event) -> None:
@@ -155,8 +157,9 @@ def _placement_skipped(s: DynastiesState, e: Event) -> None:
 
 def _kings_deposed(s: DynastiesState, e: Event) -> None:
     for row in e.data["removed"]:
-        s.families[row["seat"]].remove(row["card"])
-        s.graveyard.append(row["card"])
+        card = row["card"]
+        s.families[row["seat"]].remove(card)
+        s.graveyard.append(card)
 
 
 def _dynasty_changed(s: DynastiesState, e: Event) -> None:
@@ -194,8 +197,9 @@ def _pureblood_formed(s: DynastiesState, e: Event) -> None:
 
 
 def _pureblood_paid(s: DynastiesState, e: Event) -> None:
-    s.treasury[e.data["from"]] -= e.data["paid"]
-    s.treasury[e.data["to"]] += e.data["paid"]
+    paid = e.data["paid"]
+    s.treasury[e.data["from"]] -= paid
+    s.treasury[e.data["to"]] += paid
 
 
 def _turn_ended(s: DynastiesState, e: Event) -> None:
@@ -211,9 +215,10 @@ def _conclusion_tied(s: DynastiesState, e: Event) -> None:
 
 
 def _stakes_won(s: DynastiesState, e: Event) -> None:
-    s.treasury[e.data["seat"]] += e.data["amount"]
-    s.stakes -= e.data["amount"]
-    s.last_stakes_winner = e.data["seat"]
+    seat, amount = e.data["seat"], e.data["amount"]
+    s.treasury[seat] += amount
+    s.stakes -= amount
+    s.last_stakes_winner = seat
     s.stakes_carried = False
     s.tied_seats = []
 
@@ -225,16 +230,17 @@ def _stakes_carried(s: DynastiesState, e: Event) -> None:
 
 def _stakes_split(s: DynastiesState, e: Event) -> None:
     for share in e.data["shares"]:
-        s.treasury[share["seat"]] += share["amount"]
-        s.stakes -= share["amount"]
+        amount = share["amount"]
+        s.treasury[share["seat"]] += amount
+        s.stakes -= amount
     s.stakes_carried = False
     s.last_stakes_winner = None
 
 
 def _debt_settled(s: DynastiesState, e: Event) -> None:
-    seat = e.data["seat"]
-    s.treasury[seat] -= e.data["paid"]
-    s.legacy += e.data["paid"]
+    seat, paid = e.data["seat"], e.data["paid"]
+    s.treasury[seat] -= paid
+    s.legacy += paid
     s.debt[seat] = 0
 
 
@@ -245,8 +251,9 @@ def _game_ended(s: DynastiesState, e: Event) -> None:
 
 
 def _coronation_buried(s: DynastiesState, e: Event) -> None:
-    s.tribute_zone.remove(e.data["card"])
-    s.graveyard.append(e.data["card"])
+    card = e.data["card"]
+    s.tribute_zone.remove(card)
+    s.graveyard.append(card)
     s.enshrined = None
 
 
