@@ -202,10 +202,11 @@ def must_reveal(s: DynastiesState, seat: int) -> bool:
 
 
 def owes_tribute_now(s: DynastiesState, seat: int) -> bool:
-    """Is ``seat`` asked for its Tribute now (R17; under commit-reveal a seal or a reveal, R17a)?"""
-    if not s.options.commit_reveal_tributes:
-        return must_give_tribute(s, seat)
-    return must_seal(s, seat) or must_reveal(s, seat)
+    """Is ``seat`` asked for its Tribute now (R17; under commit-reveal a seal or a reveal, R17a,
+    each of a seat that must give one)? (The option is read for such a seat only: asked of
+    every seat at every state of the phase, and an option read is a dictionary lookup.)"""
+    return must_give_tribute(s, seat) and (not s.options.commit_reveal_tributes
+                                           or must_seal(s, seat) or must_reveal(s, seat))
 
 
 def _not_in_tribute_zone(card: str) -> str:
