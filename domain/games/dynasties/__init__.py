@@ -19,7 +19,7 @@ from domain.games.dynasties import rules as _rules
 from domain.games.dynasties.events import UPCASTERS
 from domain.games.dynasties.evolve import evolve as _evolve
 from domain.games.dynasties.options import MAX_SEATS, MIN_SEATS, OPTIONS, DynastiesOptions
-from domain.games.dynasties.state import OVER, SETUP, DynastiesState, copy_state
+from domain.games.dynasties.state import OVER, DynastiesState, copy_state
 from domain.games.dynasties.view import view as _view
 from domain.kernel.endings import best_of_the_others
 from domain.kernel.engine import StepRules
@@ -68,12 +68,11 @@ class DynastiesRules(StepRules[DynastiesState]):
 
     def current(self, state: DynastiesState) -> tuple[Frame, Step[DynastiesState]] | None:
         """The top of ``frames`` (the pending decision, else the phase) and its step, without
-        the list: asked several times a command."""
-        if state.phase == SETUP:
-            return None
+        the list: asked several times a command. No decision is pending during the setup, whose
+        phase has no frame (None)."""
         pending = state.pending
         if pending is None:
-            return self._phase_current[state.phase]
+            return self._phase_current.get(state.phase)
         return _rules.pending_frame(pending), self._step_of[pending.kind]
 
     def seat_count(self, state: DynastiesState) -> int:

@@ -28,7 +28,10 @@ def card_id(lineage: str, value: int) -> str:
 DECK: Final[tuple[str, ...]] = tuple(card_id(lineage, value) for lineage in LINEAGES for value in VALUES)
 
 _VALUE: Final[dict[str, int]] = {card: int(card.rsplit("-", 1)[1]) for card in DECK}
-_LINEAGE: Final[dict[str, str]] = {card: card.rsplit("-", 1)[0] for card in DECK}
+#: (each card's lineage is the very string of ``LINEAGES``: lineages compared, as Purebloods are
+#: counted after every placement, are then found equal by identity at once)
+_LINEAGE: Final[dict[str, str]] = {card: lineage for lineage in LINEAGES for card in DECK
+                                   if card.startswith(f"{lineage}-")}
 _DISPLAY_RANK: Final[dict[str, int]] = {card: rank for rank, card in enumerate(DECK)}
 
 

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import hashlib
 from functools import partial
-from typing import Final, TypeVar
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
 from domain.games.dynasties import events as ev
 from domain.games.dynasties.cards import (
     DECK,
+    KING,
     LINEAGES,
+    VALUES,
     in_display_order,
     is_card,
     is_coronation,
@@ -63,8 +65,6 @@ Play = Flow[DynastiesState]
 TDA_PLACEMENT_THRESHOLD: Final = 1
 
 
-K = TypeVar("K")
-
 def clockwise(start: int, seats: int) -> list[int]:
     """``start, start+1, ...`` wrapping round (R4)."""
     return [(start + step) % seats for step in range(seats)]
@@ -72,11 +72,12 @@ def clockwise(start: int, seats: int) -> list[int]:
 
 def highest_untied(pairs: list[tuple[int, int]]) -> int | None:
     """The seat holding the highest value that exactly one seat has, or None (R19, R25).
-    ``pairs``: (seat, value)."""
-    counts = _counts([value for _, value in pairs])
+    ``pairs``: (seat, value). (A value's seats are counted in the list of values itself: a
+    handful of seats, where a dict of counts cost several times as much.)"""
+    values = [value for _, value in pairs]
     best: int | None = None
-    for value, count in counts.items():
-        if count == 1 and (best is None or value > best):
+    for value in values:
+        if values.count(value) == 1 and (best is None or value > best):
             best = value
     for seat, value in pairs:
         if value == best:
@@ -140,8 +141,9 @@ def enquire_prospects(p: Play) -> None:
     """R10: clockwise from the anchor (R60), every seat holding at most ``enquire_threshold``
     Nobles must Enquire. Then the Tribute phase opens."""
     s = p.state
+    threshold = s.options.enquire_threshold
     for seat in clockwise(s.anchor, s.seats):
-        if len(s.hands[seat]) <= s.options.enquire_threshold:
+        if len(s.hands[seat]) <= threshold:
             enquire(p, seat)
     p.emit(ev.phase_started(TRIBUTE))
 
@@ -162,7 +164,8 @@ def enquire(p: Play, seat: int) -> None:
     record_shortfall(p, seat, price - paid)
     if kept:
         p.emit(ev.card_drawn(seat, card, "enquire"))
-    while len(s.hands[seat]) < s.options.enquire_refill_to:
+    refill_to = s.options.enquire_refill_to
+    while len(s.hands[seat]) < refill_to:
         if not draw_card(p, seat, "enquire"):
             return  # R14: what was taken is kept; the price stays paid
 
@@ -199,10 +202,11 @@ def must_reveal(s: DynastiesState, seat: int) -> bool:
 
 
 def owes_tribute_now(s: DynastiesState, seat: int) -> bool:
-    """Is ``seat`` asked for its Tribute now (R17; under commit-reveal a seal or a reveal, R17a)?"""
-    if not s.options.commit_reveal_tributes:
-        return must_give_tribute(s, seat)
-    return must_seal(s, seat) or must_reveal(s, seat)
+    """Is ``seat`` asked for its Tribute now (R17; under commit-reveal a seal or a reveal, R17a,
+    each of a seat that must give one)? (The option is read for such a seat only: asked of
+    every seat at every state of the phase, and an option read is a dictionary lookup.)"""
+    return must_give_tribute(s, seat) and (not s.options.commit_reveal_tributes
+                                           or must_seal(s, seat) or must_reveal(s, seat))
 
 
 def _not_in_tribute_zone(card: str) -> str:
@@ -281,11 +285,9 @@ def start_turn(p: Play, turn: int, leader: int, tie_break: bool) -> None:
     ``tie_break_participants = tied`` has only the tied seats; its leader is then the first
     tied seat clockwise from the R25 leader (R45)."""
     s = p.state
+    order = clockwise(leader, s.seats)
     if tie_break and s.options.tie_break_participants == "tied":
-        players = set(s.tied_seats)
-    else:
-        players = set(range(s.seats))
-    order = [seat for seat in clockwise(leader, s.seats) if seat in players]
+        order = [seat for seat in order if seat in s.tied_seats]
     p.emit(ev.turn_started(turn, order[0], tie_break, order))
 
 
@@ -329,6 +331,18 @@ def raising_the_family(p: Play) -> None:
         p.emit(ev.placement_skipped(placer, "no_cards"))
 
 
+def placement_text(turn: int) -> str:
+    """The text of phase 3's prompt in Turn ``turn``: made once per Turn number (every
+    placement's prompt shows it; formatting it each time cost several dict lookups' worth)."""
+    text = _PLACEMENT_TEXTS.get(turn)
+    if text is None:
+        text = _PLACEMENT_TEXTS[turn] = f"Turn {turn}: place a Noble from your hand into your Family."
+    return text
+
+
+_PLACEMENT_TEXTS: Final[dict[int, str]] = {}
+
+
 def place_noble(p: Play, seat: int, card: str) -> None:
     """R24, R27, R29: place, record activation, resolve an activated Coronation, then the
     placing seat's combinations."""
@@ -360,26 +374,23 @@ def crown(p: Play, card: str) -> None:
 
 
 def conclave_values(s: DynastiesState, seat: int) -> list[int]:
-    """R37: values held at least three times in the Family and not yet rewarded this round."""
-    counts = _counts([value_of(card) for card in s.families[seat]])
-    return sorted([value for value, count in counts.items()
-                   if count >= COMBINATION_SIZE and f"conclave:{value}" not in s.rewarded[seat]])
+    """R37: values held at least three times in the Family and not yet rewarded this round,
+    lowest first. (This runs after every placement: the Family is counted into a list indexed
+    by value, cheaper than a dict of counts, and read in the order of the values.)"""
+    held = [0] * (KING + 1)
+    for card in s.families[seat]:
+        held[value_of(card)] += 1
+    return [value for value in VALUES
+            if held[value] >= COMBINATION_SIZE and f"conclave:{value}" not in s.rewarded[seat]]
 
 
 def pureblood_lineages(s: DynastiesState, seat: int) -> list[str]:
-    """R41: lineages held at least three times in the Family and not yet rewarded this round."""
-    counts = _counts([lineage_of(card) for card in s.families[seat]])
+    """R41: lineages held at least three times in the Family and not yet rewarded this round.
+    (Each of the four lineages counted in the list of the Family's lineages: cheaper than a
+    dict of counts, after every placement.)"""
+    lineages = [lineage_of(card) for card in s.families[seat]]
     return [lineage for lineage in LINEAGES
-            if counts.get(lineage, 0) >= COMBINATION_SIZE and f"pureblood:{lineage}" not in s.rewarded[seat]]
-
-
-def _counts(items: list[K]) -> dict[K, int]:
-    """How often each item occurs (a ``Counter`` without its Python-level ``update``: this runs
-    after every placement)."""
-    counts: dict[K, int] = {}
-    for item in items:
-        counts[item] = counts.get(item, 0) + 1
-    return counts
+            if lineages.count(lineage) >= COMBINATION_SIZE and f"pureblood:{lineage}" not in s.rewarded[seat]]
 
 
 def resolve_combinations(p: Play, seat: int) -> None:
@@ -388,7 +399,9 @@ def resolve_combinations(p: Play, seat: int) -> None:
     activating placement checks, and it picks up any combination that was waiting.
     A Conclave card choice suspends this; ``choose_conclave_cards`` resumes it."""
     s = p.state
-    if s.options.combinations_require_activation and not s.turn_placements[-1].activated:
+    # (the option is read only for a placement that did not activate: an option is an attribute
+    # of a plain Python object, a dictionary lookup, and this runs after every placement)
+    if not s.turn_placements[-1].activated and s.options.combinations_require_activation:
         return
     if len(s.families[seat]) < COMBINATION_SIZE:
         return  # too few Nobles for any combination
@@ -469,13 +482,15 @@ def tally(s: DynastiesState) -> list[ev.TalliedFamily]:
     dynasty = s.current_dynasty
     rows: list[ev.TalliedFamily] = []
     for seat, family in enumerate(s.families):
-        cards: list[ev.TalliedCard] = [{"card": card, "value": value_of(card),
-                  "coronation_bonus": coronation_bonus if is_coronation(card) else 0,
-                  "dynasty_bonus": dynasty_bonus if lineage_of(card) == dynasty else 0}
-                 for card in family]
+        cards: list[ev.TalliedCard] = []
         total = 0
-        for row in cards:
-            total += row["value"] + row["coronation_bonus"] + row["dynasty_bonus"]
+        for card in family:
+            value = value_of(card)
+            coronation = coronation_bonus if is_coronation(card) else 0
+            in_dynasty = dynasty_bonus if lineage_of(card) == dynasty else 0
+            cards.append({"card": card, "value": value, "coronation_bonus": coronation,
+                          "dynasty_bonus": in_dynasty})
+            total += value + coronation + in_dynasty
         rows.append({"seat": seat, "cards": cards, "total": total})
     return rows
 
@@ -487,7 +502,7 @@ def conclusion(p: Play) -> None:
     s = p.state
     rows = tally(s)
     p.emit(ev.families_tallied(rows, s.current_dynasty))
-    best = max(row["total"] for row in rows)
+    best = max([row["total"] for row in rows])
     leaders = [row["seat"] for row in rows if row["total"] == best]
     if len(leaders) == 1:
         p.emit(ev.stakes_won(leaders[0], s.stakes))
@@ -597,7 +612,7 @@ def draw_starter(s: DynastiesState) -> int:
     """R52: the seat with the most cards; on a tie the Stakes winner if it is among them,
     else the first of them clockwise from the Stakes winner (from the First Player when the
     Stakes were carried or split)."""
-    most = max(len(hand) for hand in s.hands)
+    most = max([len(hand) for hand in s.hands])
     candidates = [seat for seat in range(s.seats) if len(s.hands[seat]) == most]
     if len(candidates) == 1:
         return candidates[0]
@@ -803,7 +818,7 @@ class RaisingTheFamily(Step[DynastiesState]):
     def prompt(self, s: DynastiesState, frame: Frame, seat: int) -> Prompt | None:
         if not self.asks_seat(s, frame, seat):
             return None
-        return Prompt(seat, f"Turn {s.turn}: place a Noble from your hand into your Family.").one_of(
+        return Prompt(seat, placement_text(s.turn)).one_of(
             "PlaceNoble", in_display_order(s.hands[seat]), why="you can only place a Noble from your hand")
 
     @handles("PlaceNoble")
