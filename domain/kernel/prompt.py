@@ -435,7 +435,8 @@ class Prompt:
             return out
         offered: list[tuple[int, Verb]]  # (position, verb) of each verb offered, put in order
         if isinstance(verbs, dict):  # (a dict without the ABC's check, and read as one)
-            table: dict[str, tuple[int, Verb]] = verbs
+            table: dict[str, Any] = verbs  # (its pairs read as they are: compiled, a value typed as a
+            # pair is taken apart and a new tuple made to list it)
             offered = []  # (a loop, not a comprehension: where the sources run as Python, that is a call)
             for kind in choices:
                 found = table.get(kind)
