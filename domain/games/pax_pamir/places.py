@@ -16,10 +16,10 @@ from typing import Final
 
 from domain.games.pax_pamir.data.board import MARKET_COLUMNS, MARKET_ROWS, MAX_SEATS
 
-BANK = "bank"
-REMOVED = "removed"
-DECK = "deck"
-DISCARD = "discard"
+BANK: Final = "bank"
+REMOVED: Final = "removed"
+DECK: Final = "deck"
+DISCARD: Final = "discard"
 
 
 def market(row: int, column: int) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
@@ -90,7 +92,7 @@ def dealt(deal: dict[str, list[int]], seats: int) -> tuple[list[int], list[int],
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-CHOOSE_LOYALTY = Verb("ChooseLoyalty", "Choose the coalition you are loyal to (R-SET-5).", Arg("coalition", COALITION),
+CHOOSE_LOYALTY: Final = Verb("ChooseLoyalty", "Choose the coalition you are loyal to (R-SET-5).", Arg("coalition", COALITION),
                       refusal="you are not choosing a loyalty now")
 
 

@@ -30,10 +30,10 @@ from domain.kernel.prompt import BORDER, CHOICE, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
 
 #: R-PUR-2: the cost of a market card per column, and per column when military is favored.
-COST_PER_COLUMN = 1
-MILITARY_COST_PER_COLUMN = 2
+COST_PER_COLUMN: Final = 1
+MILITARY_COST_PER_COLUMN: Final = 2
 #: R-IMP leverage: rupees taken from the bank.
-LEVERAGE_RUPEES = 2
+LEVERAGE_RUPEES: Final = 2
 
 ACTION_VERBS: Final = {action: action.value.capitalize() for action in CardAction}
 
@@ -122,16 +122,16 @@ def purchase(t: Play, seat: int, number: int) -> None:
 # -- the turn menu (R-TRN) ---------------------------------------------------------------------
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-PURCHASE = Verb("Purchase", "Buy this market card (one action, R-PUR).", Arg("card", CARD),
+PURCHASE: Final = Verb("Purchase", "Buy this market card (one action, R-PUR).", Arg("card", CARD),
                 refusal="you cannot purchase now")
-PLAY = Verb("Play", "Play this card from your hand into your court (one action, R-PLY).", Arg("card", CARD),
+PLAY: Final = Verb("Play", "Play this card from your hand into your court (one action, R-PLY).", Arg("card", CARD),
             refusal="you cannot play a card now")
-END_TURN = Verb("EndTurn", "End your turn; cleanup follows (R-TRN-6).", refusal="it is not your turn")
-CHOOSE_SIDE = Verb("ChooseSide", "The end of your court the card goes to.", Arg("side", CHOICE),
+END_TURN: Final = Verb("EndTurn", "End your turn; cleanup follows (R-TRN-6).", refusal="it is not your turn")
+CHOOSE_SIDE: Final = Verb("ChooseSide", "The end of your court the card goes to.", Arg("side", CHOICE),
                    refusal="you are not choosing a side now")
-PLACE_ROAD = Verb("PlaceRoad", "The border for the road of this impact icon.", Arg("border", BORDER),
+PLACE_ROAD: Final = Verb("PlaceRoad", "The border for the road of this impact icon.", Arg("border", BORDER),
                   refusal="you are not placing a road now")
-PLACE_SPY = Verb("PlaceSpy", "The court card for the spy of this impact icon.", Arg("card", CARD),
+PLACE_SPY: Final = Verb("PlaceSpy", "The court card for the spy of this impact icon.", Arg("card", CARD),
                  refusal="you are not placing a spy now")
 
 
