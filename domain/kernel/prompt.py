@@ -347,15 +347,19 @@ class Prompt:
     def choices(self) -> dict[str, Allowed]:
         """Every verb offered and what it allows, in the order they were added."""
         entries = self._entries
-        for entry in entries.values():
-            if type(entry) is _Later:  # some choice is still a function: work them all out, in one
-                made: dict[str, Allowed | _Later] = {}  # pass, into a dict in the same order
-                for verb, each in entries.items():
-                    allowed = each if isinstance(each, Allowed) else each.worked_out()
-                    if allowed is not None:
-                        made[verb] = allowed
-                self._entries = entries = made
-                break
+        empty: list[str] | None = None  # the verbs whose options came out empty: not offered
+        for verb, entry in entries.items():
+            if type(entry) is _Later:  # a choice still a function: worked out in its place (a value
+                allowed = entry.worked_out()  # replaced, not a key added: the dict keeps its order)
+                if allowed is None:
+                    if empty is None:
+                        empty = []
+                    empty.append(verb)
+                else:
+                    entries[verb] = allowed
+        if empty is not None:
+            for verb in empty:
+                del entries[verb]
         kept: Any = entries  # every choice is an ``Allowed`` now (not ``cast``: a call)
         worked_out: dict[str, Allowed] = kept
         return worked_out
