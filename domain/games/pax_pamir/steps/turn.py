@@ -278,8 +278,9 @@ class Impacts(Step[PaxState]):
         """The icon at ``index``; none past the last, or once the card has left the court
         (R-PLY-6: a leverage discard earlier in the same play may give it up, and what is left
         of it is skipped)."""
-        icons = COURT_CARDS[frame.card].impact_icons
-        if index >= len(icons) or frame.card not in s.players[frame.owner_seat].court:
+        card = frame.card
+        icons = COURT_CARDS[card].impact_icons
+        if index >= len(icons) or card not in s.players[frame.owner_seat].court:
             return None
         return icons[index]
 
