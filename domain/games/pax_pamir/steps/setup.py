@@ -45,9 +45,13 @@ def build_deck(rng: Rng, seats: int) -> tuple[list[int], list[int]]:
     return deck, court[PILE_COUNT * size:] + events
 
 
-def market_fill_order() -> list[tuple[int, int]]:
+def market_fill_order() -> tuple[tuple[int, int], ...]:
     """R-SET-2, R-CLN-5: column by column from the left, top row before bottom row."""
-    return [(row, column) for column in range(MARKET_COLUMNS) for row in range(MARKET_ROWS)]
+    return _FILL_ORDER
+
+
+#: ``market_fill_order``, made once (every cleanup refills the market)
+_FILL_ORDER: Final = tuple([(row, column) for column in range(MARKET_COLUMNS) for row in range(MARKET_ROWS)])
 
 
 def setup(t: Play, seats: int, options: PaxOptions) -> None:

@@ -85,9 +85,9 @@ def has_influence(s: PaxState, seat: int) -> bool:
 
 
 def slot_of(s: PaxState, number: int) -> tuple[int, int]:
-    for row, column, found in q.market_slots(s):
-        if found == number:
-            return row, column
+    for row, cards in enumerate(s.market):
+        if number in cards:
+            return row, cards.index(number)
     raise AssertionError(f"card {number} is not in the market")
 
 
