@@ -66,6 +66,8 @@ def purchasable(s: PaxState, seat: int) -> list[int]:
     found: list[int] = []
     for row, cards in enumerate(s.market):
         for column, number in enumerate(cards):
+            if column * unit > rupees and not influence:
+                break  # the cards further right cost more still
             if number is None or number == PUBLIC_WITHDRAWAL or (marked and (row, column) in marked):
                 continue
             if column * unit <= rupees or (influence and purchase_cost(s, seat, number, column) <= rupees):
