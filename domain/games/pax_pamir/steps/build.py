@@ -63,9 +63,9 @@ def block_is_paid(s: PaxState, seat: int, built: int) -> bool:
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
 BUILD_ARMY: Final = Verb("BuildArmy", "Build: place an army of your coalition in this region you rule (R-BLD-1).",
-                  Arg("region", REGION), refusal="you are not building now")
+                         Arg("region", REGION), refusal="you are not building now")
 BUILD_ROAD: Final = Verb("BuildRoad", "Build: place a road of your coalition on this border of a region you rule (R-BLD-1).",
-                  Arg("border", BORDER), refusal="you are not building now")
+                         Arg("border", BORDER), refusal="you are not building now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

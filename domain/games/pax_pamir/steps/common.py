@@ -37,11 +37,11 @@ PIECE: Final = Kind("piece", "string", "a piece as kind:place, such as tribe:kab
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
 TAKE_PIECE: Final = Verb("TakePiece", "Your supply is empty: take this piece from the board to place instead (R-LIM).",
-                  Arg("piece", PIECE),
-                  refusal="you are not asked to take a piece from the board")
+                         Arg("piece", PIECE),
+                         refusal="you are not asked to take a piece from the board")
 #: listed among the card-based actions' verbs (``actions.VERBS``), handled by every ``ActionStep``
 STOP_ACTION: Final = Verb("StopAction", "Stop the card-based action here (R-TAX-3, R-MOV-5, R-BAT-4, an optional block).",
-                   refusal="you are not in the middle of an action you may stop")
+                          refusal="you are not in the middle of an action you may stop")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

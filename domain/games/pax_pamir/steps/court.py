@@ -39,7 +39,7 @@ def discard_from_court(t: Play, owner: int, number: int, dst: str = "discard") -
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
 DISCARD: Final = Verb("Discard", "Discard this card (leverage, limits, events).", Arg("card", CARD),
-               refusal="you are not asked to discard a card now")
+                      refusal="you are not asked to discard a card now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -77,13 +77,13 @@ def clear_region(t: Play, region: Region, first: int) -> None:
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
 CHOOSE_PLAYER: Final = Verb("ChoosePlayer", "The other player your event card names (Rumor, Other Persuasive Methods).",
-                     Arg("seat", SEAT), refusal="you are not choosing a player now")
+                            Arg("seat", SEAT), refusal="you are not choosing a player now")
 CHOOSE_SUIT: Final = Verb("ChooseSuit", "The suit Pashtunwali Values makes favored.", Arg("suit", SUIT),
-                   refusal="you are not choosing a suit now")
+                          refusal="you are not choosing a suit now")
 CHOOSE_REGION: Final = Verb("ChooseRegion", "The region Rebuke clears of tribes and armies.", Arg("region", REGION),
-                     refusal="you are not choosing a region now")
+                            refusal="you are not choosing a region now")
 BLACKMAIL: Final = Verb("Blackmail", "Place a spy on this court card with your Blackmail ability (R-TRN-1).", Arg("card", CARD),
-                 refusal="you cannot blackmail now")
+                        refusal="you cannot blackmail now")
 DECLINE_BLACKMAIL: Final = Verb("DeclineBlackmail", "Do not use this Blackmail ability this turn.", refusal="you cannot blackmail now")
 
 

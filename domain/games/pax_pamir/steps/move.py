@@ -136,11 +136,11 @@ def _has_road(roads: dict[Border, Counter[Coalition]], loyalty: Coalition, regio
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
 MOVE_PIECE: Final = Verb("MovePiece", "Move: the piece to move one step (army:<region>, tribe:<region>, spy:<card>) (R-MOV).",
-                  Arg("piece", PIECE), refusal="you are not moving pieces now")
+                         Arg("piece", PIECE), refusal="you are not moving pieces now")
 MOVE_TO: Final = Verb("MoveTo", "Move: the region the chosen army or tribe goes to (R-MOV-2, R-MOV-4).", Arg("region", REGION),
-               refusal="you are not moving an army or tribe now")
+                      refusal="you are not moving an army or tribe now")
 MOVE_SPY_TO: Final = Verb("MoveSpyTo", "Move: the court card the chosen spy goes to (R-MOV-3).", Arg("card", CARD),
-                   refusal="you are not moving a spy now")
+                          refusal="you are not moving a spy now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

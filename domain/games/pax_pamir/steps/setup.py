@@ -97,7 +97,7 @@ def dealt(deal: dict[str, list[int]], seats: int) -> tuple[list[int], list[int],
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
 CHOOSE_LOYALTY: Final = Verb("ChooseLoyalty", "Choose the coalition you are loyal to (R-SET-5).", Arg("coalition", COALITION),
-                      refusal="you are not choosing a loyalty now")
+                             refusal="you are not choosing a loyalty now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

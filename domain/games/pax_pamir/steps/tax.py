@@ -68,9 +68,9 @@ def _holds_card_of(court: list[int], regions: set[Region]) -> bool:
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
 TAX_MARKET: Final = Verb("TaxMarket", "Tax: take one rupee from this market card (R-TAX-1).", Arg("card", CARD),
-                  refusal="you are not taxing now")
+                         refusal="you are not taxing now")
 TAX_PLAYER: Final = Verb("TaxPlayer", "Tax: take one rupee from this player (R-TAX-1).", Arg("seat", SEAT),
-                  refusal="you are not taxing now")
+                         refusal="you are not taxing now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -125,16 +125,16 @@ def purchase(t: Play, seat: int, number: int) -> None:
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
 PURCHASE: Final = Verb("Purchase", "Buy this market card (one action, R-PUR).", Arg("card", CARD),
-                refusal="you cannot purchase now")
+                       refusal="you cannot purchase now")
 PLAY: Final = Verb("Play", "Play this card from your hand into your court (one action, R-PLY).", Arg("card", CARD),
-            refusal="you cannot play a card now")
+                   refusal="you cannot play a card now")
 END_TURN: Final = Verb("EndTurn", "End your turn; cleanup follows (R-TRN-6).", refusal="it is not your turn")
 CHOOSE_SIDE: Final = Verb("ChooseSide", "The end of your court the card goes to.", Arg("side", CHOICE),
-                   refusal="you are not choosing a side now")
+                          refusal="you are not choosing a side now")
 PLACE_ROAD: Final = Verb("PlaceRoad", "The border for the road of this impact icon.", Arg("border", BORDER),
-                  refusal="you are not placing a road now")
+                         refusal="you are not placing a road now")
 PLACE_SPY: Final = Verb("PlaceSpy", "The court card for the spy of this impact icon.", Arg("card", CARD),
-                 refusal="you are not placing a spy now")
+                        refusal="you are not placing a spy now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -200,7 +200,7 @@ def pause(t: Play, frame: Frame) -> bool:
 
 
 NEXT_WAKHAN_ACTION: Final = Verb("NextWakhanAction", "Let Wakhan take her next action (the option wakhan_paced).",
-                          refusal="Wakhan is not waiting for you")
+                                 refusal="Wakhan is not waiting for you")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
