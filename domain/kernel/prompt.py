@@ -347,17 +347,20 @@ class Prompt:
     def choices(self) -> dict[str, Allowed]:
         """Every verb offered and what it allows, in the order they were added."""
         entries = self._entries
-        empty: list[str] | None = None  # the verbs whose options came out empty: not offered
-        for verb, entry in entries.items():
-            if type(entry) is _Later:  # a choice still a function: worked out in its place (a value
-                allowed = entry.worked_out()  # replaced, not a key added: the dict keeps its order)
-                if allowed is None:
-                    if empty is None:
-                        empty = []
-                    empty.append(verb)
-                else:
-                    entries[verb] = allowed
-        if empty is not None:
+        later = False  # is some choice still a function? (most prompts hold none)
+        for entry in entries.values():
+            if type(entry) is _Later:
+                later = True
+                break
+        if later:  # work them all out in one pass, each in its place (a value replaced, not a key
+            empty: list[str] = []  # added: the dict keeps its order); one that comes out empty is not offered
+            for verb, each in entries.items():
+                if type(each) is _Later:
+                    allowed = each.worked_out()
+                    if allowed is None:
+                        empty.append(verb)
+                    else:
+                        entries[verb] = allowed
             for verb in empty:
                 del entries[verb]
         kept: Any = entries  # every choice is an ``Allowed`` now (not ``cast``: a call)
