@@ -109,8 +109,8 @@ def step_updated(step: str, values: dict[str, Any]) -> Event:
 def apply_frame_event(frames: list[Frame], event: Event) -> None:
     """The stack after one frame event (in place). ``evolve`` calls it; it never validates."""
     data = event.data
-    if event.type == STEP_ENTERED:
-        frames.append(Frame(data["step"], data["seat"], dict(data["locals"])))
+    if event.type == STEP_ENTERED:  # (the frame's locals are the event's: neither is ever changed in place)
+        frames.append(Frame(data["step"], data["seat"], data["locals"]))
     elif event.type == STEP_LEFT:
         frames.pop()
     else:
@@ -164,6 +164,12 @@ class Flow(Generic[S]):
 
     def call(self, step: str, seat: int | None = None, **values: Any) -> None:
         """Start ``step`` on top of the current one; it returns here when it ends."""
+        self._enter(step, seat, values)
+
+    def _enter(self, step: str, seat: int | None, values: dict[str, Any]) -> None:
+        """``call``, with its locals as a dict of the caller's own (``goto`` passes its keyword
+        arguments on this way: compiled, a call with ``**values`` of a method a subclass may
+        override goes through Python's calling convention)."""
         if self._later is not None:
             self.settle()
         self.emit(step_entered(step, seat, values))
@@ -178,7 +184,7 @@ class Flow(Generic[S]):
     def goto(self, step: str, seat: int | None = None, **values: Any) -> None:
         """Replace the current step by ``step`` (the caller resumes when that one ends)."""
         self.end()
-        self.call(step, seat, **values)
+        self._enter(step, seat, values)
 
     def update(self, **values: Any) -> None:
         """Change some locals of the current step."""

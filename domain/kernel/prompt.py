@@ -347,15 +347,22 @@ class Prompt:
     def choices(self) -> dict[str, Allowed]:
         """Every verb offered and what it allows, in the order they were added."""
         entries = self._entries
+        later = False  # is some choice still a function? (most prompts hold none)
         for entry in entries.values():
-            if type(entry) is _Later:  # some choice is still a function: work them all out, in one
-                made: dict[str, Allowed | _Later] = {}  # pass, into a dict in the same order
-                for verb, each in entries.items():
-                    allowed = each if isinstance(each, Allowed) else each.worked_out()
-                    if allowed is not None:
-                        made[verb] = allowed
-                self._entries = entries = made
+            if type(entry) is _Later:
+                later = True
                 break
+        if later:  # work them all out in one pass, each in its place (a value replaced, not a key
+            empty: list[str] = []  # added: the dict keeps its order); one that comes out empty is not offered
+            for verb, each in entries.items():
+                if type(each) is _Later:
+                    allowed = each.worked_out()
+                    if allowed is None:
+                        empty.append(verb)
+                    else:
+                        entries[verb] = allowed
+            for verb in empty:
+                del entries[verb]
         kept: Any = entries  # every choice is an ``Allowed`` now (not ``cast``: a call)
         worked_out: dict[str, Allowed] = kept
         return worked_out
@@ -435,7 +442,8 @@ class Prompt:
             return out
         offered: list[tuple[int, Verb]]  # (position, verb) of each verb offered, put in order
         if isinstance(verbs, dict):  # (a dict without the ABC's check, and read as one)
-            table: dict[str, tuple[int, Verb]] = verbs
+            table: dict[str, Any] = verbs  # (its pairs read as they are: compiled, a value typed as a
+            # pair is taken apart and a new tuple made to list it)
             offered = []  # (a loop, not a comprehension: where the sources run as Python, that is a call)
             for kind in choices:
                 found = table.get(kind)

@@ -9,7 +9,7 @@ and the unused cards to nobody, a card entering a hidden hand to its owner.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 from domain.kernel.events import Event
 from domain.kernel.upcasting import Upcasters
@@ -17,7 +17,7 @@ from domain.kernel.upcasting import Upcasters
 NOBODY: frozenset[int] = frozenset()
 
 
-SETUP_STARTED = "SetupStarted"
+SETUP_STARTED: Final = "SetupStarted"
 #: The schema history of Pax Pamir's own events, its namespace: no other game's event is read with
 #: it. Stored before its name was ``SetupStarted``: ``GameStarted``, the platform's event too.
 UPCASTERS = Upcasters("pax_pamir", renames={"GameStarted": SETUP_STARTED})
@@ -78,12 +78,14 @@ def card_moved(card: int, src: str, dst: str, *, side: str | None = None,
                hidden_to: Iterable[int] | None = None) -> Event:
     """A card goes from ``src`` to ``dst``. ``side`` is ``left``/``right`` for a court.
     ``hidden_to``: the card's identity is a secret of those seats (a card between hands)."""
-    data: dict[str, Any] = {"src": src, "dst": dst}
+    # (the public card first, in the one dict: compiled, ``{"card": card, **data}`` is a second
+    # dict and a merge, on most commands)
+    data: dict[str, Any] = {"src": src, "dst": dst} if hidden_to is not None else {"card": card, "src": src, "dst": dst}
     if side is not None:
         data["side"] = side
     if hidden_to is not None:
         return Event("CardMoved", data, secret={"card": card}, secret_to=frozenset(hidden_to))
-    return Event("CardMoved", {"card": card, **data})
+    return Event("CardMoved", data)
 
 
 def rupees_moved(amount: int, src: str, dst: str, reason: str) -> Event:

@@ -157,6 +157,8 @@ def _piece_moved(s: PaxState, e: Event) -> None:
     _pieces(s, kind, owner, e.data["dst"], +1)
     if e.data.get("placed"):
         _add(s.placed, places.placed_key(kind, owner, e.data["dst"]), 1)
+    if not s.placed:
+        return  # nothing placed this turn, so nothing placed where it comes from (no key made)
     src_key = places.placed_key(kind, owner, e.data["src"])
     if s.placed.get(src_key):
         if e.data["dst"] == SUPPLY:  # a piece removed (R-LIM pickups take only unplaced ones)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -27,7 +27,7 @@ from domain.games.pax_pamir.data.cards import ALL_CARDS, is_court_card, is_domin
 from domain.kernel.errors import InvalidOptions
 from domain.kernel.rules import GameOptions, option
 
-DEAL = "deal"
+DEAL: Final = "deal"
 #: Section 20: Wakhan plays with 1 or 2 humans; the published variants of her rules.
 WAKHAN_HUMAN_SEATS = (1, 2)
 WAKHAN_VARIANTS = ("wakhan_steadfast_loyalty", "wakhan_savvy_purchasing", "wakhan_spy_movement", "wakhan_paced")

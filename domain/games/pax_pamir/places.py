@@ -16,10 +16,10 @@ from typing import Final
 
 from domain.games.pax_pamir.data.board import MARKET_COLUMNS, MARKET_ROWS, MAX_SEATS
 
-BANK = "bank"
-REMOVED = "removed"
-DECK = "deck"
-DISCARD = "discard"
+BANK: Final = "bank"
+REMOVED: Final = "removed"
+DECK: Final = "deck"
+DISCARD: Final = "discard"
 
 
 def market(row: int, column: int) -> str:
@@ -28,19 +28,19 @@ def market(row: int, column: int) -> str:
 
 def purse(seat: int) -> str:
     """A player's rupees."""
-    return f"seat:{seat}"
+    return _PURSE[seat]
 
 
 def hand(seat: int) -> str:
-    return f"hand:{seat}"
+    return _HAND[seat]
 
 
 def court(seat: int) -> str:
-    return f"court:{seat}"
+    return _COURT[seat]
 
 
 def prizes(seat: int) -> str:
-    return f"prizes:{seat}"
+    return _PRIZES[seat]
 
 
 def parse(place: str) -> tuple[str, tuple[int, ...]]:
@@ -55,6 +55,12 @@ def _parse(place: str) -> tuple[str, tuple[int, ...]]:
     kind, _, rest = place.partition(":")
     return kind, tuple(int(part) for part in rest.split(":")) if rest else ()
 
+
+#: each seat's places, named once (a card or rupees move to or from one on most commands)
+_PURSE: Final = tuple([f"seat:{seat}" for seat in range(MAX_SEATS)])
+_HAND: Final = tuple([f"hand:{seat}" for seat in range(MAX_SEATS)])
+_COURT: Final = tuple([f"court:{seat}" for seat in range(MAX_SEATS)])
+_PRIZES: Final = tuple([f"prizes:{seat}" for seat in range(MAX_SEATS)])
 
 #: each market slot's name, made once (a card or rupees move on or off the market on most commands)
 _MARKET: Final[tuple[tuple[str, ...], ...]] = tuple(

@@ -30,9 +30,9 @@ from domain.games.pax_pamir.data.cards import (
 from domain.games.pax_pamir.state import PaxState
 
 #: R-TRN-2: actions in a turn.
-ACTIONS_PER_TURN = 2
+ACTIONS_PER_TURN: Final = 2
 #: R-BRB-4: declined negotiations allowed per turn.
-DECLINED_BRIBES_LIMIT = 3
+DECLINED_BRIBES_LIMIT: Final = 3
 
 # The predicates below run thousands of times per game (every prompt reads them), so they
 # read these flat tables rather than the card objects, iterate tuples rather than the

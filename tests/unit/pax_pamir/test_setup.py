@@ -80,8 +80,8 @@ def test_r_set_1_the_deck_and_the_cards_left_out_are_nobodys_secret():
 def test_r_set_2_the_market_is_filled_column_by_column_top_row_first_from_the_top_of_the_deck():
     events = set_up(2)
     dealt = [e for e in events if e.type == "CardDealt"]
-    assert [(e.data["row"], e.data["column"]) for e in dealt] == market_fill_order()
-    assert market_fill_order()[:4] == [(0, 0), (1, 0), (0, 1), (1, 1)]
+    assert [(e.data["row"], e.data["column"]) for e in dealt] == list(market_fill_order())
+    assert market_fill_order()[:4] == ((0, 0), (1, 0), (0, 1), (1, 1))
     assert [e.data["card"] for e in dealt] == secret_deck(events)[:12]
     state = fold(RULES, events)
     assert len(state.deck) == 52 - 12 and state.market_rupees == [[0] * 6, [0] * 6]

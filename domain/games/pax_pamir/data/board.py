@@ -119,7 +119,7 @@ BLOCKS_PER_COALITION: Final = 12
 #: R-CMP-2: a player's cylinders in play (tribes, spies, gifts); the eleventh is the VP marker.
 CYLINDERS_PER_PLAYER: Final = 10
 #: R-CMP-3 / R-SET-3: rupees each player starts with.
-STARTING_RUPEES = 4
+STARTING_RUPEES: Final = 4
 #: R-CMP-4: the rupee price of each gift space on a loyalty dial, cheapest first.
 GIFT_VALUES: Final[tuple[int, ...]] = (2, 4, 6)
 #: R-CMP-7 / R-SET-4: the favored suit at the start of the game.
@@ -136,9 +136,9 @@ MIN_SEATS: Final = 2
 MAX_SEATS: Final = 5
 
 #: R-SET-1: the deck is built from six piles of court cards.
-PILE_COUNT = 6
+PILE_COUNT: Final = 6
 #: R-SET-1: each pile holds this many court cards plus one per seat.
-PILE_BASE_SIZE = 5
+PILE_BASE_SIZE: Final = 5
 #: R-SET-1: (events, dominance checks) shuffled into each pile, pile 1 (the top of the deck) first.
 PILE_EXTRAS: tuple[tuple[int, int], ...] = ((0, 0), (2, 0), (1, 1), (1, 1), (1, 1), (1, 1))
 

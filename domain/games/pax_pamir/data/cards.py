@@ -361,9 +361,9 @@ _BY_KIND: dict[int, Card] = {**COURT_CARDS, **DOMINANCE_CHECKS, **EVENT_CARDS}
 ALL_CARDS: dict[int, Card] = dict(sorted(_BY_KIND.items()))
 
 #: R-CMP-6: how many cards of each kind the game has.
-COURT_CARD_COUNT = 100
-EVENT_CARD_COUNT = 12
-DOMINANCE_CHECK_COUNT = 4
+COURT_CARD_COUNT: Final = 100
+EVENT_CARD_COUNT: Final = 12
+DOMINANCE_CHECK_COUNT: Final = 4
 
 
 def is_court_card(number: int) -> bool:
@@ -409,26 +409,26 @@ _check_tables()
 
 # --- Named court cards (R-SA, section 15) ------------------------------------------------------
 
-INDISPENSABLE_ADVISORS = 1  # Mohan Lal
-INSURRECTION = 3  # Prince Akbar Khan
-CLAIM_OF_ANCIENT_LINEAGE = 5  # Shah Shujah Durrani
+INDISPENSABLE_ADVISORS: Final = 1  # Mohan Lal
+INSURRECTION: Final = 3  # Prince Akbar Khan
+CLAIM_OF_ANCIENT_LINEAGE: Final = 5  # Shah Shujah Durrani
 BODYGUARDS: tuple[int, ...] = (15, 83)  # Durrani Royal Guard, Shah's Guard
-CITADEL_KABUL = 17  # Citadel of Ghazni
-STRANGE_BEDFELLOWS = 21  # Alexander Burnes
-CIVIL_SERVICE_REFORMS = 24  # Ranjit Singh
+CITADEL_KABUL: Final = 17  # Citadel of Ghazni
+STRANGE_BEDFELLOWS: Final = 21  # Alexander Burnes
+CIVIL_SERVICE_REFORMS: Final = 24  # Ranjit Singh
 SAFE_HOUSES: Final[tuple[int, ...]] = (41, 72)  # Charles Masson, Claude Wade
-CHARISMATIC_COURTIERS = 42  # Barakzai Sadars
-BLACKMAIL_KANDAHAR = 43  # Giljee Nobles
-INDIAN_SUPPLIES = 51  # Sir John Keane
-BLACKMAIL_HERAT = 54  # Herati Bandits
-WELL_CONNECTED = 56  # Yar Mohammad Alikozai
-HERAT_INFLUENCE = 66  # Baluchi Smugglers
-PERSIAN_INFLUENCE = 68  # Ghaem Magham Farahani
-RUSSIAN_INFLUENCE = 70  # Alexander Griboyedov
-INFRASTRUCTURE = 78  # Civic Improvements
-SAVVY_OPERATOR = 91  # Allah Quli Bahadur
-CITADEL_TRANSCASPIA = 97  # The Ark of Bukhara
-IRREGULARS = 99  # Cossacks
+CHARISMATIC_COURTIERS: Final = 42  # Barakzai Sadars
+BLACKMAIL_KANDAHAR: Final = 43  # Giljee Nobles
+INDIAN_SUPPLIES: Final = 51  # Sir John Keane
+BLACKMAIL_HERAT: Final = 54  # Herati Bandits
+WELL_CONNECTED: Final = 56  # Yar Mohammad Alikozai
+HERAT_INFLUENCE: Final = 66  # Baluchi Smugglers
+PERSIAN_INFLUENCE: Final = 68  # Ghaem Magham Farahani
+RUSSIAN_INFLUENCE: Final = 70  # Alexander Griboyedov
+INFRASTRUCTURE: Final = 78  # Civic Improvements
+SAVVY_OPERATOR: Final = 91  # Allah Quli Bahadur
+CITADEL_TRANSCASPIA: Final = 97  # The Ark of Bukhara
+IRREGULARS: Final = 99  # Cossacks
 
 #: R-TRN-3: court cards that always count as favored for bonus actions (not for stars, R-STR).
 ALWAYS_FAVORED: Final[tuple[int, ...]] = (SAVVY_OPERATOR, IRREGULARS)

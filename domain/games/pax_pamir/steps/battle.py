@@ -6,6 +6,8 @@ A piece a Battle may remove names its owner (``army:kabul:british``, ``tribe:kab
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
@@ -134,17 +136,17 @@ def safe_houses_of(s: PaxState, seat: int) -> list[int]:
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-BATTLE_REGION = Verb("BattleRegion", "Battle in this region (R-BAT-1).", Arg("region", REGION),
-                     refusal="you are not choosing a battle site now")
-BATTLE_CARD = Verb("BattleCard", "Battle on this court card (R-BAT-2).", Arg("card", CARD),
-                   refusal="you are not choosing a battle site now")
-REMOVE_ENEMY = Verb("RemoveEnemy", "Battle: remove this enemy piece, named kind:place:owner (army:kabul:british, "
-                    "road:herat_kabul:russian, tribe:kabul:1, spy:54:2) (R-BAT).", Arg("piece", PIECE),
-                    refusal="you are not removing pieces in a battle now")
-USE_SAFE_HOUSE = Verb("UseSafeHouse", "Put your spy removed in battle on this Safe House card (R-BAT-3).", Arg("card", CARD),
-                      refusal="you have no spy to save in a Safe House now")
-DECLINE_SAFE_HOUSE = Verb("DeclineSafeHouse", "Leave your spy removed in battle in your supply (R-BAT-3).",
-                          refusal="you have no spy to save in a Safe House now")
+BATTLE_REGION: Final = Verb("BattleRegion", "Battle in this region (R-BAT-1).", Arg("region", REGION),
+                            refusal="you are not choosing a battle site now")
+BATTLE_CARD: Final = Verb("BattleCard", "Battle on this court card (R-BAT-2).", Arg("card", CARD),
+                          refusal="you are not choosing a battle site now")
+REMOVE_ENEMY: Final = Verb("RemoveEnemy", "Battle: remove this enemy piece, named kind:place:owner (army:kabul:british, "
+                           "road:herat_kabul:russian, tribe:kabul:1, spy:54:2) (R-BAT).", Arg("piece", PIECE),
+                           refusal="you are not removing pieces in a battle now")
+USE_SAFE_HOUSE: Final = Verb("UseSafeHouse", "Put your spy removed in battle on this Safe House card (R-BAT-3).", Arg("card", CARD),
+                             refusal="you have no spy to save in a Safe House now")
+DECLINE_SAFE_HOUSE: Final = Verb("DeclineSafeHouse", "Leave your spy removed in battle in your supply (R-BAT-3).",
+                                 refusal="you have no spy to save in a Safe House now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -49,11 +49,11 @@ def betrayable_cards(s: PaxState, seat: int) -> list[int]:
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-BETRAY_CARD = Verb("BetrayCard", "Betray: discard this court card holding your spy (R-BTR-2).", Arg("card", CARD),
-                   refusal="you are not betraying now")
-KEEP_PRIZE = Verb("KeepPrize", "Keep the betrayed card as a prize (R-BTR-4).", refusal="no prize is offered to you now")
-REFUSE_PRIZE = Verb("RefusePrize", "Leave the betrayed card in the discard pile (R-BTR-4).",
-                    refusal="no prize is offered to you now")
+BETRAY_CARD: Final = Verb("BetrayCard", "Betray: discard this court card holding your spy (R-BTR-2).", Arg("card", CARD),
+                          refusal="you are not betraying now")
+KEEP_PRIZE: Final = Verb("KeepPrize", "Keep the betrayed card as a prize (R-BTR-4).", refusal="no prize is offered to you now")
+REFUSE_PRIZE: Final = Verb("RefusePrize", "Leave the betrayed card in the discard pile (R-BTR-4).",
+                           refusal="no prize is offered to you now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

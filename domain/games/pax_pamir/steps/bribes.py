@@ -33,6 +33,8 @@ item 9; the kernel marks it, ``barrier_on_handover``).
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
@@ -45,8 +47,8 @@ from domain.games.pax_pamir.steps.common import Play
 from domain.kernel.prompt import AMOUNT, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
 
-PLAY = "play"
-HOSTAGE = "hostage"
+PLAY: Final = "play"
+HOSTAGE: Final = "hostage"
 
 
 def rupees(n: int) -> str:
@@ -128,22 +130,22 @@ def settle(t: Play, frame: Frame, amount: int) -> None:
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-PAY_BRIBE = Verb("PayBribe", "Pay the bribe in full (R-BRB-2).", refusal="no bribe is asked of you now")
-OFFER_BRIBE = Verb("OfferBribe", "Offer this many rupees instead of the full bribe (R-BRB-4).", Arg("amount", AMOUNT),
-                   refusal="you cannot offer a bribe now")
-ACCEPT_BRIBE_COUNTER = Verb("AcceptBribeCounter", "Pay the amount the recipient asked for in answer to your offer (R-BRB-4).",
-                            refusal="no answer to your offer is waiting")
-REFUSE_BRIBE = Verb("RefuseBribe", "Courtly Manners: pay nothing and go ahead (R-PLY-2, R-ACT-2).",
-                    refusal="you may not refuse a bribe now")
-ABANDON_BRIBE = Verb("AbandonBribe", "Give up the play or action rather than pay; no action is spent (R-BRB-4). "
-                     "It may be started again, but counts with the declines toward three a turn (section 23 item 16).",
-                     refusal="no bribe is asked of you now")
-ACCEPT_BRIBE_OFFER = Verb("AcceptBribeOffer", "Accept the rupees offered as the bribe (R-BRB-3).",
-                          refusal="no bribe offer is waiting for your answer")
-COUNTER_BRIBE_OFFER = Verb("CounterBribeOffer", "Ask for this many rupees instead (more than offered, at most the bribe owed).",
-                           Arg("amount", AMOUNT), refusal="no bribe offer is waiting for your answer")
-DECLINE_BRIBE_OFFER = Verb("DeclineBribeOffer", "Decline the offer (R-BRB-4; at most three declines a turn).",
-                           refusal="no bribe offer is waiting for your answer")
+PAY_BRIBE: Final = Verb("PayBribe", "Pay the bribe in full (R-BRB-2).", refusal="no bribe is asked of you now")
+OFFER_BRIBE: Final = Verb("OfferBribe", "Offer this many rupees instead of the full bribe (R-BRB-4).", Arg("amount", AMOUNT),
+                          refusal="you cannot offer a bribe now")
+ACCEPT_BRIBE_COUNTER: Final = Verb("AcceptBribeCounter", "Pay the amount the recipient asked for in answer to your offer (R-BRB-4).",
+                                   refusal="no answer to your offer is waiting")
+REFUSE_BRIBE: Final = Verb("RefuseBribe", "Courtly Manners: pay nothing and go ahead (R-PLY-2, R-ACT-2).",
+                           refusal="you may not refuse a bribe now")
+ABANDON_BRIBE: Final = Verb("AbandonBribe", "Give up the play or action rather than pay; no action is spent (R-BRB-4). "
+                            "It may be started again, but counts with the declines toward three a turn (section 23 item 16).",
+                            refusal="no bribe is asked of you now")
+ACCEPT_BRIBE_OFFER: Final = Verb("AcceptBribeOffer", "Accept the rupees offered as the bribe (R-BRB-3).",
+                                 refusal="no bribe offer is waiting for your answer")
+COUNTER_BRIBE_OFFER: Final = Verb("CounterBribeOffer", "Ask for this many rupees instead (more than offered, at most the bribe owed).",
+                                  Arg("amount", AMOUNT), refusal="no bribe offer is waiting for your answer")
+DECLINE_BRIBE_OFFER: Final = Verb("DeclineBribeOffer", "Decline the offer (R-BRB-4; at most three declines a turn).",
+                                  refusal="no bribe offer is waiting for your answer")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

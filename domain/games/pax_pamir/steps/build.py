@@ -30,8 +30,8 @@ from domain.kernel.prompt import BORDER, REGION, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, handles
 
 #: R-BLD-1: blocks in one Build, and with Nation Building (R-BLD-2); rupees per paid block.
-BUILD_LIMIT = 3
-NATION_BUILDING_LIMIT = 6
+BUILD_LIMIT: Final = 3
+NATION_BUILDING_LIMIT: Final = 6
 BLOCK_COST: Final = 2
 
 
@@ -62,10 +62,10 @@ def block_is_paid(s: PaxState, seat: int, built: int) -> bool:
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-BUILD_ARMY = Verb("BuildArmy", "Build: place an army of your coalition in this region you rule (R-BLD-1).",
-                  Arg("region", REGION), refusal="you are not building now")
-BUILD_ROAD = Verb("BuildRoad", "Build: place a road of your coalition on this border of a region you rule (R-BLD-1).",
-                  Arg("border", BORDER), refusal="you are not building now")
+BUILD_ARMY: Final = Verb("BuildArmy", "Build: place an army of your coalition in this region you rule (R-BLD-1).",
+                         Arg("region", REGION), refusal="you are not building now")
+BUILD_ROAD: Final = Verb("BuildRoad", "Build: place a road of your coalition on this border of a region you rule (R-BLD-1).",
+                         Arg("border", BORDER), refusal="you are not building now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -11,7 +11,7 @@ moved on *before* a stage runs, so a sub-step called from it returns to the next
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -32,16 +32,16 @@ Play = Flow[PaxState]
 CARD = _NUMBER
 #: a piece on the board, as ``<kind>:<place>``: ``army:kabul``, ``road:herat_kabul``,
 #: ``tribe:kabul``, ``spy:54``, ``gift:4``
-PIECE = Kind("piece", "string", "a piece as kind:place, such as tribe:kabul, road:herat_kabul, spy:54, gift:4")
+PIECE: Final = Kind("piece", "string", "a piece as kind:place, such as tribe:kabul, road:herat_kabul, spy:54, gift:4")
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-TAKE_PIECE = Verb("TakePiece", "Your supply is empty: take this piece from the board to place instead (R-LIM).",
-                  Arg("piece", PIECE),
-                  refusal="you are not asked to take a piece from the board")
+TAKE_PIECE: Final = Verb("TakePiece", "Your supply is empty: take this piece from the board to place instead (R-LIM).",
+                         Arg("piece", PIECE),
+                         refusal="you are not asked to take a piece from the board")
 #: listed among the card-based actions' verbs (``actions.VERBS``), handled by every ``ActionStep``
-STOP_ACTION = Verb("StopAction", "Stop the card-based action here (R-TAX-3, R-MOV-5, R-BAT-4, an optional block).",
-                   refusal="you are not in the middle of an action you may stop")
+STOP_ACTION: Final = Verb("StopAction", "Stop the card-based action here (R-TAX-3, R-MOV-5, R-BAT-4, an optional block).",
+                          refusal="you are not in the middle of an action you may stop")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -4,6 +4,8 @@ stack, so a choice owed by any seat in the chain is asked where it arises."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
@@ -17,7 +19,7 @@ from domain.kernel.prompt import Arg, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
 
 #: R-LEV-1: rupees owed when a leveraged card leaves a court.
-LEVERAGE_DEBT = 2
+LEVERAGE_DEBT: Final = 2
 
 
 def is_leveraged(number: int) -> bool:
@@ -36,8 +38,8 @@ def discard_from_court(t: Play, owner: int, number: int, dst: str = "discard") -
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-DISCARD = Verb("Discard", "Discard this card (leverage, limits, events).", Arg("card", CARD),
-               refusal="you are not asked to discard a card now")
+DISCARD: Final = Verb("Discard", "Discard this card (leverage, limits, events).", Arg("card", CARD),
+                      refusal="you are not asked to discard a card now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

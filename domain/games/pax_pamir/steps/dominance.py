@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
@@ -14,14 +16,14 @@ from domain.games.pax_pamir.steps.common import Play, Procedure
 from domain.kernel.steps import Frame
 
 #: R-DOM-2: the lead one coalition needs over each other, and under Conflict Fatigue.
-DOMINANCE_LEAD = 4
-FATIGUED_LEAD = 2
+DOMINANCE_LEAD: Final = 4
+FATIGUED_LEAD: Final = 2
 #: R-DOM-3 / R-DOM-4: points by place (the final check doubles them).
 SUCCESS_POINTS = (5, 3, 1)
 FAILURE_POINTS = (3, 1)
-FINAL_MULTIPLIER = 2
+FINAL_MULTIPLIER: Final = 2
 #: R-DOM-8: a lead of this many VP ends the game at once.
-WINNING_LEAD = 4
+WINNING_LEAD: Final = 4
 
 
 def dominant_coalition(s: PaxState) -> tuple[Coalition | None, dict[str, int]]:

@@ -11,6 +11,8 @@ check clears them all (R-EVT-1).
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
@@ -38,9 +40,9 @@ from domain.kernel.prompt import REGION, SEAT, SUIT, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
 
 #: Backing of Persian Aristocracy: rupees the purchaser takes from the bank.
-PERSIAN_ARISTOCRACY_RUPEES = 3
+PERSIAN_ARISTOCRACY_RUPEES: Final = 3
 #: Insurrection: Afghan armies placed in Kabul after a check that does not end the game.
-INSURRECTION_ARMIES = 2
+INSURRECTION_ARMIES: Final = 2
 
 
 def clockwise(s: PaxState, first: int) -> list[int]:
@@ -74,15 +76,15 @@ def clear_region(t: Play, region: Region, first: int) -> None:
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-CHOOSE_PLAYER = Verb("ChoosePlayer", "The other player your event card names (Rumor, Other Persuasive Methods).",
-                     Arg("seat", SEAT), refusal="you are not choosing a player now")
-CHOOSE_SUIT = Verb("ChooseSuit", "The suit Pashtunwali Values makes favored.", Arg("suit", SUIT),
-                   refusal="you are not choosing a suit now")
-CHOOSE_REGION = Verb("ChooseRegion", "The region Rebuke clears of tribes and armies.", Arg("region", REGION),
-                     refusal="you are not choosing a region now")
-BLACKMAIL = Verb("Blackmail", "Place a spy on this court card with your Blackmail ability (R-TRN-1).", Arg("card", CARD),
-                 refusal="you cannot blackmail now")
-DECLINE_BLACKMAIL = Verb("DeclineBlackmail", "Do not use this Blackmail ability this turn.", refusal="you cannot blackmail now")
+CHOOSE_PLAYER: Final = Verb("ChoosePlayer", "The other player your event card names (Rumor, Other Persuasive Methods).",
+                            Arg("seat", SEAT), refusal="you are not choosing a player now")
+CHOOSE_SUIT: Final = Verb("ChooseSuit", "The suit Pashtunwali Values makes favored.", Arg("suit", SUIT),
+                          refusal="you are not choosing a suit now")
+CHOOSE_REGION: Final = Verb("ChooseRegion", "The region Rebuke clears of tribes and armies.", Arg("region", REGION),
+                            refusal="you are not choosing a region now")
+BLACKMAIL: Final = Verb("Blackmail", "Place a spy on this court card with your Blackmail ability (R-TRN-1).", Arg("card", CARD),
+                        refusal="you cannot blackmail now")
+DECLINE_BLACKMAIL: Final = Verb("DeclineBlackmail", "Do not use this Blackmail ability this turn.", refusal="you cannot blackmail now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -3,6 +3,8 @@ the market."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import queries as q
@@ -30,8 +32,8 @@ def free_gift_spaces(s: PaxState, seat: int, rupees: int | None = None) -> list[
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-PLACE_GIFT = Verb("PlaceGift", "Gift: pay this gift space's value to the market and place a cylinder on it (R-GFT).",
-                  Arg("value", AMOUNT), refusal="you are not giving a gift now")
+PLACE_GIFT: Final = Verb("PlaceGift", "Gift: pay this gift space's value to the market and place a cylinder on it (R-GFT).",
+                         Arg("value", AMOUNT), refusal="you are not giving a gift now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

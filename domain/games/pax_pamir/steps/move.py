@@ -4,6 +4,7 @@ with a road, spies along the court track."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -134,12 +135,12 @@ def _has_road(roads: dict[Border, Counter[Coalition]], loyalty: Coalition, regio
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-MOVE_PIECE = Verb("MovePiece", "Move: the piece to move one step (army:<region>, tribe:<region>, spy:<card>) (R-MOV).",
-                  Arg("piece", PIECE), refusal="you are not moving pieces now")
-MOVE_TO = Verb("MoveTo", "Move: the region the chosen army or tribe goes to (R-MOV-2, R-MOV-4).", Arg("region", REGION),
-               refusal="you are not moving an army or tribe now")
-MOVE_SPY_TO = Verb("MoveSpyTo", "Move: the court card the chosen spy goes to (R-MOV-3).", Arg("card", CARD),
-                   refusal="you are not moving a spy now")
+MOVE_PIECE: Final = Verb("MovePiece", "Move: the piece to move one step (army:<region>, tribe:<region>, spy:<card>) (R-MOV).",
+                         Arg("piece", PIECE), refusal="you are not moving pieces now")
+MOVE_TO: Final = Verb("MoveTo", "Move: the region the chosen army or tribe goes to (R-MOV-2, R-MOV-4).", Arg("region", REGION),
+                      refusal="you are not moving an army or tribe now")
+MOVE_SPY_TO: Final = Verb("MoveSpyTo", "Move: the court card the chosen spy goes to (R-MOV-3).", Arg("card", CARD),
+                          refusal="you are not moving a spy now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
@@ -43,9 +45,13 @@ def build_deck(rng: Rng, seats: int) -> tuple[list[int], list[int]]:
     return deck, court[PILE_COUNT * size:] + events
 
 
-def market_fill_order() -> list[tuple[int, int]]:
+def market_fill_order() -> tuple[tuple[int, int], ...]:
     """R-SET-2, R-CLN-5: column by column from the left, top row before bottom row."""
-    return [(row, column) for column in range(MARKET_COLUMNS) for row in range(MARKET_ROWS)]
+    return _FILL_ORDER
+
+
+#: ``market_fill_order``, made once (every cleanup refills the market)
+_FILL_ORDER: Final = tuple([(row, column) for column in range(MARKET_COLUMNS) for row in range(MARKET_ROWS)])
 
 
 def setup(t: Play, seats: int, options: PaxOptions) -> None:
@@ -90,8 +96,8 @@ def dealt(deal: dict[str, list[int]], seats: int) -> tuple[list[int], list[int],
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-CHOOSE_LOYALTY = Verb("ChooseLoyalty", "Choose the coalition you are loyal to (R-SET-5).", Arg("coalition", COALITION),
-                      refusal="you are not choosing a loyalty now")
+CHOOSE_LOYALTY: Final = Verb("ChooseLoyalty", "Choose the coalition you are loyal to (R-SET-5).", Arg("coalition", COALITION),
+                             refusal="you are not choosing a loyalty now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

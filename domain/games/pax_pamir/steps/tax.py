@@ -3,6 +3,8 @@ from players whose court holds a card of a region the taxer rules."""
 
 from __future__ import annotations
 
+from typing import Final
+
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir import events as ev
@@ -65,10 +67,10 @@ def _holds_card_of(court: list[int], regions: set[Region]) -> bool:
 
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-TAX_MARKET = Verb("TaxMarket", "Tax: take one rupee from this market card (R-TAX-1).", Arg("card", CARD),
-                  refusal="you are not taxing now")
-TAX_PLAYER = Verb("TaxPlayer", "Tax: take one rupee from this player (R-TAX-1).", Arg("seat", SEAT),
-                  refusal="you are not taxing now")
+TAX_MARKET: Final = Verb("TaxMarket", "Tax: take one rupee from this market card (R-TAX-1).", Arg("card", CARD),
+                         refusal="you are not taxing now")
+TAX_PLAYER: Final = Verb("TaxPlayer", "Tax: take one rupee from this player (R-TAX-1).", Arg("seat", SEAT),
+                         refusal="you are not taxing now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

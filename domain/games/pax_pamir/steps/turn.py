@@ -30,10 +30,10 @@ from domain.kernel.prompt import BORDER, CHOICE, Arg, Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
 
 #: R-PUR-2: the cost of a market card per column, and per column when military is favored.
-COST_PER_COLUMN = 1
-MILITARY_COST_PER_COLUMN = 2
+COST_PER_COLUMN: Final = 1
+MILITARY_COST_PER_COLUMN: Final = 2
 #: R-IMP leverage: rupees taken from the bank.
-LEVERAGE_RUPEES = 2
+LEVERAGE_RUPEES: Final = 2
 
 ACTION_VERBS: Final = {action: action.value.capitalize() for action in CardAction}
 
@@ -66,6 +66,8 @@ def purchasable(s: PaxState, seat: int) -> list[int]:
     found: list[int] = []
     for row, cards in enumerate(s.market):
         for column, number in enumerate(cards):
+            if column * unit > rupees and not influence:
+                break  # the cards further right cost more still
             if number is None or number == PUBLIC_WITHDRAWAL or (marked and (row, column) in marked):
                 continue
             if column * unit <= rupees or (influence and purchase_cost(s, seat, number, column) <= rupees):
@@ -85,9 +87,9 @@ def has_influence(s: PaxState, seat: int) -> bool:
 
 
 def slot_of(s: PaxState, number: int) -> tuple[int, int]:
-    for row, column, found in q.market_slots(s):
-        if found == number:
-            return row, column
+    for row, cards in enumerate(s.market):
+        if number in cards:
+            return row, cards.index(number)
     raise AssertionError(f"card {number} is not in the market")
 
 
@@ -122,17 +124,17 @@ def purchase(t: Play, seat: int, number: int) -> None:
 # -- the turn menu (R-TRN) ---------------------------------------------------------------------
 
 #: the verbs of this module, each said once: declared here, handled and offered by name
-PURCHASE = Verb("Purchase", "Buy this market card (one action, R-PUR).", Arg("card", CARD),
-                refusal="you cannot purchase now")
-PLAY = Verb("Play", "Play this card from your hand into your court (one action, R-PLY).", Arg("card", CARD),
-            refusal="you cannot play a card now")
-END_TURN = Verb("EndTurn", "End your turn; cleanup follows (R-TRN-6).", refusal="it is not your turn")
-CHOOSE_SIDE = Verb("ChooseSide", "The end of your court the card goes to.", Arg("side", CHOICE),
-                   refusal="you are not choosing a side now")
-PLACE_ROAD = Verb("PlaceRoad", "The border for the road of this impact icon.", Arg("border", BORDER),
-                  refusal="you are not placing a road now")
-PLACE_SPY = Verb("PlaceSpy", "The court card for the spy of this impact icon.", Arg("card", CARD),
-                 refusal="you are not placing a spy now")
+PURCHASE: Final = Verb("Purchase", "Buy this market card (one action, R-PUR).", Arg("card", CARD),
+                       refusal="you cannot purchase now")
+PLAY: Final = Verb("Play", "Play this card from your hand into your court (one action, R-PLY).", Arg("card", CARD),
+                   refusal="you cannot play a card now")
+END_TURN: Final = Verb("EndTurn", "End your turn; cleanup follows (R-TRN-6).", refusal="it is not your turn")
+CHOOSE_SIDE: Final = Verb("ChooseSide", "The end of your court the card goes to.", Arg("side", CHOICE),
+                          refusal="you are not choosing a side now")
+PLACE_ROAD: Final = Verb("PlaceRoad", "The border for the road of this impact icon.", Arg("border", BORDER),
+                         refusal="you are not placing a road now")
+PLACE_SPY: Final = Verb("PlaceSpy", "The court card for the spy of this impact icon.", Arg("card", CARD),
+                        refusal="you are not placing a spy now")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -278,8 +280,9 @@ class Impacts(Step[PaxState]):
         """The icon at ``index``; none past the last, or once the card has left the court
         (R-PLY-6: a leverage discard earlier in the same play may give it up, and what is left
         of it is skipped)."""
-        icons = COURT_CARDS[frame.card].impact_icons
-        if index >= len(icons) or frame.card not in s.players[frame.owner_seat].court:
+        card = frame.card
+        icons = COURT_CARDS[card].impact_icons
+        if index >= len(icons) or card not in s.players[frame.owner_seat].court:
             return None
         return icons[index]
 

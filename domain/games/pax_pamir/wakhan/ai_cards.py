@@ -11,13 +11,14 @@ point into the *back* of the new top card of the AI deck: the market column is
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
 from domain.games.pax_pamir.data.board import Coalition, Region
 
-TOP = "top"
-BOTTOM = "bottom"
+TOP: Final = "top"
+BOTTOM: Final = "bottom"
 
 
 @mypyc_attr(native_class=False)

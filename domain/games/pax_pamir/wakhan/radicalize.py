@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -46,7 +47,7 @@ from domain.games.pax_pamir.wakhan.card import arrow_column, arrow_market_row
 from domain.games.pax_pamir.wakhan.priority import dominant, spies_in_play
 
 #: a Radicalize instruction applies only below this purse
-POOR = 2
+POOR: Final = 2
 
 
 @mypyc_attr(native_class=False)
@@ -68,7 +69,7 @@ def buyable(s: PaxState, seat: int) -> dict[int, int]:
 
 
 #: rupees a leverage icon brings when the card is played (R-IMP)
-LEVERAGE_RUPEES = 2
+LEVERAGE_RUPEES: Final = 2
 
 
 def net_rupees(s: PaxState, seat: int, number: int, cost: int) -> int:

@@ -23,7 +23,7 @@ lets her go on (a timeout default, never a forfeit).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -43,7 +43,7 @@ from domain.kernel.prompt import Prompt, Verb
 from domain.kernel.steps import Frame, Step, handles
 
 #: BGA stops trying after this many skipped actions in a row.
-SKIPS_TO_STOP = 3
+SKIPS_TO_STOP: Final = 3
 
 #: the AI card's card-based action keys
 CARD_ACTIONS = {"tax": CardAction.TAX, "build": CardAction.BUILD, "move": CardAction.MOVE,
@@ -199,8 +199,8 @@ def pause(t: Play, frame: Frame) -> bool:
     return True
 
 
-NEXT_WAKHAN_ACTION = Verb("NextWakhanAction", "Let Wakhan take her next action (the option wakhan_paced).",
-                          refusal="Wakhan is not waiting for you")
+NEXT_WAKHAN_ACTION: Final = Verb("NextWakhanAction", "Let Wakhan take her next action (the option wakhan_paced).",
+                                 refusal="Wakhan is not waiting for you")
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
