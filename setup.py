@@ -88,7 +88,7 @@ def _compiler_missing() -> str | None:
     return None if failed is None else f"no working C compiler with Python's headers ({failed})"
 
 
-#: Added to mypyc's flags where the compiler takes them (GCC, clang). The engine is one shared
+#: Added to mypyc's flags where the compiler takes them (GCC, clang; a probe asks). The engine is one shared
 #: library whose functions only it calls (each module's shim finds its init function through a
 #: capsule; only the ``PyInit_`` functions are exported, as Python's headers mark them): its
 #: functions are then called directly and may be inlined, where a shared library's public
@@ -100,7 +100,7 @@ LOCAL_CALLS = ("-fvisibility=hidden", "-fno-semantic-interposition", "-fno-plt")
 def _is_gcc() -> bool:
     """Is the C compiler GCC (whose profile options ``ProfiledBuild`` uses)? clang, even named
     ``gcc`` (macOS), takes other ones."""
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()
+    compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()  # (as the build finds it)
     try:
         said = subprocess.run([*compiler, "--version"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
@@ -125,7 +125,7 @@ def why_no_profile() -> str | None:
 
 
 #: The games the instrumented engine plays to count its hot paths: a fixed set of seeded random
-#: games of every game and seat count, every command chosen among ``legal_commands`` as a client
+#: games of every game at several seat counts (and Wakhan's), every command chosen among ``legal_commands`` as a client
 #: would (seeds far from the benches' own). It runs on the build's output only, and refuses to
 #: run the sources.
 TRAINING = r"""
@@ -171,7 +171,8 @@ class ProfiledBuild(build_ext):
             super().run()
             return
         self._compiler = self.compiler  # (``build_ext.run`` replaces it with the compiler it made)
-        compile_args = {ext.name: [*ext.extra_compile_args, *LOCAL_CALLS] for ext in self.extensions}
+        local_calls = LOCAL_CALLS if _probe(LOCAL_CALLS) is None else ()  # (a compiler that refuses them builds without)
+        compile_args = {ext.name: [*ext.extra_compile_args, *local_calls] for ext in self.extensions}
         link_args = {ext.name: list(ext.extra_link_args) for ext in self.extensions}
         if not self.force and LAST_BUILD.exists() and self._up_to_date():
             say(f"{LAST_BUILD.read_text().strip()} (unchanged since it was built)")
