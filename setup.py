@@ -108,11 +108,17 @@ def _is_gcc() -> bool:
     return "clang" not in said.lower() and ("gcc" in said.lower() or "free software foundation" in said.lower())
 
 
+def switch(name: str) -> str:
+    """An environment variable that chooses: ``""`` (unset: where it can), ``"0"`` or ``"1"``."""
+    choice = os.environ.get(name, "")
+    if choice not in ("", "0", "1"):
+        raise SystemExit(f"{name} must be 0 or 1 (or unset), not {choice!r}")
+    return choice
+
+
 def why_no_profile() -> str | None:
     """Why the compiled engine is built without a profile, or None when it is profiled."""
-    choice = os.environ.get("GAMES_PGO", "")
-    if choice not in ("", "0", "1"):
-        raise SystemExit(f"GAMES_PGO must be 0 or 1 (or unset), not {choice!r}")
+    choice = switch("GAMES_PGO")
     if choice == "0":
         return "GAMES_PGO=0"
     reason = None if _is_gcc() else "the C compiler is not GCC"
@@ -170,6 +176,7 @@ class ProfiledBuild(build_ext):
         if not self.extensions:
             super().run()
             return
+        switch("GAMES_PGO")  # (a wrong value is refused even where nothing needs compiling)
         self._compiler = self.compiler  # (``build_ext.run`` replaces it with the compiler it made)
         local_calls = LOCAL_CALLS if _probe(LOCAL_CALLS) is None else ()  # (a compiler that refuses them builds without)
         compile_args = {ext.name: [*ext.extra_compile_args, *local_calls] for ext in self.extensions}
@@ -190,7 +197,7 @@ class ProfiledBuild(build_ext):
                         ["-fprofile-generate", "-fprofile-update=single", f"-fprofile-dir={counts}"],
                         ["-fprofile-generate"])
             failed = self._train()
-            if failed is not None and os.environ.get("GAMES_PGO") == "1":
+            if failed is not None and switch("GAMES_PGO") == "1":
                 raise SystemExit(f"GAMES_PGO=1 but the training games failed: {failed}")
             if failed is not None:
                 self._build(compile_args, link_args, [], [])
@@ -250,9 +257,7 @@ class ProfiledBuild(build_ext):
 
 def why_pure() -> str | None:
     """Why this build installs the pure-Python engine, or None when it compiles."""
-    choice = os.environ.get("GAMES_USE_MYPYC", "")
-    if choice not in ("", "0", "1"):
-        raise SystemExit(f"GAMES_USE_MYPYC must be 0 or 1 (or unset), not {choice!r}")
+    choice = switch("GAMES_USE_MYPYC")
     if choice == "0":
         return "GAMES_USE_MYPYC=0"
     try:
