@@ -70,6 +70,10 @@ SCHEDULER_LOCK_TTL = 1 + 60
 SCHEDULER_STALE = 10
 MAINTENANCE_SECONDS = 10
 WORKER_TTL = 25
+#: how long the listener of the worker's command channel (RQ's pubsub thread) waits for a
+#: message before it looks again whether it should stop: the longest the worker's stop waits
+#: for it (``LaneWorker.subscribe``)
+LISTENER_WAKE_SECONDS = 1
 _RELEASE_STALE_LOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] and redis.call('TTL', KEYS[1]) <= tonumber(ARGV[2]) then
   return redis.call('DEL', KEYS[1])
@@ -269,6 +273,23 @@ def _tail_round(rt: Runtime, heads: dict[int, int], ttl: float) -> None:
             log.warning("the lock on projection %s expired before the tailer released it", name)
 
 
+class LaneWorker(SimpleWorker):
+    """RQ's ``SimpleWorker`` whose command listener wakes every ``LISTENER_WAKE_SECONDS``.
+
+    RQ starts the listener with a 60 s wait, and redis-py (8.x) joins it, without a timeout,
+    when the worker stops. When the listener reads the reply to the stop's UNSUBSCRIBE before
+    the stop clears its running flag (the threads race; a loaded machine loses the race a
+    quarter of the time), it goes back to waiting for a subscription that never comes, and the
+    worker's SIGTERM took up to a minute (tests/integration/test_lane_worker_stop.py)."""
+
+    def subscribe(self) -> None:
+        self.log.info("Worker %s: subscribing to channel %s", self.name, self.pubsub_channel_name)
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(sleep_time=LISTENER_WAKE_SECONDS, daemon=True,
+                                                       exception_handler=self._pubsub_exception_handler)
+
+
 def run_worker(config: Config, *, lanes: tuple[str, ...] = LANES, burst: bool = False,
                with_scheduler: bool = True) -> None:
     """Work the queues of ``lanes`` (in the order of ``LANES``: the first non-empty queue is
@@ -314,9 +335,9 @@ def run_worker(config: Config, *, lanes: tuple[str, ...] = LANES, burst: bool = 
                 sweep_bots(config)
             connection = rt.projections.connection
             queues = [Queue(config.lane_queue(lane), connection=connection) for lane in lanes]
-            worker = SimpleWorker(queues, connection=connection,
-                                  name=job_safe(f"{config.queue_name}-{'+'.join(lanes)}-{uuid.uuid4().hex[:8]}"),
-                                  maintenance_interval=MAINTENANCE_SECONDS, worker_ttl=WORKER_TTL)
+            worker = LaneWorker(queues, connection=connection,
+                                name=job_safe(f"{config.queue_name}-{'+'.join(lanes)}-{uuid.uuid4().hex[:8]}"),
+                                maintenance_interval=MAINTENANCE_SECONDS, worker_ttl=WORKER_TTL)
             delay = RECONNECT_FIRST
             worker.work(burst=burst, with_scheduler=with_scheduler, logging_level="INFO")
             return  # a burst drained the queue, or the worker was told to stop
