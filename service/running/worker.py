@@ -278,16 +278,17 @@ class LaneWorker(SimpleWorker):
 
     RQ starts the listener with a 60 s wait, and redis-py (8.x) joins it, without a timeout,
     when the worker stops. When the listener reads the reply to the stop's UNSUBSCRIBE before
-    the stop clears its running flag (the threads race; a loaded machine loses the race a
-    quarter of the time), it goes back to waiting for a subscription that never comes, and the
+    the stop clears its running flag (the threads race; on a loaded machine the listener won 17 races in
+    60), it goes back to waiting for a subscription that never comes, and the
     worker's SIGTERM took up to a minute (tests/integration/test_lane_worker_stop.py)."""
 
     def subscribe(self) -> None:
         self.log.info("Worker %s: subscribing to channel %s", self.name, self.pubsub_channel_name)
         self.pubsub = self.connection.pubsub()
         self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
-        self.pubsub_thread = self.pubsub.run_in_thread(sleep_time=LISTENER_WAKE_SECONDS, daemon=True,
-                                                       exception_handler=self._pubsub_exception_handler)
+        listener: Any = self.pubsub.run_in_thread(sleep_time=LISTENER_WAKE_SECONDS, daemon=True,
+                                                  exception_handler=self._pubsub_exception_handler)
+        self.pubsub_thread = listener  # (RQ declares the attribute as None until it subscribes)
 
 
 def run_worker(config: Config, *, lanes: tuple[str, ...] = LANES, burst: bool = False,
