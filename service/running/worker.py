@@ -278,8 +278,8 @@ class LaneWorker(SimpleWorker):
 
     RQ starts the listener with a 60 s wait, and redis-py (8.x) joins it, without a timeout,
     when the worker stops. When the listener reads the reply to the stop's UNSUBSCRIBE before
-    the stop clears its running flag (the threads race; on a loaded machine the listener won 17 races in
-    60), it goes back to waiting for a subscription that never comes, and the
+    the stop clears its running flag (the threads race; on a loaded machine the listener won
+    17 races in 60), it goes back to waiting for a subscription that never comes, and the
     worker's SIGTERM took up to a minute (tests/integration/test_lane_worker_stop.py)."""
 
     def subscribe(self) -> None:
