@@ -4,7 +4,7 @@ RQ's worker listens on a command channel in a thread of its own and, when it sto
 UNSUBSCRIBE and then joins that thread (redis-py 8 joins without a timeout). When the listener
 reads the UNSUBSCRIBE's reply before the stop clears its running flag, it goes back to waiting
 for a subscription: for RQ's 60 s, for ``LISTENER_WAKE_SECONDS`` in ``LaneWorker``. On a busy
-machine the listener won that race for about one SIGTERM in four, and the worker took up to a
+machine the listener won that race for 17 SIGTERMs in 60, and the worker took up to a
 minute to stop (CI's worker stop timeouts)."""
 
 from __future__ import annotations
@@ -21,17 +21,11 @@ import redis
 from rq import Queue
 
 from service.running.worker import LISTENER_WAKE_SECONDS, LaneWorker
+from tests.helpers.waiting import wait_until
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _wait_for(condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.01)
 
 
 def test_the_listener_that_read_its_unsubscribe_first_still_stops_within_its_wake(redis_url):
@@ -41,10 +35,10 @@ def test_the_listener_that_read_its_unsubscribe_first_still_stops_within_its_wak
                         name=f"{namespace}-worker")
     worker.subscribe()
     try:
-        _wait_for(lambda: worker.pubsub.subscribed, 5, "the listener never subscribed")
+        wait_until(lambda: worker.pubsub.subscribed, 5, "the listener to subscribe")
         # the race as the listener wins it: the reply to UNSUBSCRIBE is read while it still runs
         worker.pubsub.unsubscribe()
-        _wait_for(lambda: not worker.pubsub.subscribed, 5, "the listener never read the UNSUBSCRIBE")
+        wait_until(lambda: not worker.pubsub.subscribed, 5, "the listener to read the UNSUBSCRIBE")
         started = time.monotonic()
         worker.pubsub_thread.stop(timeout=30)
         took = time.monotonic() - started
