@@ -15,6 +15,7 @@ from mypy_extensions import mypyc_attr
 
 from domain.kernel.errors import RunawayGame
 from domain.kernel.events import Event
+from domain.kernel.prompt import Prompt
 from domain.kernel.rng import Rng
 
 S = TypeVar("S")
@@ -22,14 +23,17 @@ S = TypeVar("S")
 STEP_ENTERED: Final = "StepEntered"
 STEP_LEFT: Final = "StepLeft"
 STEP_UPDATED: Final = "StepUpdated"
-FRAME_EVENTS: Final = frozenset({STEP_ENTERED, STEP_LEFT, STEP_UPDATED})
+#: How one command changed the stack, recorded once as it ends (rules since issue 35); the three
+#: events above, one a change, are what streams recorded before it, still folded as they were
+STEPS_CHANGED: Final = "StepsChanged"
+FRAME_EVENTS: Final = frozenset({STEP_ENTERED, STEP_LEFT, STEP_UPDATED, STEPS_CHANGED})
 
 
 class Frame:
     """A step in progress. ``seat`` owns it (None: the table, for automatic phases); the step's
     locals are read as attributes too (``frame.card``).
 
-    Never changed once made (``step_updated`` makes a new frame): its fields are ``Final``,
+    Never changed once made (``Flow.update`` makes a new frame): its fields are ``Final``,
     which mypy enforces and, where the engine is compiled, the native class too. Compiled, it
     is a native class, as ``Event`` is: the kernel and the steps read ``step``, ``seat``,
     ``owner_seat`` and ``locals`` from its C struct (as an attribute of a plain class each read
@@ -91,6 +95,9 @@ def frame(step: str, seat: int | None = None, **values: Any) -> Frame:
     return Frame(step, seat, values)
 
 
+# The frame events of streams recorded before issue 35, one a change of the stack (folded still,
+# and made by tests that build such a stream)
+
 def step_entered(step: str, seat: int | None, values: dict[str, Any]) -> Event:
     """``values``, a dict of the caller's own (a ``Flow`` passes its keyword arguments), becomes
     the event's locals as it is: not copied again (a frame event is made for most steps)."""
@@ -106,16 +113,55 @@ def step_updated(step: str, values: dict[str, Any]) -> Event:
     return Event(STEP_UPDATED, {"step": step, "locals": values})
 
 
+def steps_changed(kept: int, frames: list[Frame]) -> Event:
+    """The stack keeps its ``kept`` lowest frames, and ``frames`` are on top of them. (The
+    frames' locals are their own dicts, never changed in place: the event holds them as they are.)"""
+    return Event(STEPS_CHANGED, {"kept": kept, "frames": [
+        {"step": top.step, "seat": top.seat, "locals": top.locals} for top in frames]})
+
+
 def apply_frame_event(frames: list[Frame], event: Event) -> None:
     """The stack after one frame event (in place). ``evolve`` calls it; it never validates."""
     data = event.data
-    if event.type == STEP_ENTERED:  # (the frame's locals are the event's: neither is ever changed in place)
+    if event.type == STEPS_CHANGED:
+        del frames[data["kept"]:]
+        frames.extend([Frame(row["step"], row["seat"], row["locals"]) for row in data["frames"]])
+    elif event.type == STEP_ENTERED:  # (the frame's locals are the event's: neither is ever changed in place)
         frames.append(Frame(data["step"], data["seat"], data["locals"]))
     elif event.type == STEP_LEFT:
         frames.pop()
     else:
         top = frames[-1]
         frames[-1] = Frame(top.step, top.seat, {**top.locals, **data["locals"]})
+
+
+# -- the prompts of the state last asked about ---------------------------------------------------
+
+class Asked:
+    """Who the current step of one state asks and the prompts it puts, per seat, as they were
+    worked out: who must answer (``to_move``, ``awaits``), what the seat may do
+    (``legal_commands``) and whether a command is allowed (``play``) read the same answers,
+    worked out once for that state."""
+
+    def __init__(self, state: object, frame: Frame):
+        self.state = state
+        self.frame = frame
+        self.prompts: dict[int, Prompt | None] = {}
+        #: ``Step.asked``, once worked out
+        self.seats: list[int] | None = None
+
+
+class _Kept:
+    asked: Asked | None = None
+
+
+#: The prompts of the last state asked about (one state, whichever it is). Kept only while that
+#: state is unchanged: every event is applied through ``StepRules.evolve``, which forgets them
+#: when it changes that state, and the frame stack is changed through a ``Flow``, which forgets
+#: them too (what a step asks may depend on the frames below it). A state copied is another state (nothing is shared
+#: with the copy), and a caller that works on several states in turn only builds more often. Its
+#: prompts are read, never changed (``Prompt`` works out a lazy choice once, in place).
+KEPT: Final = _Kept()
 
 
 #: Events a single command may cause, and automatic steps it may run, before the game is
@@ -130,7 +176,8 @@ class Flow(Generic[S]):
     several commands make one.)
 
     For games that keep their frame stack in the state, ``call``/``goto``/``end``/``update``
-    change it by emitting frame events (``frames`` finds the stack in a state).
+    change it there (``frames`` finds the stack in a state), and ``record_steps`` records how
+    it changed, once a command.
     """
 
     def __init__(self, state: S, evolve: Callable[[S, Event], S], rng: Rng | None = None,
@@ -147,8 +194,11 @@ class Flow(Generic[S]):
         #: every event); it finds the frames too
         self._folder: Fold | None = evolve if isinstance(evolve, Fold) else None
         self._frames = frames
-        #: locals the current step will record only if needed (``update_later``): (depth, values)
+        #: locals the current step will make only if needed (``update_later``): (depth, values)
         self._later: tuple[int, dict[str, Any]] | None = None
+        #: the frames below this depth are as they were when the stack was last recorded; -1:
+        #: none has changed since (``record_steps``)
+        self._kept = -1
 
     def emit(self, event: Event) -> None:
         if len(self.events) >= self._limit:
@@ -158,6 +208,11 @@ class Flow(Generic[S]):
         self.events.append(event)
 
     # -- the frame stack ---------------------------------------------------------------
+    # A step called, ended or updated changes the stack in the state at once, and no event says
+    # so then: the stack a command leaves is recorded once, when the kernel hands the state back
+    # (``record_steps``: one ``StepsChanged``, where each change was an event of its own before).
+    # Nothing but the kernel's own steps reads the stack, and they read it from the state.
+
     @property
     def frame(self) -> Frame:
         return self._frames_now()[-1]
@@ -169,17 +224,22 @@ class Flow(Generic[S]):
     def _enter(self, step: str, seat: int | None, values: dict[str, Any]) -> None:
         """``call``, with its locals as a dict of the caller's own (``goto`` passes its keyword
         arguments on this way: compiled, a call with ``**values`` of a method a subclass may
-        override goes through Python's calling convention)."""
+        override goes through Python's calling convention). The dict becomes the frame's
+        locals as it is, never changed in place."""
         if self._later is not None:
             self.settle()
-        self.emit(step_entered(step, seat, values))
+        frames = self._frames_now()
+        self._changing(len(frames))
+        frames.append(Frame(step, seat, values))
 
     def end(self) -> None:
         """The current step is done: play returns to the step that called it."""
         frames = self._frames_now()  # (once: where the sources run as Python, each look is a call or two)
-        if self._later is not None and self._later[0] == len(frames):
+        depth = len(frames)
+        if self._later is not None and self._later[0] == depth:
             self._later = None  # what it would have recorded goes with it
-        self.emit(step_left(frames[-1].step))
+        self._changing(depth - 1)
+        frames.pop()
 
     def goto(self, step: str, seat: int | None = None, **values: Any) -> None:
         """Replace the current step by ``step`` (the caller resumes when that one ends)."""
@@ -194,14 +254,19 @@ class Flow(Generic[S]):
             self._later = None
             assert later[0] == len(frames), "only the step that deferred its locals is current"
             values = {**later[1], **values}
-        self.emit(step_updated(frames[-1].step, values))
+        self._replace_top(frames, values)
+
+    def _replace_top(self, frames: list[Frame], values: dict[str, Any]) -> None:
+        top = frames[-1]
+        self._changing(len(frames) - 1)
+        frames[-1] = Frame(top.step, top.seat, {**top.locals, **values})
 
     def update_later(self, **values: Any) -> None:
-        """Change some locals of the current step, recorded only when they can matter: before
-        a step is called on top of it (which returns to it and reads them), merged into its
-        next ``update``, or by ``settle``; forgotten if the step ends first. A procedure
-        moving on through its stages says so this way, so stages that call nothing cost no
-        event (a later ``update_later`` replaces an unrecorded one)."""
+        """Change some locals of the current step, only when they can matter: before a step
+        is called on top of it (which returns to it and reads them), merged into its next
+        ``update``, or by ``settle``; forgotten if the step ends first. A procedure moving on
+        through its stages says so this way, so stages that call nothing make no frame (a
+        later ``update_later`` replaces an unmade one)."""
         frames_of = self._frames  # (read at once where it is given, as the pure engine's flow has it:
         # a procedure does this at every stage)
         frames = frames_of(self.state) if frames_of is not None else self._frames_now()
@@ -209,13 +274,12 @@ class Flow(Generic[S]):
 
     @property
     def deferring(self) -> bool:
-        """Are locals of ``update_later`` still unrecorded (nothing has needed them yet)?"""
+        """Are locals of ``update_later`` still unmade (nothing has needed them yet)?"""
         return self._later is not None
 
     def settle(self) -> None:
-        """Record the locals ``update_later`` left unrecorded, if any (the kernel does this
-        before it hands back the state of a game that goes on, so no step resumes without
-        them)."""
+        """Make the locals ``update_later`` left unmade, if any (the kernel does this before it
+        hands back the state of a game that goes on, so no step resumes without them)."""
         later = self._later
         if later is None:
             return
@@ -223,7 +287,28 @@ class Flow(Generic[S]):
         depth, values = later
         frames = self._frames_now()
         assert len(frames) == depth, "only the step that deferred its locals is current"
-        self.emit(step_updated(frames[-1].step, values))
+        self._replace_top(frames, values)
+
+    def _changing(self, depth: int) -> None:
+        """The frame at ``depth`` (from the bottom) and every frame above it are about to
+        change: ``record_steps`` records them all. The prompts worked out for the state no
+        longer hold."""
+        if self._kept < 0 or depth < self._kept:
+            self._kept = depth
+        KEPT.asked = None
+
+    def record_steps(self) -> None:
+        """Record how the stack changed since it was last recorded, if it did: one
+        ``StepsChanged`` with the frames from the lowest one changed to the top. The state
+        has it already; folded onto the state as it was before, it gives the same stack."""
+        kept = self._kept
+        if kept < 0:
+            return
+        self._kept = -1
+        if len(self.events) >= self._limit:
+            raise RunawayGame(f"more than {self._limit} events from one command")
+        frames = self._frames_now()
+        self.events.append(steps_changed(kept, frames[kept:]))
 
     def _frames_now(self) -> list[Frame]:
         folder = self._folder

@@ -19,16 +19,19 @@ and are named here too.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Final, Generic, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from mypy_extensions import mypyc_attr
 
 from domain.kernel.errors import RunawayGame as RunawayGame
 from domain.kernel.flow import FRAME_EVENTS as FRAME_EVENTS
+from domain.kernel.flow import KEPT as KEPT
 from domain.kernel.flow import RUNAWAY_LIMIT as RUNAWAY_LIMIT
 from domain.kernel.flow import STEP_ENTERED as STEP_ENTERED
 from domain.kernel.flow import STEP_LEFT as STEP_LEFT
 from domain.kernel.flow import STEP_UPDATED as STEP_UPDATED
+from domain.kernel.flow import STEPS_CHANGED as STEPS_CHANGED
+from domain.kernel.flow import Asked as Asked
 from domain.kernel.flow import Flow as Flow
 from domain.kernel.flow import Frame as Frame
 from domain.kernel.flow import apply_frame_event as apply_frame_event
@@ -36,6 +39,7 @@ from domain.kernel.flow import frame as frame
 from domain.kernel.flow import step_entered as step_entered
 from domain.kernel.flow import step_left as step_left
 from domain.kernel.flow import step_updated as step_updated
+from domain.kernel.flow import steps_changed as steps_changed
 from domain.kernel.prompt import Prompt, Verb, verb_type
 
 S = TypeVar("S")
@@ -176,32 +180,6 @@ class Step(Generic[S]):
 
 
 # -- the prompts of the state last asked about ---------------------------------------------------
-
-class Asked:
-    """Who the current step of one state asks and the prompts it puts, per seat, as they were
-    worked out: who must answer (``to_move``, ``awaits``), what the seat may do
-    (``legal_commands``) and whether a command is allowed (``play``) read the same answers,
-    worked out once for that state."""
-
-    def __init__(self, state: object, frame: Frame):
-        self.state = state
-        self.frame = frame
-        self.prompts: dict[int, Prompt | None] = {}
-        #: ``Step.asked``, once worked out
-        self.seats: list[int] | None = None
-
-
-class _Kept:
-    asked: Asked | None = None
-
-
-#: The prompts of the last state asked about (one state, whichever it is). Kept only while that
-#: state is unchanged: every event is applied through ``StepRules.evolve``, which forgets them
-#: when it changes that state. A state copied is another state (nothing is shared
-#: with the copy), and a caller that works on several states in turn only builds more often. Its
-#: prompts are read, never changed (``Prompt`` works out a lazy choice once, in place).
-KEPT: Final = _Kept()
-
 
 def _found(state: object, frame: Frame) -> Asked | None:
     """What is kept for ``state``, if anything (``frame`` is its current one; a game that derives

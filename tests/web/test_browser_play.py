@@ -25,7 +25,7 @@ from tests.web.conftest import AXE, CAPTURE, SIZES
 pytestmark = pytest.mark.api
 
 QUIET = {"dynasties": {"SetupStarted", "DeckShuffled"},
-         "pax_pamir": {"StepEntered", "StepLeft", "StepUpdated", "MarketSlotMarked", "SetupStarted"}}
+         "pax_pamir": {"StepsChanged", "StepEntered", "StepLeft", "StepUpdated", "MarketSlotMarked", "SetupStarted"}}
 BRIBES = ("PayBribe", "OfferBribe", "AcceptBribeOffer", "CounterBribeOffer", "DeclineBribeOffer",
           "AcceptBribeCounter", "RefuseBribe", "AbandonBribe")
 

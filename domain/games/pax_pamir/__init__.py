@@ -68,8 +68,10 @@ class PaxPamirRules(StepRules[PaxState]):
     #: start of a turn are entered only when they have something to ask (fewer frame events; same game);
     #: 3: cleanup shifts and refills the market itself, entering Refill only after Instability (same game);
     #: 4: a frame is a native object where the engine is compiled, pickled as a call of its class (the
-    #: same game and events: a snapshot pickled under 3 is not loaded, the game is folded again)
-    rules_version = "4"
+    #: same game and events: a snapshot pickled under 3 is not loaded, the game is folded again);
+    #: 5: a command records how it changed the frame stack once, as it ends (``StepsChanged``), where
+    #: each step entered, left or updated was an event (same game; streams of before fold as they did)
+    rules_version = "5"
     min_seats = MIN_HUMAN_SEATS
 
     @property

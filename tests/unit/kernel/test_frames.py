@@ -1,6 +1,7 @@
-"""Frames: ``Flow.call/goto/end/update`` change the stack only by emitting frame events,
-``apply_frame_event`` is the whole of how those events change it, and a frame's locals
-read as attributes. Also: how steps find their handlers, and when a step waits."""
+"""Frames: ``Flow.call/goto/end/update`` change the stack in the state at once, and
+``record_steps`` records how it changed as one ``StepsChanged``; ``apply_frame_event`` is the
+whole of how that event (and the three of streams from before it) changes the stack, and a
+frame's locals read as attributes. Also: how steps find their handlers, and when a step waits."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from domain.kernel.steps import (
     step_left,
     step_table,
     step_updated,
+    steps_changed,
 )
 from tests.helpers.engine import domain_is_compiled
 
@@ -106,57 +108,87 @@ def stack(t: Flow[Toy]) -> list[tuple[str, int | None, dict[str, Any]]]:
 
 # -- Flow.call / goto / end / update ----------------------------------------------------------
 
-def test_call_pushes_a_frame_by_one_step_entered_event_with_its_owner_and_locals():
+def recorded(t: Flow[Toy]) -> list[Event]:
+    """The events of ``t`` after ``record_steps``, as the kernel records them when it hands back."""
+    t.record_steps()
+    return t.events
+
+
+def test_call_pushes_a_frame_at_once_and_the_stack_is_recorded_once_with_its_owner_and_locals():
     t = begun([], [])
     t.call("root")
     t.call("give", 1, count=2)
-    assert t.events[1:] == [step_entered("root", None, {}), step_entered("give", 1, {"count": 2})]
-    assert t.events[-1].to_json() == {"type": "StepEntered", "data": {"step": "give", "seat": 1, "locals": {"count": 2}}}
+    assert [e.type for e in t.events] == ["Began"], "no event for each change"
     assert stack(t) == [("root", None, {}), ("give", 1, {"count": 2})]
     assert t.frame.count == 2 and t.frame.seat == 1
+    assert recorded(t)[1:] == [steps_changed(0, [Frame("root"), Frame("give", 1, {"count": 2})])]
+    assert t.events[-1].to_json() == {"type": "StepsChanged", "data": {"kept": 0, "frames": [
+        {"step": "root", "seat": None, "locals": {}}, {"step": "give", "seat": 1, "locals": {"count": 2}}]}}
+    assert len(recorded(t)) == 2, "nothing changed since: nothing more is recorded"
 
 
 def test_update_changes_only_the_named_locals_of_the_top_frame_and_makes_a_new_frame():
     t = begun([], [])
     t.call("root", None, turn=0)
     t.call("give", 1, count=2, region="kabul")
+    t.record_steps()
     before = t.frame
     t.update(count=1)
-    assert t.events[-1] == step_updated("give", {"count": 1})
     assert stack(t) == [("root", None, {"turn": 0}), ("give", 1, {"count": 1, "region": "kabul"})]
     assert before.count == 2, "the frame that was on top is not changed in place"
+    assert recorded(t)[-1] == steps_changed(1, [Frame("give", 1, {"count": 1, "region": "kabul"})]), \
+        "the frame below is kept"
 
 
 def test_end_pops_the_top_frame_so_the_caller_is_on_top_again():
     t = begun([], [])
     t.call("root", None, turn=3)
     t.call("give", 1)
+    t.record_steps()
     t.end()
-    assert t.events[-1] == step_left("give")
     assert stack(t) == [("root", None, {"turn": 3})]
+    assert recorded(t)[-1] == steps_changed(1, [])
 
 
 def test_goto_replaces_the_top_frame_and_keeps_the_caller_below():
     t = begun([], [])
     t.call("root")
     t.call("give", 0, count=1)
+    t.record_steps()
     t.goto("give", 1, count=5)
-    assert [e.type for e in t.events[-2:]] == ["StepLeft", "StepEntered"]
     assert stack(t) == [("root", None, {}), ("give", 1, {"count": 5})]
+    assert recorded(t)[-1] == steps_changed(1, [Frame("give", 1, {"count": 5})])
 
 
-def test_update_later_is_recorded_just_before_a_step_is_called_on_top_of_it():
+def test_the_record_keeps_the_frames_below_the_lowest_one_changed():
+    t = begun([], [])
+    t.call("root", None, turn=0)
+    t.call("give", 0, count=1)
+    t.call("give", 1, count=2)
+    t.record_steps()
+    t.end()
+    t.end()  # down to the root, then up again: the root itself is kept
+    t.call("give", 1, count=7)
+    t.call("give", 0, count=8)
+    t.end()
+    assert recorded(t)[-1] == steps_changed(1, [Frame("give", 1, {"count": 7})])
+    t.update(turn=1)  # the top only: the root stays
+    assert recorded(t)[-1] == steps_changed(1, [Frame("give", 1, {"count": 7, "turn": 1})])
+    assert fold(RULES, t.events).frames == t.state.frames
+
+
+def test_update_later_is_made_just_before_a_step_is_called_on_top_of_it():
     t = begun([], [])
     t.call("root", None, stage=0)
     t.update_later(stage=1)
-    t.update_later(stage=2)  # replaces the unrecorded one
-    assert t.deferring and t.events[-1] == step_entered("root", None, {"stage": 0})
+    t.update_later(stage=2)  # replaces the unmade one
+    assert t.deferring and stack(t) == [("root", None, {"stage": 0})]
     t.emit(Event("Noted", {"note": "work of stage 2"}))
     t.call("give", 1)
     assert not t.deferring
-    assert t.events[-3:] == [Event("Noted", {"note": "work of stage 2"}), step_updated("root", {"stage": 2}),
-                             step_entered("give", 1, {})]
     assert stack(t) == [("root", None, {"stage": 2}), ("give", 1, {})]
+    assert recorded(t)[-2:] == [Event("Noted", {"note": "work of stage 2"}),
+                                steps_changed(0, [Frame("root", None, {"stage": 2}), Frame("give", 1)])]
     assert fold(RULES, t.events).frames == t.state.frames
 
 
@@ -166,21 +198,23 @@ def test_update_later_is_merged_into_the_next_update_and_forgotten_when_its_step
     t.call("give", 1, count=2)
     t.update_later(stage=1)
     t.update(count=1)
-    assert t.events[-1] == step_updated("give", {"stage": 1, "count": 1}) and not t.deferring
+    assert stack(t)[-1] == ("give", 1, {"count": 1, "stage": 1}) and not t.deferring
     t.update_later(stage=2)
     t.end()
-    assert t.events[-1] == step_left("give") and not t.deferring
+    assert not t.deferring
     assert stack(t) == [("root", None, {})]
+    assert recorded(t)[-1] == steps_changed(0, [Frame("root")])
 
 
-def test_settle_records_what_update_later_left_and_the_kernel_settles_before_it_hands_back():
+def test_settle_makes_what_update_later_left_and_the_kernel_settles_and_records_before_it_hands_back():
     t = begun([], [])
     t.call("root")
+    t.record_steps()
     t.update_later(turn=4)
     t.settle()
-    assert t.events[-1] == step_updated("root", {"turn": 4}) and not t.deferring
-    t.settle()  # nothing left: no event
-    assert t.events[-1] == step_updated("root", {"turn": 4})
+    assert stack(t) == [("root", None, {"turn": 4})] and not t.deferring
+    t.settle()  # nothing left: nothing changes
+    assert recorded(t)[-1] == steps_changed(0, [Frame("root", None, {"turn": 4})])
 
     class Later(Step[Toy]):
         name = "later"
@@ -207,28 +241,41 @@ def test_settle_records_what_update_later_left_and_the_kernel_settles_before_it_
         flow.call("root")
         flow.call("later", 0, last=last)
         rules.run_until_input(flow)
-        if last:  # once over, nothing resumes the step: nothing follows the end
-            assert flow.events[-1] == Event("Ended") and rules.to_move(flow.state) == []
+        entered = [Frame("root"), Frame("later", 0, {"last": last})]
+        if last:  # once over, nothing resumes the step: its stage is not made
+            assert flow.events[-2:] == [Event("Ended"), steps_changed(0, entered)]
+            assert rules.to_move(flow.state) == []
         else:
             assert flow.events[-2:] == [Event("Noted", {"note": "stage 1 reached"}),
-                                        step_updated("later", {"stage": 1})]
+                                        steps_changed(0, [entered[0], Frame("later", 0, {"last": last, "stage": 1})])]
             assert rules.to_move(flow.state) == [0] and flow.state.frames[-1].stage == 1
+        assert fold(rules, flow.events).frames == flow.state.frames
 
 
 def test_the_stack_folds_again_from_its_events_after_a_json_round_trip():
     t = begun([], [])
     t.call("root", None, turn=0)
     t.call("give", 0, count=2)
+    t.record_steps()
     t.update(count=1)
     t.goto("give", 1, count=3)
     t.call("give", 0)
     t.end()
-    stored = [Event.from_json(json.loads(json.dumps(e.to_json()))) for e in t.events]
+    stored = [Event.from_json(json.loads(json.dumps(e.to_json()))) for e in recorded(t)]
     assert fold(RULES, stored).frames == t.state.frames
     assert [f.to_json() for f in fold(RULES, stored).frames] == [
         {"step": "root", "seat": None, "locals": {"turn": 0}},
         {"step": "give", "seat": 1, "locals": {"count": 3}},
     ]
+
+
+def test_a_stream_of_before_folds_its_stack_one_event_a_change():
+    """Streams recorded before ``StepsChanged`` hold an event for each change; they fold as they did."""
+    t = begun([], [])
+    old = [*t.events, step_entered("root", None, {"turn": 0}), step_entered("give", 0, {"count": 2}),
+           step_updated("give", {"count": 1}), step_left("give"), step_entered("give", 1, {})]
+    assert [f.to_json() for f in fold(RULES, old).frames] == [
+        {"step": "root", "seat": None, "locals": {"turn": 0}}, {"step": "give", "seat": 1, "locals": {}}]
 
 
 def test_apply_frame_event_changes_a_plain_list_in_place_and_only_the_top():
@@ -318,7 +365,7 @@ def test_a_step_whose_prompt_offers_nothing_does_not_wait_but_advances():
     t.call("root")
     t.call("give", 0)
     RULES.run_until_input(t)
-    assert [e.type for e in t.events[-4:]] == ["Noted", "StepLeft", "StepLeft", "Ended"]
+    assert [e.type for e in t.events[-3:]] == ["Noted", "Ended", "StepsChanged"]
     assert t.state.notes == ["0 had nothing to give"] and RULES.is_over(t.state)
 
 
@@ -330,4 +377,5 @@ def test_after_a_handler_the_kernel_runs_automatic_steps_until_someone_is_asked(
     state = t.state
     assert RULES.to_move(state) == [0]
     events = RULES.decide(state, 0, RULES.legal_commands(state, 0)[0], Rng(0))
-    assert [e.type for e in events] == ["Noted", "StepLeft", "Noted", "StepLeft", "StepLeft", "Ended"]
+    assert [e.type for e in events] == ["Noted", "Noted", "Ended", "StepsChanged"]
+    assert events[-1] == steps_changed(0, []), "every frame has ended"

@@ -103,14 +103,16 @@ def test_the_asked_seat_is_refused_a_card_it_does_not_hold_with_the_prompt_text(
                                                         "(you are asked: Seat 0 bids 2 coins")
 
 
-def test_the_frame_stack_grows_and_shrinks_through_frame_events_only():
+def test_the_frame_stack_changes_through_one_frame_event_a_command_only():
     script = [(0, ASK), (0, ask_seat(1)), (0, bid(2)), (1, give("card-06")), (0, settle("keep"))]
     state = fold(RULES, opening(*HANDS))
     stacks = [stack(state)]
     frame_events = []
     for seat, command in script:
         events = RULES.decide(state, seat, command, Rng(0))
-        frame_events.append([(e.type, e.data["step"]) for e in events if e.type in FRAME_EVENTS])
+        frame_events.append([(e.type, e.data["kept"], [row["step"] for row in e.data["frames"]])
+                             for e in events if e.type in FRAME_EVENTS])
+        assert events[-1].type in FRAME_EVENTS, "the stack is recorded as the command ends"
         for event in events:
             before = list(state.frames)
             state = RULES.evolve(state, event)
@@ -128,11 +130,11 @@ def test_the_frame_stack_grows_and_shrinks_through_frame_events_only():
         [("table", None), ("turn", 1)],
     ]
     assert frame_events == [
-        [("StepLeft", "turn"), ("StepEntered", "choose_seat")],
-        [("StepLeft", "choose_seat"), ("StepEntered", "bid")],
-        [("StepLeft", "bid"), ("StepEntered", "settle"), ("StepEntered", "hand_over")],
-        [("StepLeft", "hand_over")],
-        [("StepLeft", "settle"), ("StepUpdated", "table"), ("StepEntered", "turn")],
+        [("StepsChanged", 1, ["choose_seat"])],
+        [("StepsChanged", 1, ["bid"])],
+        [("StepsChanged", 1, ["settle", "hand_over"])],
+        [("StepsChanged", 2, [])],
+        [("StepsChanged", 0, ["table", "turn"])],
     ]
 
 
@@ -257,10 +259,11 @@ def play_at_random(seed: int, seats: int, exhaustive: bool = True) -> tuple[Stat
 @pytest.mark.parametrize("seed,seats", [(seed, 2 + seed % 2) for seed in range(8)])
 def test_random_play_accepts_exactly_the_listed_commands_and_reaches_the_end(seed, seats):
     state, stream = play_at_random(seed, seats)
-    assert stream[-1].type == "GameEnded" and state.frames == []
+    assert [e.type for e in stream if e.type not in FRAME_EVENTS][-1] == "GameEnded" and state.frames == []
     assert RULES.to_move(state) == [] and all(not RULES.legal_commands(state, s) for s in range(seats))
     outcome = RULES.outcome(state)
-    assert outcome is not None and list(outcome.scores.values()) == stream[-1].data["scores"]
+    (ended,) = [e for e in stream if e.type == "GameEnded"]
+    assert outcome is not None and list(outcome.scores.values()) == ended.data["scores"]
     assert any(e.type == "CardHandedOver" for e in stream), "the nested action was played"
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from domain.kernel.steps import FRAME_EVENTS
 from tests.helpers.scenario import expect
 from tests.unit.pax_pamir.flow import (
     asked,
@@ -59,7 +60,7 @@ def test_r_dsc_a_discard_from_a_hand_is_none_of_this():
                          hands={0: [PRINCE_AKBAR_KHAN]}, spies={MACNAGHTEN: {1: 1}}),
                    ("discard_court_card", 0, {"card": MACNAGHTEN, "dst": "discard"}))
     g = resolve(g).when(0, cmd("Discard", card=PRINCE_AKBAR_KHAN))
-    assert g.events and [e.type for e in g.events if e.type not in ("StepLeft", "StepUpdated")] == ["CardMoved"]
+    assert g.events and [e.type for e in g.events if e.type not in FRAME_EVENTS] == ["CardMoved"]
     g.then(expect("CardMoved", card=PRINCE_AKBAR_KHAN, src="hand:0", dst="discard"))
 
 

@@ -189,7 +189,7 @@ def test_r_pur_5_an_event_card_never_goes_to_a_hand_and_resolves_at_once():
             BACKING_OF_PERSIAN_ARISTOCRACY)
     g.then(expect("ActionSpent", action="purchase"),
            expect("CardMoved", card=BACKING_OF_PERSIAN_ARISTOCRACY, src="market:0:0", dst="discard"),
-           expect("StepEntered", step="event_purchased"))
+           expect("RupeesMoved", src="bank", dst="seat:0", reason="backing_of_persian_aristocracy"))
     assert BACKING_OF_PERSIAN_ARISTOCRACY not in g.state.players[0].hand
 
 

@@ -416,7 +416,7 @@ export const paxPamir = {
   },
   prepare: loadCatalogue,
   seatName: (view, seat) => (view?.wakhan?.seat === seat ? "Wakhan" : undefined),
-  quiet: new Set(["StepEntered", "StepLeft", "StepUpdated", "MarketSlotMarked", "SetupStarted"]),
+  quiet: new Set(["StepsChanged", "StepEntered", "StepLeft", "StepUpdated", "MarketSlotMarked", "SetupStarted"]),
   handsOver: new Set(["EndTurn"]),
   series: (view) => (view.players ?? []).map((/** @type {any} */ p) => ({ "victory points": p.vp, rupees: p.rupees })),
 };

@@ -76,6 +76,14 @@ def winners(s: PaxState) -> list[int]:
     return [seat for seat in range(s.seats) if key(seat) == best]
 
 
+def end_game(t: Play, reason: str) -> None:
+    """R-END-1, R-END-2: the game ends, and nothing follows its end (R-DOM-8): the frame stack
+    as the game leaves it is recorded first (``Flow.record_steps``), not after the last event."""
+    s = t.state
+    t.record_steps()
+    t.emit(ev.game_ended(winners(s), [p.vp for p in s.players], reason))
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class DominanceCheck(Procedure):
     """R-DOM-1 to R-DOM-10: score, clear the board after a success, test for the end, then
@@ -105,9 +113,9 @@ class DominanceCheck(Procedure):
                         t.emit(ev.piece_moved("road", str(coalition), str(border), SUPPLY))
         vps = sorted((player.vp for player in s.players), reverse=True)
         if final:
-            t.emit(ev.game_ended(winners(s), [p.vp for p in s.players], "final_dominance_check"))
+            end_game(t, "final_dominance_check")
         elif vps[0] - vps[1] >= WINNING_LEAD:
-            t.emit(ev.game_ended(winners(s), [p.vp for p in s.players], "victory_point_lead"))
+            end_game(t, "victory_point_lead")
 
     def after(self, t: Play, frame: Frame) -> None:
         if t.state.effects:
