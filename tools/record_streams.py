@@ -3,7 +3,9 @@ that streams stored by older code still fold to the same states
 (``tests/unit/kernel/test_stored_streams_fold.py``).
 
 Run it from a checkout of the code whose streams are to be kept (the fixtures in
-``tests/fixtures/streams/`` were made by the code before issue 17's engine rework)::
+``tests/fixtures/streams/`` were made by the code before issue 17's engine rework, but for the
+two ``*-rules5`` ones, made under Pax Pamir's rules version 5; the header names the version
+since)::
 
     .venv/bin/python tools/record_streams.py OUT_DIR
 
@@ -27,7 +29,6 @@ from domain.games.dynasties import RULES as DYNASTIES  # noqa: E402
 from domain.games.pax_pamir import RULES as PAX  # noqa: E402
 from domain.kernel.events import EVERYONE  # noqa: E402
 from domain.kernel.rng import Rng  # noqa: E402
-from domain.kernel.upcasting import current_version  # noqa: E402
 
 GAMES = (("pax_pamir", PAX, 2, 11, {}), ("pax_pamir", PAX, 5, 12, {"open_hands": True}),
          ("pax_pamir", PAX, 3, 13, {"first_chooser": "seat_0"}), ("pax_pamir", PAX, 4, 14, {}),
@@ -37,8 +38,9 @@ GAMES = (("pax_pamir", PAX, 2, 11, {}), ("pax_pamir", PAX, 5, 12, {"open_hands":
 CHECK_EVERY = 7
 
 
-def stored(event) -> dict:
-    return {**event.to_json(), "source": "game", "v": current_version("game", event.type)}
+def stored(rules, event) -> dict:
+    """The event as the store keeps it: its schema version is its game's (``rules.upcasters``)."""
+    return {**event.to_json(), "source": "game", "v": rules.upcasters.current_version(event.type)}
 
 
 def checkpoint(rules, state, seats: int) -> dict:
@@ -55,8 +57,8 @@ def record(kind, rules, seats, seed, given, out: Path) -> None:
     for event in events:
         state = rules.evolve(state, event)
     count = len(events)
-    lines = [{"game": kind, "seats": seats, "options": given, "seed": seed},
-             {"events": [stored(e) for e in events], "check": checkpoint(rules, state, seats)}]
+    lines = [{"game": kind, "seats": seats, "options": given, "seed": seed, "rules_version": rules.rules_version},
+             {"events": [stored(rules, e) for e in events], "check": checkpoint(rules, state, seats)}]
     commands = 0
     while rules.outcome(state) is None:
         seat = choose.choice(rules.to_move(state))
@@ -66,7 +68,7 @@ def record(kind, rules, seats, seed, given, out: Path) -> None:
             state = rules.evolve(state, event)
         count += len(decided)
         commands += 1
-        line = {"seat": seat, "command": command.to_json(), "events": [stored(e) for e in decided]}
+        line = {"seat": seat, "command": command.to_json(), "events": [stored(rules, e) for e in decided]}
         if commands % CHECK_EVERY == 0 or rules.outcome(state) is not None:
             line["check"] = checkpoint(rules, state, seats)
         lines.append(line)
