@@ -158,9 +158,10 @@ class _Kept:
 #: The prompts of the last state asked about (one state, whichever it is). Kept only while that
 #: state is unchanged: every event is applied through ``StepRules.evolve``, which forgets them
 #: when it changes that state, and the frame stack is changed through a ``Flow``, which forgets
-#: them too (what a step asks may depend on the frames below it). A state copied is another state (nothing is shared
-#: with the copy), and a caller that works on several states in turn only builds more often. Its
-#: prompts are read, never changed (``Prompt`` works out a lazy choice once, in place).
+#: them too (what a step asks may depend on the frames below it). A state copied is another
+#: state (nothing is shared with the copy), and a caller that works on several states in turn
+#: only builds more often. Its prompts are read, never changed (``Prompt`` works out a lazy
+#: choice once, in place).
 KEPT: Final = _Kept()
 
 
