@@ -124,7 +124,10 @@ def apply_frame_event(frames: list[Frame], event: Event) -> None:
     """The stack after one frame event (in place). ``evolve`` calls it; it never validates."""
     data = event.data
     if event.type == STEPS_CHANGED:
-        del frames[data["kept"]:]
+        kept = data["kept"]  # (a stored body is read as it is: a depth the stack cannot keep is refused)
+        if isinstance(kept, bool) or not isinstance(kept, int) or not 0 <= kept <= len(frames):
+            raise ValueError(f"StepsChanged keeps {kept!r} frames of a stack of {len(frames)}")
+        del frames[kept:]
         frames.extend([Frame(row["step"], row["seat"], row["locals"]) for row in data["frames"]])
     elif event.type == STEP_ENTERED:  # (the frame's locals are the event's: neither is ever changed in place)
         frames.append(Frame(data["step"], data["seat"], data["locals"]))

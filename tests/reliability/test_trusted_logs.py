@@ -283,3 +283,55 @@ def test_every_import_refusal_names_the_line_and_field_never_python_text(make_se
     print(f"{refused} altered logs refused; {len(unnamed_field)} name the line's fields rather than one, "
           f"e.g. {unnamed_field[:1]}")
     assert refused == len(sample)
+
+
+#: Hostile rewrites of a Pax Pamir log's frame record (``StepsChanged``, rules version 5): the
+#: kept depth and the frames on top of it, each of another type, out of range or naming a step
+#: the game does not have
+FORGED_STACKS = [
+    ("kept", "x"), ("kept", -1), ("kept", 10**6), ("kept", None),
+    ("frames", 7), ("frames", [5]), ("frames", [{"step": "no_such_step", "seat": 0, "locals": {}}]),
+    ("frames", [{"step": "turn", "seat": "x", "locals": 5}]), ("frames", [{"seat": 0}]),
+]
+
+
+def test_a_forged_frame_record_is_refused_at_its_line_or_imported_unranked_never_a_500(make_server):
+    """An attacker rewrites the first frame record of a finished Pax Pamir game and recomputes
+    the digest where the altered log still folds: the import refuses it with its line, or takes
+    it as an unranked game whose pages all answer; never a 500, never Python's text."""
+    server = make_server(signing_keys=(KEY_A,), limit_per_token="")
+    service = server.games
+    game_id, players = start_game(service, "pax_pamir", 2, {})
+    play_randomly(service, game_id, players, random.Random(5))
+    assert service.load(game_id).over
+    lines = [orjson.loads(line) for line in export(server, game_id).splitlines()]
+    at = next(i for i, body in enumerate(lines) if i and body["type"] == "StepsChanged" and body["data"]["frames"])
+    outcomes = []
+    for field, value in FORGED_STACKS:
+        header, *bodies = json.loads(json.dumps(lines))
+        bodies[at - 1]["data"][field] = value
+        envelopes = [{k: v for k, v in b.items() if k != "version"} for b in bodies]
+        try:  # the attacker's digest, where the altered events still fold and show
+            folder = GameService(MemoryStore(), default_registry())
+            game = folder.loader.fold("f" * 16, [Recorded(stream_of("f" * 16), i + 1, e)
+                                                 for i, e in enumerate(envelopes)])
+            header["digest"] = _digest(game, envelopes)
+        except Exception:
+            pass  # it does not fold here either: the server must refuse it
+        answer = import_log(server, "".join(orjson.dumps(line).decode() + "\n" for line in [header, *bodies]))
+        assert answer.status_code in (201, 422), (field, value, answer.text[:300])
+        if answer.status_code == 422:
+            detail = answer.json()["detail"]
+            assert answer.json()["code"] == "invalid_log" and re.match(r"line \d+\b", detail), (field, value, detail)
+            assert not PYTHON_TEXT.search(detail), (field, value, detail)
+        else:
+            copy = answer.json()
+            assert copy["ranked"] is False, (field, value)
+            for page in ("", "/state", "/events", "/replay", f"/replay?after={at}&limit=50"):
+                shown = server.client().get(f"{server.url}/games/{copy['id']}{page}")
+                assert shown.status_code < 500, (field, value, page, shown.text[:300])
+        outcomes.append(answer.status_code)
+    kinds = {field: [code for (f, _), code in zip(FORGED_STACKS, outcomes, strict=True) if f == field]
+             for field in ("kept", "frames")}
+    assert kinds["kept"] == [422] * 4, "a depth that is not one of the stack's is refused"
+    assert 422 in kinds["frames"], "frames that cannot be made are refused"

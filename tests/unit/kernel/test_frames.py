@@ -288,6 +288,19 @@ def test_apply_frame_event_changes_a_plain_list_in_place_and_only_the_top():
     assert frames == [Frame("root", None, {"turn": 1})]
 
 
+@pytest.mark.parametrize("kept", [-1, 2, None, "1", True, 1.0])
+def test_a_frame_record_keeping_what_the_stack_has_not_is_refused_and_the_stack_is_left_alone(kept):
+    """A stored body is read as it is (an imported log is untrusted): the depth kept must be one
+    of the stack's, 0 to its height, or the fold refuses the event."""
+    frames = [Frame("root", None, {"turn": 1})]
+    record = Event("StepsChanged", {"kept": kept, "frames": []})
+    with pytest.raises(ValueError, match="StepsChanged keeps"):
+        apply_frame_event(frames, record)
+    assert frames == [Frame("root", None, {"turn": 1})]
+    apply_frame_event(frames, Event("StepsChanged", {"kept": 1, "frames": []}))  # the height itself is kept
+    assert frames == [Frame("root", None, {"turn": 1})]
+
+
 def test_events_other_than_frame_events_leave_the_stack_alone():
     t = begun(["c1"], [])
     t.call("root")
