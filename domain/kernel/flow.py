@@ -121,10 +121,12 @@ def steps_changed(kept: int, frames: list[Frame]) -> Event:
 
 
 def apply_frame_event(frames: list[Frame], event: Event) -> None:
-    """The stack after one frame event (in place). ``evolve`` calls it; it never validates."""
+    """The stack after one frame event (in place). ``evolve`` calls it; it checks nothing of
+    the game, only that a ``StepsChanged`` keeps a depth the stack has (a stored body, perhaps
+    an imported one, is read as it is)."""
     data = event.data
     if event.type == STEPS_CHANGED:
-        kept = data["kept"]  # (a stored body is read as it is: a depth the stack cannot keep is refused)
+        kept = data["kept"]
         if isinstance(kept, bool) or not isinstance(kept, int) or not 0 <= kept <= len(frames):
             raise ValueError(f"StepsChanged keeps {kept!r} frames of a stack of {len(frames)}")
         del frames[kept:]

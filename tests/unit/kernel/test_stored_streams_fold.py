@@ -157,9 +157,9 @@ def _game_events(events: list[Event]) -> list[dict]:
     Pamir's rules version 2 a procedure records the stage it reached only when a sub-step
     needs it, and a sub-step with nothing to do is not entered (docs/adding-a-game.md,
     "Speed"); since version 5 a command records how it changed the stack once, as it ends
-    (``StepsChanged``), where each change was an event before. Nor the ``BribeAbandoned`` a give-up now records
-    (section 23 item 16). The states the two streams lead to must still be the same, frames included
-    while the game runs."""
+    (``StepsChanged``), where each change was an event before. Nor the ``BribeAbandoned`` a
+    give-up now records (section 23 item 16). The states the two streams lead to must still be
+    the same, frames included while the game runs."""
     rows = [e.to_json() for e in events if e.type not in FRAME_EVENTS and e.type != "BribeAbandoned"]
     for row in rows:  # where a command's barrier is: compared apart, as undo reads it (any event of
         row.pop("barrier", None)  # the command); a handover marks the last event, now often the frame record
