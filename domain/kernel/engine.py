@@ -261,9 +261,8 @@ class StepRules(Generic[S]):
         return events, flow.state
 
     def run_until_input(self, flow: Flow[S]) -> None:
-        """Automatic steps, until some seat must answer or the game is over; then locals a step
-        deferred are made, unless the game is over (``Flow.settle``), and the frame stack as
-        it is now is recorded (``Flow.record_steps``)."""
+        """Automatic steps, until some seat must answer or the game is over; then the frame
+        stack as it is now is recorded (``Flow.record_steps``)."""
         seats = self.seat_count(flow.state)
         for _ in range(RUNAWAY_LIMIT):
             state = flow.state
@@ -278,8 +277,6 @@ class StepRules(Generic[S]):
             step.advance(flow, frame)
         else:
             raise RunawayGame(f"more than {RUNAWAY_LIMIT} automatic steps without a decision")
-        if flow.deferring and not self.is_over(flow.state):  # once over, nothing resumes a step
-            flow.settle()
         flow.record_steps()
 
     # -- helpers -----------------------------------------------------------------------------

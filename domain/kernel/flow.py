@@ -200,8 +200,6 @@ class Flow(Generic[S]):
         #: every event); it finds the frames too
         self._folder: Fold | None = evolve if isinstance(evolve, Fold) else None
         self._frames = frames
-        #: locals the current step will make only if needed (``update_later``): (depth, values)
-        self._later: tuple[int, dict[str, Any]] | None = None
         #: the frames below this depth are as they were when the stack was last recorded; -1:
         #: none has changed since (``record_steps``)
         self._kept = -1
@@ -223,6 +221,13 @@ class Flow(Generic[S]):
     def frame(self) -> Frame:
         return self._frames_now()[-1]
 
+    @property
+    def stack(self) -> list[Frame]:
+        """The frame stack itself, which ``call``, ``goto``, ``end`` and ``update`` change in place:
+        a step that runs in stages reads it once, and after each stage sees whether that stage
+        called a step on top of it or ended it (``resume_at``), without asking the flow."""
+        return self._frames_now()
+
     def call(self, step: str, seat: int | None = None, **values: Any) -> None:
         """Start ``step`` on top of the current one; it returns here when it ends."""
         self._enter(step, seat, values)
@@ -232,19 +237,14 @@ class Flow(Generic[S]):
         arguments on this way: compiled, a call with ``**values`` of a method a subclass may
         override goes through Python's calling convention). The dict becomes the frame's
         locals as it is, never changed in place."""
-        if self._later is not None:
-            self.settle()
         frames = self._frames_now()
         self._changing(len(frames))
         frames.append(Frame(step, seat, values))
 
     def end(self) -> None:
         """The current step is done: play returns to the step that called it."""
-        frames = self._frames_now()  # (once: where the sources run as Python, each look is a call or two)
-        depth = len(frames)
-        if self._later is not None and self._later[0] == depth:
-            self._later = None  # what it would have recorded goes with it
-        self._changing(depth - 1)
+        frames = self._frames_now()
+        self._changing(len(frames) - 1)
         frames.pop()
 
     def goto(self, step: str, seat: int | None = None, **values: Any) -> None:
@@ -254,46 +254,21 @@ class Flow(Generic[S]):
 
     def update(self, **values: Any) -> None:
         """Change some locals of the current step."""
-        later = self._later
         frames = self._frames_now()
-        if later is not None:
-            self._later = None
-            assert later[0] == len(frames), "only the step that deferred its locals is current"
-            values = {**later[1], **values}
-        self._replace_top(frames, values)
-
-    def _replace_top(self, frames: list[Frame], values: dict[str, Any]) -> None:
         top = frames[-1]
         self._changing(len(frames) - 1)
         frames[-1] = Frame(top.step, top.seat, {**top.locals, **values})
 
-    def update_later(self, **values: Any) -> None:
-        """Change some locals of the current step, only when they can matter: before a step
-        is called on top of it (which returns to it and reads them), merged into its next
-        ``update``, or by ``settle``; forgotten if the step ends first. A procedure moving on
-        through its stages says so this way, so stages that call nothing make no frame (a
-        later ``update_later`` replaces an unmade one)."""
-        frames_of = self._frames  # (read at once where it is given, as the pure engine's flow has it:
-        # a procedure does this at every stage)
-        frames = frames_of(self.state) if frames_of is not None else self._frames_now()
-        self._later = (len(frames), values)
-
-    @property
-    def deferring(self) -> bool:
-        """Are locals of ``update_later`` still unmade (nothing has needed them yet)?"""
-        return self._later is not None
-
-    def settle(self) -> None:
-        """Make the locals ``update_later`` left unmade, if any (the kernel does this before it
-        hands back the state of a game that goes on, so no step resumes without them)."""
-        later = self._later
-        if later is None:
-            return
-        self._later = None
-        depth, values = later
+    def resume_at(self, frame: Frame, depth: int, **values: Any) -> None:
+        """``frame`` (the step at ``depth`` of the stack, 1 the bottom) has just changed the stack
+        while it ran by itself: if it called steps on top of itself, it resumes with ``values``
+        among its locals when they end (a procedure moving on through its stages records the
+        stage it reached only then, so a stage that calls nothing makes no frame); if it ended,
+        nothing is kept of it."""
         frames = self._frames_now()
-        assert len(frames) == depth, "only the step that deferred its locals is current"
-        self._replace_top(frames, values)
+        if len(frames) > depth and frames[depth - 1] is frame:
+            self._changing(depth - 1)
+            frames[depth - 1] = Frame(frame.step, frame.seat, {**frame.locals, **values})
 
     def _changing(self, depth: int) -> None:
         """The frame at ``depth`` (from the bottom) and every frame above it are about to

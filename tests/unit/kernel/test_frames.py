@@ -177,78 +177,76 @@ def test_the_record_keeps_the_frames_below_the_lowest_one_changed():
     assert fold(RULES, t.events).frames == t.state.frames
 
 
-def test_update_later_is_made_just_before_a_step_is_called_on_top_of_it():
+def test_resume_at_puts_locals_in_a_frame_below_the_steps_called_on_top_of_it_and_records_from_there():
     t = begun([], [])
-    t.call("root", None, stage=0)
-    t.update_later(stage=1)
-    t.update_later(stage=2)  # replaces the unmade one
-    assert t.deferring and stack(t) == [("root", None, {"stage": 0})]
+    t.call("root")
+    t.call("give", 1, stage=0)
+    t.record_steps()
+    below, depth = t.stack[-1], len(t.stack)
     t.emit(Event("Noted", {"note": "work of stage 2"}))
-    t.call("give", 1)
-    assert not t.deferring
-    assert stack(t) == [("root", None, {"stage": 2}), ("give", 1, {})]
+    t.call("give", 0, count=1)  # a stage called a step on top of it
+    assert t.stack[depth - 1] is below  # nothing is made before it is asked for
+    t.resume_at(below, depth, stage=2)
+    assert stack(t) == [("root", None, {}), ("give", 1, {"stage": 2}), ("give", 0, {"count": 1})]
     assert recorded(t)[-2:] == [Event("Noted", {"note": "work of stage 2"}),
-                                steps_changed(0, [Frame("root", None, {"stage": 2}), Frame("give", 1)])]
+                                steps_changed(1, [Frame("give", 1, {"stage": 2}), Frame("give", 0, {"count": 1})])]
     assert fold(RULES, t.events).frames == t.state.frames
 
 
-def test_update_later_is_merged_into_the_next_update_and_forgotten_when_its_step_ends():
+@pytest.mark.parametrize("change", ["end", "goto", "nothing"])
+def test_resume_at_keeps_nothing_of_a_frame_that_ended_or_is_still_on_top(change: str):
     t = begun([], [])
     t.call("root")
-    t.call("give", 1, count=2)
-    t.update_later(stage=1)
-    t.update(count=1)
-    assert stack(t)[-1] == ("give", 1, {"count": 1, "stage": 1}) and not t.deferring
-    t.update_later(stage=2)
-    t.end()
-    assert not t.deferring
-    assert stack(t) == [("root", None, {})]
-    assert recorded(t)[-1] == steps_changed(0, [Frame("root")])
-
-
-def test_settle_makes_what_update_later_left_and_the_kernel_settles_and_records_before_it_hands_back():
-    t = begun([], [])
-    t.call("root")
+    t.call("give", 1, stage=0)
     t.record_steps()
-    t.update_later(turn=4)
-    t.settle()
-    assert stack(t) == [("root", None, {"turn": 4})] and not t.deferring
-    t.settle()  # nothing left: nothing changes
-    assert recorded(t)[-1] == steps_changed(0, [Frame("root", None, {"turn": 4})])
+    below, depth = t.stack[-1], len(t.stack)
+    if change == "end":
+        t.end()
+    elif change == "goto":
+        t.goto("give", 0, count=3)
+    before = stack(t)
+    t.resume_at(below, depth, stage=2)
+    assert stack(t) == before and all(f.locals.get("stage") != 2 for f in t.stack)
 
-    class Later(Step[Toy]):
-        name = "later"
 
-        def asks(self, s: Toy, f: Frame) -> bool:
-            return bool(s.notes)  # asks once it has noted something
+def test_a_step_running_in_stages_records_its_stage_only_when_a_stage_calls_a_step():
+    class Staged(Step[Toy]):
+        """Stage 1 notes something; stage 2 calls ``give`` when ``calls`` says so; then it ends."""
 
-        def ask(self, s: Toy, f: Frame) -> Prompt:
-            return Prompt(f.owner_seat, "Give a card.").one_of("Give", s.hands[f.owner_seat])
+        name = "staged"
 
         def advance(self, t: Flow[Toy], f: Frame) -> None:
-            t.update_later(stage=1)
-            t.emit(Event("Noted", {"note": "stage 1 reached"}))
-            if f.locals.get("last"):
-                t.emit(Event("Ended"))
+            stage: int = f.locals.get("stage", 0)
+            frames = t.stack
+            depth = len(frames)
+            while stage < 2:
+                stage += 1
+                if stage == 1:
+                    t.emit(Event("Noted", {"note": "stage 1 reached"}))
+                elif f.locals.get("calls"):
+                    t.call("give", 0, count=1)
+                if len(frames) != depth or frames[-1] is not f:
+                    t.resume_at(f, depth, stage=stage)
+                    return
+            t.end()
 
-    class LaterRules(ToyRules):
-        steps = step_table(Root(), Give(), Later())
+    class StagedRules(ToyRules):
+        steps = step_table(Root(), Give(), Staged())
 
-    rules = LaterRules()
-    for last in (False, True):
+    rules = StagedRules()
+    for calls in (False, True):
         flow = rules.begin(None, Rng(0))  # type: ignore[arg-type]
         flow.emit(Event("Began", {"hands": [["a"], ["b"]]}))
         flow.call("root")
-        flow.call("later", 0, last=last)
+        flow.call("staged", None, calls=calls)
         rules.run_until_input(flow)
-        entered = [Frame("root"), Frame("later", 0, {"last": last})]
-        if last:  # once over, nothing resumes the step: its stage is not made
-            assert flow.events[-2:] == [Event("Ended"), steps_changed(0, entered)]
-            assert rules.to_move(flow.state) == []
-        else:
-            assert flow.events[-2:] == [Event("Noted", {"note": "stage 1 reached"}),
-                                        steps_changed(0, [entered[0], Frame("later", 0, {"last": last, "stage": 1})])]
-            assert rules.to_move(flow.state) == [0] and flow.state.frames[-1].stage == 1
+        if calls:  # stage 2 called a step: the staged frame resumes after it, at stage 2
+            assert flow.events[-1] == steps_changed(0, [Frame("root"), Frame("staged", None, {"calls": True, "stage": 2}),
+                                                        Frame("give", 0, {"count": 1})])
+            assert rules.to_move(flow.state) == [0]
+        else:  # no stage called anything: no stage was ever made, and the game ended at the root
+            assert [e.type for e in flow.events[-3:]] == ["Noted", "Ended", "StepsChanged"]
+            assert flow.events[-1] == steps_changed(0, [])
         assert fold(rules, flow.events).frames == flow.state.frames
 
 

@@ -61,15 +61,17 @@ class Procedure(Step[PaxState]):
     def advance(self, t: Play, frame: Frame) -> None:
         """Runs stages until one calls a sub-step (or ends the procedure, or the game), then
         the procedure ends. The stage reached is recorded only when a sub-step is called (it
-        returns here, to the next stage): ``update_later``."""
+        returns here, to the next stage): ``Flow.resume_at``."""
         stages = self._stage_methods
         stage: int = frame.locals.get("stage", 0)
+        frames = t.stack  # (changed in place: read after each stage, no call)
+        depth = len(frames)
         while stage < len(stages):
             stage += 1
-            t.update_later(stage=stage)
-            stages[stage - 1](t, frame)  # still the top frame while deferring
-            if not t.deferring:
-                return  # a sub-step was called, or the stage ended this procedure or updated it
+            stages[stage - 1](t, frame)
+            if len(frames) != depth or frames[-1] is not frame:
+                t.resume_at(frame, depth, stage=stage)  # a sub-step was called, or the stage ended this
+                return
             if t.state.outcome is not None:
                 return  # nothing follows the end of the game (R-DOM-8), nor resumes this
         t.end()

@@ -319,23 +319,26 @@ class Impacts(Step[PaxState]):
         The index reached is recorded only when something reads it: the question of the next
         icon (recorded before this one is resolved, so the question's index comes first), or
         R-LIM's choice of a piece (``TakePiece``, called on top) after which the icons go on
-        (``update_later``)."""
+        (``Flow.resume_at``)."""
         index: int = frame.index
+        frames = t.stack  # (changed in place: read after each icon, no call)
+        depth = len(frames)
         while not self._asks_at(t.state, frame, index):
             icon = self._icon(t.state, frame, index)
             if icon is None:
                 t.end()
                 return
             index += 1
-            asked_next = self._asks_at(t.state, frame, index)
-            if asked_next:
+            if self._asks_at(t.state, frame, index):
                 t.update(index=index)
-            else:
-                t.update_later(index=index)
+                self._resolve(t, frame, icon)
+                return  # the next icon's question
             self._resolve(t, frame, icon)
-            if asked_next or not t.deferring:
-                return  # the next icon's question, or a piece to take from the board first (R-LIM)
-        t.settle()
+            if len(frames) != depth or frames[-1] is not frame:
+                t.resume_at(frame, depth, index=index)  # a piece to take from the board first (R-LIM)
+                return
+        if index != frame.index:
+            t.update(index=index)  # an icon resolved made the next one ask
 
     def _resolve(self, t: Play, frame: Frame, icon: ImpactIcon) -> None:
         """An icon that asks nothing: an army, a tribe, leverage or a favored suit (a spy with
