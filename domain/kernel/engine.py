@@ -140,13 +140,16 @@ class StepRules(Generic[S]):
         return self.begin(cast(S, None), rng)
 
     def begin(self, state: S, rng: Rng) -> Flow[S]:
-        """The flow handlers receive; a game may return a subclass of ``Flow``. Compiled, it
-        folds through the rules' ``Folder`` (a native call); where the sources run as Python,
-        through the rules' own ``evolve`` and ``frames`` (the ``Folder`` would be one more
-        Python call on every event)."""
+        """The flow handlers receive; a game may return a subclass of ``Flow``. A flow folds
+        what the game emits, its own events (the stack changes through the flow, never by an
+        event emitted), with the game's ``apply``, and forgets the prompts of the state itself
+        (``evolve``'s two other jobs, not done again on every event). Compiled, it folds through
+        the rules' ``Folder`` (a native call); where the sources run as Python, through the
+        rules' own ``apply`` and ``frames`` (the ``Folder`` would be one more Python call on
+        every event)."""
         if _NATIVE:
             return Flow(state, self._folder, rng)
-        return Flow(state, self.evolve, rng, self.frames)
+        return Flow(state, self.apply, rng, self.frames)
 
     def top(self, state: S) -> Frame | None:
         """The frame being played (the top of ``frames``), or None; a game that derives its
@@ -300,13 +303,14 @@ class StepRules(Generic[S]):
 
 
 class Folder(Fold):
-    """The rules' ``evolve`` and ``frames`` for the ``Flow`` of one command."""
+    """The rules' ``apply`` (of the game's own events: ``begin``) and ``frames`` for the ``Flow``
+    of one command."""
 
     def __init__(self, rules: StepRules[Any]):
         self.rules = rules
 
     def fold(self, state: Any, event: Event) -> Any:
-        return self.rules.evolve(state, event)
+        return self.rules.apply(state, event)
 
     def frames(self, state: Any) -> list[Frame]:
         return self.rules.frames(state)

@@ -205,10 +205,17 @@ class Flow(Generic[S]):
         self._kept = -1
 
     def emit(self, event: Event) -> None:
+        """One of the game's own events, applied to the state the moment it is emitted (the
+        stack changes through ``call``, ``goto``, ``end`` and ``update``, never by an event
+        emitted)."""
         if len(self.events) >= self._limit:
             raise RunawayGame(f"more than {self._limit} events from one command")
+        state = self.state
+        kept = KEPT.asked  # the prompts worked out for the state no longer hold (``KEPT``)
+        if kept is not None and kept.state is state:
+            KEPT.asked = None
         folder = self._folder
-        self.state = self._evolve(self.state, event) if folder is None else folder.fold(self.state, event)
+        self.state = self._evolve(state, event) if folder is None else folder.fold(state, event)
         self.events.append(event)
 
     # -- the frame stack ---------------------------------------------------------------
