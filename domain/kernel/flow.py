@@ -200,6 +200,9 @@ class Flow(Generic[S]):
         #: every event); it finds the frames too
         self._folder: Fold | None = evolve if isinstance(evolve, Fold) else None
         self._frames = frames
+        #: the stack ``_frames_now`` found last, and the state it is the stack of
+        self._stack: list[Frame] | None = None
+        self._stack_of: object = None
         #: the frames below this depth are as they were when the stack was last recorded; -1:
         #: none has changed since (``record_steps``)
         self._kept = -1
@@ -299,11 +302,22 @@ class Flow(Generic[S]):
         self.events.append(steps_changed(kept, frames[kept:]))
 
     def _frames_now(self) -> list[Frame]:
+        """The state's own stack, which the frame methods change in place: found once for a
+        state (a game keeps it in its state, so the list is the same while the state is; the
+        flow's state changes only when the first event makes one)."""
+        state = self.state
+        stack = self._stack
+        if stack is not None and self._stack_of is state:
+            return stack
         folder = self._folder
         if folder is not None:
-            return folder.frames(self.state)
-        assert self._frames is not None, "this game keeps no frame stack"
-        return self._frames(self.state)
+            stack = folder.frames(state)
+        else:
+            assert self._frames is not None, "this game keeps no frame stack"
+            stack = self._frames(state)
+        self._stack = stack
+        self._stack_of = state
+        return stack
 
 
 class Fold:
