@@ -246,9 +246,11 @@ class StepRules(Generic[S]):
         frame, step = found
         asked = prompt_of(step, state, frame, seat)  # as legal_commands built it, or only the verb sent
         kind = verb.type
-        if asked is None or not asked.allows(kind):
+        allowed = asked.allowed(kind) if asked is not None else None
+        if allowed is None:
             raise RuleViolation(self._refusal(state, seat, verb, asked if asked else None))
-        asked.check(kind, value)
+        assert asked is not None
+        allowed.check(value, asked.text)  # (the prompt's own ``check``, without looking the verb up again)
         handler = step.handler(kind)
         assert handler is not None, f"step {step.name!r} offers {kind} but has no handler for it"
         flow = self.begin(state, rng)

@@ -332,7 +332,9 @@ class Prompt:
         #: per verb, what it allows, or a function giving that (None: not offered after all)
         self._entries: dict[str, Allowed | _Later] = dict(choices) if choices else {}
 
-    def _resolved(self, verb: str) -> Allowed | None:
+    def allowed(self, verb: str) -> Allowed | None:
+        """What the prompt allows for ``verb``, or None where it does not offer it (a choice
+        given as a function is worked out now, once)."""
         entry = self._entries.get(verb)
         if entry is None or isinstance(entry, Allowed):
             return entry
@@ -410,7 +412,7 @@ class Prompt:
         """Does it offer anything? (a choice already known answers without computing the rest)"""
         if any(type(entry) is not _Later for entry in self._entries.values()):
             return True
-        return any(self._resolved(verb) is not None for verb in list(self._entries))
+        return any(self.allowed(verb) is not None for verb in list(self._entries))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Prompt):
@@ -423,11 +425,11 @@ class Prompt:
         return f"Prompt(seat={self.seat!r}, text={self.text!r}, choices={self.choices!r})"
 
     def allows(self, verb: str) -> bool:
-        return self._resolved(verb) is not None
+        return self.allowed(verb) is not None
 
     def check(self, verb: str, value: Any) -> None:
         """Refuse ``value`` for ``verb`` with a reason that carries this prompt's text."""
-        allowed = self._resolved(verb)
+        allowed = self.allowed(verb)
         assert allowed is not None, f"{verb} is not offered: ask ``allows`` first"
         allowed.check(value, self.text)
 

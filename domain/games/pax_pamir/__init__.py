@@ -104,7 +104,7 @@ class PaxPamirRules(StepRules[PaxState]):
         her rules at once, so only humans are ever waited for (section 20)."""
         for _ in range(RUNAWAY_LIMIT):
             super().run_until_input(flow)
-            if not take_her_decision(self, flow):
+            if flow.state.wakhan is None or not take_her_decision(self, flow):  # (most games have no Wakhan)
                 return
         raise RunawayGame(f"more than {RUNAWAY_LIMIT} decisions of Wakhan in one command")
 
