@@ -247,15 +247,11 @@ class Flow(Generic[S]):
         arguments on this way: compiled, a call with ``**values`` of a method a subclass may
         override goes through Python's calling convention). The dict becomes the frame's
         locals as it is, never changed in place."""
-        frames = self._frames_now()
-        self._changing(len(frames))
-        frames.append(Frame(step, seat, values))
+        self._top_changing(0).append(Frame(step, seat, values))
 
     def end(self) -> None:
         """The current step is done: play returns to the step that called it."""
-        frames = self._frames_now()
-        self._changing(len(frames) - 1)
-        frames.pop()
+        self._top_changing(-1).pop()
 
     def goto(self, step: str, seat: int | None = None, **values: Any) -> None:
         """Replace the current step by ``step`` (the caller resumes when that one ends)."""
@@ -264,9 +260,8 @@ class Flow(Generic[S]):
 
     def update(self, **values: Any) -> None:
         """Change some locals of the current step."""
-        frames = self._frames_now()
+        frames = self._top_changing(-1)
         top = frames[-1]
-        self._changing(len(frames) - 1)
         frames[-1] = Frame(top.step, top.seat, {**top.locals, **values})
 
     def resume_at(self, frame: Frame, depth: int, **values: Any) -> None:
@@ -287,6 +282,20 @@ class Flow(Generic[S]):
         if self._kept < 0 or depth < self._kept:
             self._kept = depth
         KEPT.asked = None
+
+    def _top_changing(self, offset: int) -> list[Frame]:
+        """The stack, whose frame ``offset`` from the top (0: one about to be put on it, -1: the
+        top) and every frame above it are about to change: ``_frames_now`` and ``_changing`` in
+        one call (said again here: ``call``, ``end`` and ``update`` are on most commands' path,
+        and where the sources run as Python each call costs more than these lines)."""
+        stack = self._stack
+        if stack is None or self._stack_of is not self.state:
+            stack = self._frames_now()
+        depth = len(stack) + offset
+        if self._kept < 0 or depth < self._kept:
+            self._kept = depth
+        KEPT.asked = None
+        return stack
 
     def record_steps(self) -> None:
         """Record how the stack changed since it was last recorded, if it did: one

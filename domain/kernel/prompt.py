@@ -370,11 +370,12 @@ class Prompt:
         return worked_out
 
     def _with(self, verb: str | Verb, allowed: Allowed) -> Prompt:
-        self._entries[verb_type(verb)] = allowed
-        return self
+        self._entries[verb.type if isinstance(verb, Verb) else verb] = allowed  # (``verb_type``, said
+        return self  # again: where the sources run as Python a call costs more than this line)
 
     def nothing(self, verb: str | Verb) -> Prompt:
-        return self._with(verb, NOTHING)
+        self._entries[verb.type if isinstance(verb, Verb) else verb] = NOTHING  # (``_with``, said again:
+        return self  # almost every prompt of a seat's turn offers a verb without an argument)
 
     def one_of(self, verb: str | Verb, options: Options, why: Why = None) -> Prompt:
         # (a list or tuple first: compiled, ``callable`` is looked up among the builtins on
@@ -383,7 +384,9 @@ class Prompt:
             self._entries[verb.type if isinstance(verb, Verb) else verb] = _Later(options, why)
             return self
         options = tuple(options)
-        return self._with(verb, OneOf(options, why)) if options else self
+        if options:  # (``_with``, said again: the most common choice of all)
+            self._entries[verb.type if isinstance(verb, Verb) else verb] = OneOf(options, why)
+        return self
 
     def one_of_later(self, verb: str | Verb, options: Callable[..., Iterable[Any]], *args: Any) -> Prompt:
         """``one_of(verb, options(*args))``, worked out only when the verb is read (as ``one_of``
