@@ -127,6 +127,25 @@ def test_call_pushes_a_frame_at_once_and_the_stack_is_recorded_once_with_its_own
     assert len(recorded(t)) == 2, "nothing changed since: nothing more is recorded"
 
 
+def test_a_flow_finds_the_stack_of_its_state_as_it_is_now_once_an_event_makes_another_state():
+    """The flow keeps the stack it found while its state is the same object; an event that makes a
+    new state (as the first one of a setup does, or a game whose fold returns a copy) is followed."""
+    class Copying(ToyRules):
+        def apply(self, s: Toy | None, e: Event) -> Toy:
+            made = super().apply(s, e)
+            return made if s is None else self.copy(made)  # every event makes another state
+
+    t = Copying().begin(None, Rng(0))  # type: ignore[arg-type]
+    t.emit(Event("Began", {"hands": [[], []]}))
+    t.call("root")
+    first = t.state
+    t.emit(Event("Noted", {"note": "a new state"}))
+    assert t.state is not first and t.stack is t.state.frames
+    t.call("give", 0, count=1)
+    assert stack(t) == [("root", None, {}), ("give", 0, {"count": 1})]
+    assert [f.step for f in first.frames] == ["root"], "the state left behind is not changed"
+
+
 def test_update_changes_only_the_named_locals_of_the_top_frame_and_makes_a_new_frame():
     t = begun([], [])
     t.call("root", None, turn=0)

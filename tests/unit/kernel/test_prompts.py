@@ -18,6 +18,7 @@ from domain.kernel.prompt import (
     Between,
     Kind,
     Nothing,
+    OneOf,
     Prompt,
     SubsetOf,
     Verb,
@@ -109,6 +110,21 @@ def test_an_empty_one_of_leaves_the_verb_out_and_an_empty_prompt_is_false():
     assert prompt.commands(VERBS) == [Command("Stop", {})]
     assert not Prompt(0, TEXT).one_of("TakeRupee", [])
     assert bool(Prompt(0, TEXT).one_of("TakeRupee", ["c1"]))
+
+
+def test_allowed_is_what_the_prompt_allows_for_a_verb_worked_out_once_or_none_where_not_offered():
+    worked: list[str] = []
+
+    def cards() -> list[str]:
+        worked.append("cards")
+        return ["c1", "c2"]
+
+    prompt = Prompt(0, TEXT).one_of("TakeRupee", cards).one_of("Target", lambda: []).nothing("Stop")
+    assert worked == [], "a choice given as a function waits until it is read"
+    allowed = prompt.allowed("TakeRupee")
+    assert allowed == OneOf(("c1", "c2")) and prompt.allowed("TakeRupee") is allowed and worked == ["cards"]
+    assert prompt.allowed("Target") is None and not prompt.allows("Target"), "worked out empty: not offered"
+    assert prompt.allowed("Pay") is None and prompt.allowed("Stop") is not None
 
 
 def test_commands_follow_the_order_the_game_declared_its_verbs_not_the_prompt_order():
