@@ -330,9 +330,9 @@ class Flow(Generic[S]):
 
 
 class Fold:
-    """How a ``Flow`` applies an event and finds the frame stack: the rules' ``evolve`` and
-    ``frames``, as a native class the flow calls directly (``StepRules.begin`` gives the rules'
-    own, ``domain.kernel.engine.Folder``)."""
+    """How a ``Flow`` applies an event and finds the frame stack: the rules' ``apply`` (a flow
+    folds the game's own events) and ``frames``, as a native class the flow calls directly
+    (``StepRules.begin`` gives the rules' own, ``domain.kernel.engine.Folder``)."""
 
     def fold(self, state: Any, event: Event) -> Any:
         raise NotImplementedError
