@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent.parent
 #: (label, bench script, seats)
@@ -82,7 +83,7 @@ def played(process: subprocess.Popen[str], first: int, count: int) -> float:
     return float(process.stdout.readline())
 
 
-def measure(a: Path, b: Path, script: str, seats: int, seconds: float, pure: bool) -> dict[str, object]:
+def measure(a: Path, b: Path, script: str, seats: int, seconds: float, pure: bool) -> dict[str, Any]:
     """Blocks A B B A over the same games until ``seconds`` of wall time have passed."""
     sides = {"A": child(a, script, seats, pure), "B": child(b, script, seats, pure)}
     try:
@@ -122,7 +123,7 @@ def main() -> None:
     results = {}
     for label, script, seats in CASES:
         row = measure(HERE, other, script, seats, args.seconds, args.pure)
-        low, high = row["quartiles"]  # type: ignore[misc]
+        low, high = row["quartiles"]
         print(f"{label:<20} {row['blocks']:>6} {row['median']:>11.3f} {low:>6.3f}-{high:<7.3f} "
               f"{row['overall']:>8.3f}", flush=True)
         results[label] = row

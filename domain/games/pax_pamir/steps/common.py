@@ -4,8 +4,8 @@ card-based actions share (``ActionStep``, paying an action's cost to the market,
 
 A ``Procedure`` is a rulebook procedure that runs by itself in ``stages``; any stage may
 call a sub-step that asks a seat something (a border for a road, a card to discard), and
-the procedure resumes at its next stage when that sub-step ends. The stage counter is
-moved on *before* a stage runs, so a sub-step called from it returns to the next one.
+the procedure resumes at its next stage when that sub-step ends: the frame records the stage
+that called it (``Flow.resume_at``), and the procedure goes on from the stage after it.
 """
 
 from __future__ import annotations
