@@ -13,7 +13,7 @@ A B B A, each slice a fraction of a second, so both sides of a block meet the sa
 block's figure is B's CPU time over A's (A's speed-up on those games), and the case's figure is
 the median over its blocks, with the quartiles.
 
-    .venv/bin/python bench/bench_engine_slices.py /work/speed-before [--pure] [--seconds 60] [--json FILE]
+    .venv/bin/python bench/bench_engine_slices.py /work/speed-before [--pure] [--seconds 60] [--only dynasties] [--json FILE]
 
 A tree runs its compiled engine where ``build/engine`` holds one, unless ``--pure``; the child
 says which engine it runs and a run of the other one is refused (as in ``bench_engine_pair.py``).
@@ -117,11 +117,14 @@ def main() -> None:
     parser.add_argument("--pure", action="store_true", help="both trees on their Python sources")
     parser.add_argument("--seconds", type=float, default=60.0, help="wall time per case (default 60)")
     parser.add_argument("--json", type=Path, help="also write every block's figures here")
+    parser.add_argument("--only", default="", help="the cases whose label holds this text (default: all)")
     args = parser.parse_args()
     other = args.other.resolve()
     print(f"{'case':<20} {'blocks':>6} {'A/B median':>11} {'quartiles':>14} {'overall':>8}")
     results = {}
     for label, script, seats in CASES:
+        if args.only not in label:
+            continue
         row = measure(HERE, other, script, seats, args.seconds, args.pure)
         low, high = row["quartiles"]
         print(f"{label:<20} {row['blocks']:>6} {row['median']:>11.3f} {low:>6.3f}-{high:<7.3f} "

@@ -13,9 +13,10 @@ class Command:
     ``args`` holds JSON values only, so a command listed by ``legal_commands`` can be
     posted back verbatim by any client.
 
-    Never changed once made. Where the engine is compiled this is a native class (its two
-    fields are C struct slots), made by a compiled ``__init__``: ``legal_commands`` makes one
-    per choice listed, on every call. Its fields are typed ``Any`` because a command may hold
+    Never changed once made, its ``args`` included: ``legal_commands`` lists again, to every
+    caller, the very command it listed before for the same verb and value (``Verb.command``).
+    Where the engine is compiled this is a native class (its two fields are C struct slots),
+    made by a compiled ``__init__``. Its fields are typed ``Any`` because a command may hold
     anything a client sent (``Command(7, {})``): the kernel refuses a malformed one with its
     reason, where a typed native field would refuse it first with a ``TypeError``. Its fields
     are ``Final``, which mypy enforces and the compiled native class too. (Not a frozen

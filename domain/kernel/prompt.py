@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Final
 
@@ -109,6 +109,25 @@ class Verb:
     description: str
     arg: Arg | None = None
     refusal: str | Callable[[Any, int], str] = "that is not something you can do now"
+    #: the commands of this verb listed so far, by their argument's value (a string or an integer):
+    #: ``Prompt.commands`` lists the same command again rather than make it anew (a command is never
+    #: changed, its ``args`` included; most lists offer values listed before, cards of one deck)
+    listed: dict[Any, Command] = field(default_factory=dict, compare=False, repr=False)
+
+    def command(self, value: Any) -> Command:
+        """The command of this verb with ``value`` as its argument (None: a verb without one), made
+        once for a string or an integer value and listed again after that."""
+        arg = self.arg
+        if arg is None:
+            value = None
+        kept = value is None or type(value) is str or type(value) is int  # (a bool is not kept: True == 1)
+        known = self.listed.get(value) if kept else None
+        if known is not None:
+            return known
+        made = Command(self.type, {} if arg is None else {arg.name: value})
+        if kept and len(self.listed) < LISTED_PER_VERB:
+            self.listed[value] = made
+        return made
 
     def refused(self, state: Any, seat: int) -> str:
         return self.refusal(state, seat) if callable(self.refusal) else self.refusal
@@ -157,6 +176,11 @@ def verb_table(verbs: Sequence[Verb]) -> dict[str, tuple[int, Verb]]:
 def verb_type(verb: str | Verb) -> str:
     """A verb's command type: a game may name a verb by its ``Verb`` (declared once) or its type."""
     return verb.type if isinstance(verb, Verb) else verb
+
+
+#: The most commands of one verb ``Verb.command`` keeps (a game's values are a deck's cards, a map's
+#: regions, small amounts: far fewer; the bound holds whatever a game offers)
+LISTED_PER_VERB: Final = 4096
 
 
 # -- what a prompt allows per verb -------------------------------------------------------
@@ -461,13 +485,14 @@ class Prompt:
         else:
             offered = [(position, verb) for position, verb in enumerate(verbs) if verb.type in choices]
         for _, verb in offered:
-            kind = verb.type
             if verb.arg is None:
-                out.append(Command(kind, {}))
-            else:
-                name = verb.arg.name
-                for value in choices[kind].values():
-                    out.append(Command(kind, {name: value}))
+                out.append(verb.command(None))
+                continue
+            listed = verb.listed
+            for value in choices[verb.type].values():  # (``Verb.command``, said again for a command
+                # listed before, as most are: where the sources run as Python, a call each costs more)
+                known = listed.get(value) if type(value) is str or type(value) is int else None
+                out.append(verb.command(value) if known is None else known)
         return out
 
     def to_json(self) -> dict[str, Any]:

@@ -14,20 +14,15 @@ from domain.games.dynasties.state import (
     DynastiesState,
     PendingDecision,
     Placement,
+    new_state,
 )
 from domain.kernel.events import Event
 
 
 def _setup_started(_: DynastiesState | None, e: Event) -> DynastiesState:
-    seats = e.data["seats"]
-    gold = e.data["starting_gold"]
-    return DynastiesState(
-        options=DynastiesOptions.from_json(e.data["options"]), seats=seats, starting_gold=gold,
-        legacy_at_start=e.data["legacy"], legacy=e.data["legacy"],
-        treasury=[gold] * seats, debt=[0] * seats, hands=[[] for _ in range(seats)],
-        families=[[] for _ in range(seats)], tribute_commit=[None] * seats,
-        rewarded=[set() for _ in range(seats)], tribute_hash=[None] * seats, tribute_salt=[None] * seats,
-    )
+    data = e.data
+    return new_state(DynastiesOptions.from_json(data["options"]), data["seats"], data["starting_gold"],
+                     data["legacy"])
 
 
 def _deck_shuffled(s: DynastiesState, e: Event) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
 from domain.games.dynasties.options import DynastiesOptions
@@ -52,11 +52,15 @@ class Placement:
         return Placement, (self.seat, self.card, self.activated)
 
 
-@dataclass(eq=True)
+@dataclass(eq=True, init=False)
 class DynastiesState:
     """A native class where the engine is compiled (its fields are read by every rule, so
     they are C struct slots there, not dictionary entries); it pickles across the compiled
-    and the pure-Python engine alike (``tests/unit/kernel/test_compiled_engine.py``)."""
+    and the pure-Python engine alike (``tests/unit/kernel/test_compiled_engine.py``).
+
+    Made by ``new_state`` (a game as it stands once set up) and ``copy_state``, each on an
+    instance made without ``__init__`` and each naming every field: a dataclass's generated
+    ``__init__`` runs as Python even where the engine is compiled, several times the cost."""
 
     options: DynastiesOptions
     seats: int
@@ -70,50 +74,100 @@ class DynastiesState:
     tribute_commit: list[str | None]
     rewarded: list[set[str]]
     #: Commit-reveal (R17a): each seat's sealed hash, and the salt that opened it.
-    tribute_hash: list[str | None] = field(default_factory=list)
-    tribute_salt: list[str | None] = field(default_factory=list)
-    stakes: int = 0
+    tribute_hash: list[str | None]
+    tribute_salt: list[str | None]
+    stakes: int
     #: The last Conclusion left the Stakes in place (R46); I5 allows them then.
-    stakes_carried: bool = False
-    deck: list[str] = field(default_factory=list)  # index 0 is the top
-    graveyard: list[str] = field(default_factory=list)
-    tribute_zone: list[str] = field(default_factory=list)
+    stakes_carried: bool
+    deck: list[str]  # index 0 is the top
+    graveyard: list[str]
+    tribute_zone: list[str]
     #: This round's revealed Tributes (R20 sends them back to the Graveyard on a stalemate).
-    tributes: list[str] = field(default_factory=list)
+    tributes: list[str]
     #: The Coronation kept in the TZ from an earlier round (R34), if any.
-    enshrined: str | None = None
-    current_dynasty: str | None = None
-    crowned_card: str | None = None
-    round: int = 0
-    phase: str = SETUP
-    first_player: int | None = None
-    anchor: int = 0
-    turn: int = 0
-    tie_break: bool = False
-    turn_leader: int | None = None
+    enshrined: str | None
+    current_dynasty: str | None
+    crowned_card: str | None
+    round: int
+    phase: str
+    first_player: int | None
+    anchor: int
+    turn: int
+    tie_break: bool
+    turn_leader: int | None
     #: Seats that place in this Turn, in order (R23); ``turn_cursor`` indexes the next one.
-    turn_order: list[int] = field(default_factory=list)
-    turn_cursor: int = 0
-    turn_placements: list[Placement] = field(default_factory=list)
-    next_leader: int | None = None
+    turn_order: list[int]
+    turn_cursor: int
+    turn_placements: list[Placement]
+    next_leader: int | None
     #: The seat due to place has already Enquired for this placement (R13).
-    placer_enquired: bool = False
-    pending: PendingDecision | None = None
+    placer_enquired: bool
+    pending: PendingDecision | None
     #: A Conclave emptied the Stakes under ``empty_stakes_ends_round`` (R40).
-    stakes_emptied: bool = False
-    last_stakes_winner: int | None = None
-    tied_seats: list[int] = field(default_factory=list)
-    draw_queue: list[int] = field(default_factory=list)
-    draw_starter: int | None = None
+    stakes_emptied: bool
+    last_stakes_winner: int | None
+    tied_seats: list[int]
+    draw_queue: list[int]
+    draw_starter: int | None
     #: Enquires of this round, public: ``{seat, card, price}``.
-    enquiries: list[dict[str, Any]] = field(default_factory=list)
-    outcome: dict[str, Any] | None = None
+    enquiries: list[dict[str, Any]]
+    outcome: dict[str, Any] | None
 
     @property
     def next_placer(self) -> int | None:
         if self.phase != RAISING or self.turn_cursor >= len(self.turn_order):
             return None
         return self.turn_order[self.turn_cursor]
+
+
+def new_state(options: DynastiesOptions, seats: int, starting_gold: int, legacy: int) -> DynastiesState:
+    """The state once set up (rulings §1.2), before the shuffle: every Treasury holds the starting
+    gold; no hand, Family, deck or round yet. A field left out here is missing from the state,
+    which the random-play tests read (every rule reads it)."""
+    new = DynastiesState.__new__(DynastiesState)
+    new.options = options
+    new.seats = seats
+    new.starting_gold = starting_gold
+    new.legacy_at_start = legacy
+    new.legacy = legacy
+    new.treasury = [starting_gold] * seats
+    new.debt = [0] * seats
+    new.hands = [[] for _ in range(seats)]
+    new.families = [[] for _ in range(seats)]
+    new.tribute_commit = [None] * seats
+    new.rewarded = [set() for _ in range(seats)]
+    new.tribute_hash = [None] * seats
+    new.tribute_salt = [None] * seats
+    new.stakes = 0
+    new.stakes_carried = False
+    new.deck = []
+    new.graveyard = []
+    new.tribute_zone = []
+    new.tributes = []
+    new.enshrined = None
+    new.current_dynasty = None
+    new.crowned_card = None
+    new.round = 0
+    new.phase = SETUP
+    new.first_player = None
+    new.anchor = 0
+    new.turn = 0
+    new.tie_break = False
+    new.turn_leader = None
+    new.turn_order = []
+    new.turn_cursor = 0
+    new.turn_placements = []
+    new.next_leader = None
+    new.placer_enquired = False
+    new.pending = None
+    new.stakes_emptied = False
+    new.last_stakes_winner = None
+    new.tied_seats = []
+    new.draw_queue = []
+    new.draw_starter = None
+    new.enquiries = []
+    new.outcome = None
+    return new
 
 
 def copy_state(state: DynastiesState) -> DynastiesState:

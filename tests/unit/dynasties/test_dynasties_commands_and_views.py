@@ -7,7 +7,7 @@ from dataclasses import fields
 import pytest
 
 from domain.games.dynasties import RULES
-from domain.games.dynasties.state import DynastiesState
+from domain.games.dynasties.state import DynastiesState, new_state
 from domain.kernel.commands import Command
 from domain.kernel.errors import RuleViolation
 from domain.kernel.events import Event
@@ -130,6 +130,20 @@ def test_r57_after_game_over_everything_is_revealed_to_anyone():
     assert revealed["hands"] == [[], [], [], []] and len(revealed["deck"]) == 36
     assert len(revealed["graveyard"]) == 0 and view["outcome"]["winners"] == [0, 1, 2]
     assert json.loads(json.dumps(view)) == view
+
+
+def test_a_new_state_sets_every_field_and_shares_no_list_between_seats():
+    # new_state names each field on an instance made without __init__, as copy_state does
+    options = RULES.check_options({})
+    state = new_state(options, 4, 30, 7)
+    values = {f.name: getattr(state, f.name) for f in fields(DynastiesState)}  # a field left out raises
+    assert values["treasury"] == [30] * 4 and values["legacy_at_start"] == values["legacy"] == 7
+    assert values["phase"] == "setup" and values["deck"] == [] and values["outcome"] is None
+    set_up = RULES.evolve(None, RULES.setup(4, options, Rng(1, 0))[0])  # SetupStarted alone
+    assert set_up == new_state(options, 4, options.starting_gold, options.legacy)
+    state.hands[0].append("coppe-01")
+    state.rewarded[0].add("conclave:1")
+    assert state.hands[1:] == [[], [], []] and state.rewarded[1:] == [set(), set(), set()]
 
 
 def test_copy_equals_the_original_in_every_field_at_every_state_of_random_games():

@@ -13,6 +13,7 @@ from domain.kernel.prompt import (
     AMOUNT,
     CARD,
     CHOICE,
+    LISTED_PER_VERB,
     SEAT,
     Arg,
     Between,
@@ -125,6 +126,38 @@ def test_allowed_is_what_the_prompt_allows_for_a_verb_worked_out_once_or_none_wh
     assert allowed == OneOf(("c1", "c2")) and prompt.allowed("TakeRupee") is allowed and worked == ["cards"]
     assert prompt.allowed("Target") is None and not prompt.allows("Target"), "worked out empty: not offered"
     assert prompt.allowed("Pay") is None and prompt.allowed("Stop") is not None
+
+
+def test_a_command_listed_again_is_the_one_listed_before_and_equals_one_made_anew():
+    take = Verb("TakeRupee", "take a rupee from a card", Arg("card", CARD))
+    stop = Verb("Stop", "stop taxing")
+    first = Prompt(0, TEXT).one_of(take, ["a", "b"]).nothing(stop).commands((take, stop))
+    again = Prompt(1, TEXT).one_of(take, ["b", "c"]).nothing(stop).commands((take, stop))
+    assert first == [Command("TakeRupee", {"card": "a"}), Command("TakeRupee", {"card": "b"}), Command("Stop", {})]
+    assert again == [Command("TakeRupee", {"card": "b"}), Command("TakeRupee", {"card": "c"}), Command("Stop", {})]
+    assert again[0] is first[1] and again[2] is first[2]  # the same value: the very same command
+    assert again[1] is not first[0]
+
+
+def test_only_strings_and_integers_are_listed_again_and_true_is_never_taken_for_one():
+    pay = Verb("Pay", "pay an amount", Arg("amount", AMOUNT))
+    one = Prompt(0, TEXT).one_of(pay, [1]).commands((pay,))[0]
+    true = Prompt(0, TEXT).one_of(pay, [True]).commands((pay,))[0]
+    assert one.args == {"amount": 1} and true.args["amount"] is True
+    assert Prompt(0, TEXT).one_of(pay, [True]).commands((pay,))[0] is not true  # a bool is made anew
+    discard = Verb("Discard", "discard cards", Arg("cards", CARD, many=True))
+    listed = Prompt(0, TEXT).subset_of(discard, ["a", "b"], 1, 1).commands((discard,))
+    assert [c.args for c in listed] == [{"cards": ["a"]}, {"cards": ["b"]}]
+    assert Prompt(0, TEXT).subset_of(discard, ["a", "b"], 1, 1).commands((discard,))[0] is not listed[0]
+
+
+def test_a_verb_keeps_a_bounded_number_of_commands_and_lists_every_value_past_the_bound():
+    pay = Verb("Pay", "pay an amount", Arg("amount", AMOUNT))
+    high = LISTED_PER_VERB + 10
+    listed = Prompt(0, TEXT).between(pay, 0, high).commands((pay,))
+    assert [c.args["amount"] for c in listed] == list(range(high + 1))
+    assert len(pay.listed) == LISTED_PER_VERB
+    assert Prompt(0, TEXT).between(pay, high, high).commands((pay,)) == [Command("Pay", {"amount": high})]
 
 
 def test_commands_follow_the_order_the_game_declared_its_verbs_not_the_prompt_order():
