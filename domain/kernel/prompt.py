@@ -158,6 +158,8 @@ class Verb:
             raise RuleViolation(f"{self.type} needs '{arg.name}'")
         raw = args[arg.name]
         if not arg.many:
+            if (type(raw) is str or type(raw) is int) and self.listed.get(raw) is command:
+                return raw  # the very command this verb listed (``command``): a value a prompt offered
             return arg.kind.check(raw)
         if not isinstance(raw, list | tuple):
             raise RuleViolation(f"'{arg.name}' must be a list of {arg.kind.name} ids"

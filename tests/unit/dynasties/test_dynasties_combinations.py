@@ -1,6 +1,12 @@
 """Family combinations: Conclave (three of a value) and Pureblood (three of a lineage):
 R28, R37-R43, R59."""
 
+import random
+
+from domain.games.dynasties.cards import DECK, LINEAGES, VALUES, lineage_of, value_of
+from domain.games.dynasties.options import DynastiesOptions
+from domain.games.dynasties.rules import conclave_values, pureblood_lineages
+from domain.games.dynasties.state import new_state
 from domain.kernel.commands import Command
 from tests.helpers.scenario import expect
 from tests.unit.dynasties.dynasties_table import deal, events_of, place, state_at, take_cmd, tributes
@@ -181,3 +187,25 @@ def test_r41_r29_a_pureblood_rebuilt_after_its_king_is_deposed_pays_nothing_agai
     rebuilt = place(tie_break, "coppe-01")
     rebuilt.then(expect("KingsDeposed", removed=[{"seat": 0, "card": "coppe-13"}], by="coppe-01"))
     rebuilt.then_not("PurebloodFormed", "PurebloodPaid")
+
+
+def test_r37_r41_the_combinations_found_are_those_the_rulings_count_in_any_family():
+    # conclave_values and pureblood_lineages count the Family in one pass; here each is set against
+    # the rulings read literally (every value and lineage counted, rewarded ones left out) on
+    # families of every size drawn from the deck, with rewards drawn too
+    draw = random.Random(35)
+    state = new_state(DynastiesOptions.check({}), 3, 50, 0)
+    found_some = 0
+    for _ in range(3000):
+        family = draw.sample(DECK, draw.randint(0, 16))
+        rewarded = {f"conclave:{value}" for value in VALUES if draw.random() < 0.2}
+        rewarded |= {f"pureblood:{lineage}" for lineage in LINEAGES if draw.random() < 0.2}
+        state.families[1], state.rewarded[1] = family, rewarded
+        values = [value for value in VALUES if [value_of(card) for card in family].count(value) >= 3
+                  and f"conclave:{value}" not in rewarded]
+        lineages = [lineage for lineage in LINEAGES if [lineage_of(card) for card in family].count(lineage) >= 3
+                    and f"pureblood:{lineage}" not in rewarded]
+        assert conclave_values(state, 1) == values, family
+        assert pureblood_lineages(state, 1) == lineages, family
+        found_some += bool(values) + bool(lineages)
+    assert found_some > 500

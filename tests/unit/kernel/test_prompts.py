@@ -218,6 +218,22 @@ def test_a_kind_with_its_own_parse_decides_what_a_value_is():
     assert reason_of(move.parse, Command("Move", {"to": "paris"})) == "there is no region 'paris'"
 
 
+def test_a_command_the_verb_listed_is_taken_as_listed_and_any_other_is_parsed():
+    parsed: list[object] = []
+
+    def parse_region(kind: Kind, raw: object) -> str:
+        parsed.append(raw)
+        if raw not in ("kabul", "herat"):
+            raise RuleViolation(f"there is no region {raw!r}")
+        return str(raw)
+
+    move = Verb("Move", "move", Arg("to", Kind("region", "string", "a region", parse=parse_region)))
+    listed = Prompt(0, TEXT).one_of(move, ["kabul"]).commands((move,))[0]
+    assert move.parse(listed) == "kabul" and parsed == []  # a value a prompt offered
+    assert move.parse(Command("Move", {"to": "kabul"})) == "kabul" and parsed == ["kabul"]  # equal, made anew
+    assert reason_of(move.parse, Command("Move", {"to": "paris"})) == "there is no region 'paris'"
+
+
 def test_a_verb_describes_its_argument_for_clients():
     assert VERBS[2].args == {"cards": "cards"} and VERBS[0].args == {}
     assert Arg("choice", CHOICE).to_json() == {"name": "choice", "kind": "choice", "type": "string",
