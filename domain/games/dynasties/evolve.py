@@ -14,6 +14,7 @@ from domain.games.dynasties.state import (
     DynastiesState,
     PendingDecision,
     Placement,
+    clear_round,
     new_state,
 )
 from domain.kernel.events import Event
@@ -49,21 +50,7 @@ def _round_started(s: DynastiesState, e: Event) -> None:
     s.round = e.data["round"]
     s.anchor = e.data["anchor"]
     s.phase = ENQUIRE
-    s.rewarded = [set() for _ in range(s.seats)]
-    s.turn = 0
-    s.tie_break = False
-    s.turn_leader = None
-    s.turn_order = []
-    s.turn_cursor = 0
-    s.turn_placements = []
-    s.next_leader = None
-    s.first_player = None
-    s.tributes = []
-    s.stakes_emptied = False
-    s.last_stakes_winner = None
-    s.draw_queue = []
-    s.draw_starter = None
-    s.enquiries = []
+    clear_round(s)
 
 
 def _phase_started(s: DynastiesState, e: Event) -> None:

@@ -122,8 +122,9 @@ class DynastiesState:
 
 def new_state(options: DynastiesOptions, seats: int, starting_gold: int, legacy: int) -> DynastiesState:
     """The state once set up (rulings §1.2), before the shuffle: every Treasury holds the starting
-    gold; no hand, Family, deck or round yet. A field left out here is missing from the state,
-    which the random-play tests read (every rule reads it)."""
+    gold; no hand, Family, deck or round yet (``clear_round`` sets what each round starts without).
+    A field left out is missing from the state, which the random-play tests read (every rule
+    reads it)."""
     new = DynastiesState.__new__(DynastiesState)
     new.options = options
     new.seats = seats
@@ -135,7 +136,6 @@ def new_state(options: DynastiesOptions, seats: int, starting_gold: int, legacy:
     new.hands = [[] for _ in range(seats)]
     new.families = [[] for _ in range(seats)]
     new.tribute_commit = [None] * seats
-    new.rewarded = [set() for _ in range(seats)]
     new.tribute_hash = [None] * seats
     new.tribute_salt = [None] * seats
     new.stakes = 0
@@ -143,31 +143,38 @@ def new_state(options: DynastiesOptions, seats: int, starting_gold: int, legacy:
     new.deck = []
     new.graveyard = []
     new.tribute_zone = []
-    new.tributes = []
     new.enshrined = None
     new.current_dynasty = None
     new.crowned_card = None
     new.round = 0
     new.phase = SETUP
-    new.first_player = None
     new.anchor = 0
-    new.turn = 0
-    new.tie_break = False
-    new.turn_leader = None
-    new.turn_order = []
-    new.turn_cursor = 0
-    new.turn_placements = []
-    new.next_leader = None
     new.placer_enquired = False
     new.pending = None
-    new.stakes_emptied = False
-    new.last_stakes_winner = None
     new.tied_seats = []
-    new.draw_queue = []
-    new.draw_starter = None
-    new.enquiries = []
     new.outcome = None
+    clear_round(new)
     return new
+
+
+def clear_round(state: DynastiesState) -> None:
+    """What a round starts without (R8): no reward yet, no Turn, no First Player, no Tribute, no
+    Enquire and no draw order; the Stakes neither emptied nor won."""
+    state.rewarded = [set() for _ in range(state.seats)]
+    state.turn = 0
+    state.tie_break = False
+    state.turn_leader = None
+    state.turn_order = []
+    state.turn_cursor = 0
+    state.turn_placements = []
+    state.next_leader = None
+    state.first_player = None
+    state.tributes = []
+    state.stakes_emptied = False
+    state.last_stakes_winner = None
+    state.draw_queue = []
+    state.draw_starter = None
+    state.enquiries = []
 
 
 def copy_state(state: DynastiesState) -> DynastiesState:
