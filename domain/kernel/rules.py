@@ -168,7 +168,11 @@ class GameOptions:
         (``option``), no ``ClassVar``.)"""
         made = object.__new__(cls)
         values = made.__dict__
-        for name, spec in cls.__dataclass_fields__.items():
+        fields_ = cls.__dataclass_fields__
+        if recorded.keys() == fields_.keys():  # every option recorded, and nothing else: as a
+            values.update(recorded)  # game records them once all of them exist (``to_json``)
+            return made
+        for name, spec in fields_.items():
             values[name] = recorded[name] if name in recorded else spec.default
         return made
 
@@ -184,7 +188,8 @@ class GameOptions:
         return tuple(spec.name for spec in cls.specs() if spec.secret)
 
     def to_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        values = self.__dict__  # (each field read from it: cheaper than ``getattr``, and a game records
+        return {name: values[name] for name in self.__dataclass_fields__}  # its options as it is set up)
 
 
 @dataclass(frozen=True)

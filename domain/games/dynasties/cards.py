@@ -32,6 +32,8 @@ _VALUE: Final[dict[str, int]] = {card: int(card.rsplit("-", 1)[1]) for card in D
 #: counted after every placement, are then found equal by identity at once)
 _LINEAGE: Final[dict[str, str]] = {card: lineage for lineage in LINEAGES for card in DECK
                                    if card.startswith(f"{lineage}-")}
+#: each card's lineage as its place in ``LINEAGES`` (0 to 3)
+_LINEAGE_PLACE: Final[dict[str, int]] = {card: LINEAGES.index(lineage) for card, lineage in _LINEAGE.items()}
 _DISPLAY_RANK: Final[dict[str, int]] = {card: rank for rank, card in enumerate(DECK)}
 
 
@@ -46,6 +48,11 @@ def value_of(card: str) -> int:
 
 def lineage_of(card: str) -> str:
     return _LINEAGE[card]
+
+
+def lineage_place(card: str) -> int:
+    """The card's lineage as its place in ``LINEAGES``: Coppe 0, Denari 1, Spade 2, Bastoni 3."""
+    return _LINEAGE_PLACE[card]
 
 
 def is_coronation(card: str) -> bool:

@@ -21,14 +21,13 @@ from mypy_extensions import mypyc_attr
 from domain.games.dynasties import events as ev
 from domain.games.dynasties.cards import (
     DECK,
-    KING,
     LINEAGES,
-    VALUES,
     in_display_order,
     is_card,
     is_coronation,
     is_king,
     lineage_of,
+    lineage_place,
     value_of,
 )
 from domain.games.dynasties.options import DynastiesOptions
@@ -70,19 +69,18 @@ def clockwise(start: int, seats: int) -> list[int]:
     return [(start + step) % seats for step in range(seats)]
 
 
-def highest_untied(pairs: list[tuple[int, int]]) -> int | None:
-    """The seat holding the highest value that exactly one seat has, or None (R19, R25).
-    ``pairs``: (seat, value). (A value's seats are counted in the list of values itself: a
+def highest_untied(seats: list[int], values: list[int]) -> int | None:
+    """The seat holding the highest value that exactly one seat has, or None (R19, R25):
+    ``seats[i]`` holds ``values[i]``. (A value's seats are counted in the list of values itself: a
     handful of seats, where a dict of counts cost several times as much.)"""
-    values = [value for _, value in pairs]
-    best: int | None = None
-    for value in values:
-        if values.count(value) == 1 and (best is None or value > best):
+    best = 0
+    leader: int | None = None
+    for place in range(len(values)):
+        value = values[place]
+        if value > best and values.count(value) == 1:
             best = value
-    for seat, value in pairs:
-        if value == best:
-            return seat
-    return None
+            leader = seats[place]
+    return leader
 
 
 # -- setup (§1.2) ------------------------------------------------------------------------
@@ -242,10 +240,11 @@ def reveal_tributes(p: Play) -> None:
     into the Stakes; the Tributes stay in the Tribute Zone. All tied: R20."""
     s = p.state
     given = [(seat, card) for seat, card in enumerate(s.tribute_commit) if card is not None]
-    values = [(seat, value_of(card)) for seat, card in given]
-    highest = max((value for _, value in values), default=0)
+    seats = [seat for seat, _ in given]
+    values = [value_of(card) for _, card in given]
+    highest = max(values, default=0)
     p.emit(ev.tributes_revealed([(seat, card, s.tribute_salt[seat]) for seat, card in given], highest))
-    leader = highest_untied(values)
+    leader = highest_untied(seats, values)
     by = "tribute"
     if leader is None:
         if s.options.all_tied_tribute == "redraw" or not given:
@@ -254,7 +253,7 @@ def reveal_tributes(p: Play) -> None:
         committed = {seat for seat, _ in given}
         leader = next(seat for seat in clockwise(s.anchor, s.seats) if seat in committed)
         by = "anchor"
-    p.emit(ev.first_player_chosen(leader, dict(values)[leader], by))
+    p.emit(ev.first_player_chosen(leader, values[seats.index(leader)], by))
     pay_tribute_stakes(p, leader, highest)
     start_turn(p, 1, leader, tie_break=False)
 
@@ -294,8 +293,9 @@ def start_turn(p: Play, turn: int, leader: int, tie_break: bool) -> None:
 def must_enquire_before_placing(s: DynastiesState, seat: int) -> bool:
     """R13 (``mid_round_enquire``): ``empty`` Enquires when the hand is empty; ``tda`` when it
     holds at most one card (R13's own threshold, not R10's ``enquire_threshold``); ``never``
-    does not. Once per placement."""
-    if s.placer_enquired:
+    does not. Once per placement. (No mode Enquires with more Nobles in hand than ``tda``'s
+    threshold: the option is read only for a hand that small, as it is asked of every placement.)"""
+    if s.placer_enquired or len(s.hands[seat]) > TDA_PLACEMENT_THRESHOLD:
         return False
     mode = s.options.mid_round_enquire
     if mode == "empty":
@@ -375,22 +375,37 @@ def crown(p: Play, card: str) -> None:
 
 def conclave_values(s: DynastiesState, seat: int) -> list[int]:
     """R37: values held at least three times in the Family and not yet rewarded this round,
-    lowest first. (This runs after every placement: the Family is counted into a list indexed
-    by value, cheaper than a dict of counts, and read in the order of the values.)"""
-    held = [0] * (KING + 1)
-    for card in s.families[seat]:
-        held[value_of(card)] += 1
-    return [value for value in VALUES
-            if held[value] >= COMBINATION_SIZE and f"conclave:{value}" not in s.rewarded[seat]]
+    lowest first. (This runs after every placement: the Family's values, sorted, hold three of a
+    kind where a value equals the one two places after it; a sort and one pass cost less than
+    counting each of the thirteen values.)"""
+    held = sorted([value_of(card) for card in s.families[seat]])
+    found: list[int] = []
+    for place in range(len(held) - COMBINATION_SIZE + 1):
+        value = held[place]
+        if value == held[place + COMBINATION_SIZE - 1] and (not found or found[-1] != value):
+            found.append(value)
+    if not found:
+        return found
+    rewarded = s.rewarded[seat]
+    return [value for value in found if f"conclave:{value}" not in rewarded]
 
 
 def pureblood_lineages(s: DynastiesState, seat: int) -> list[str]:
-    """R41: lineages held at least three times in the Family and not yet rewarded this round.
-    (Each of the four lineages counted in the list of the Family's lineages: cheaper than a
-    dict of counts, after every placement.)"""
-    lineages = [lineage_of(card) for card in s.families[seat]]
-    return [lineage for lineage in LINEAGES
-            if lineages.count(lineage) >= COMBINATION_SIZE and f"pureblood:{lineage}" not in s.rewarded[seat]]
+    """R41: lineages held at least three times in the Family and not yet rewarded this round,
+    in the lineages' order. (Found as ``conclave_values`` finds values: the places of the
+    Family's lineages in ``LINEAGES``, sorted.)"""
+    held = sorted([lineage_place(card) for card in s.families[seat]])
+    found: list[str] = []
+    for place in range(len(held) - COMBINATION_SIZE + 1):
+        index = held[place]
+        if index == held[place + COMBINATION_SIZE - 1]:
+            lineage = LINEAGES[index]
+            if not found or found[-1] != lineage:
+                found.append(lineage)
+    if not found:
+        return found
+    rewarded = s.rewarded[seat]
+    return [lineage for lineage in found if f"pureblood:{lineage}" not in rewarded]
 
 
 def resolve_combinations(p: Play, seat: int) -> None:
@@ -452,10 +467,13 @@ def next_leader(s: DynastiesState) -> int:
     """R25: the seat whose placement this Turn has the highest value placed by exactly one
     seat, counting only Nobles still in a Family (removed Kings too under
     ``removed_cards_count_for_lead``); otherwise the same leader again."""
-    count_removed = s.options.removed_cards_count_for_lead
-    values = [(placed.seat, value_of(placed.card)) for placed in s.turn_placements
-              if count_removed or placed.card in s.families[placed.seat]]
-    leader = highest_untied(values)
+    seats: list[int] = []
+    values: list[int] = []
+    for placed in s.turn_placements:  # (the option read only for a Noble no longer in its Family)
+        if placed.card in s.families[placed.seat] or s.options.removed_cards_count_for_lead:
+            seats.append(placed.seat)
+            values.append(value_of(placed.card))
+    leader = highest_untied(seats, values)
     if leader is not None:
         return leader
     assert s.turn_leader is not None, "a Turn that had placements has a leader"

@@ -209,3 +209,4 @@ def test_r37_r41_the_combinations_found_are_those_the_rulings_count_in_any_famil
         assert pureblood_lineages(state, 1) == lineages, family
         found_some += bool(values) + bool(lineages)
     assert found_some > 500
+

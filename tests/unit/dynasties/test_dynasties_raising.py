@@ -1,5 +1,6 @@
 """Phase 3, Raising the Family: order, activation, leaders, no passing (R9, R23-R27)."""
 
+from domain.games.dynasties.rules import highest_untied
 from domain.kernel.commands import Command
 from tests.helpers.scenario import expect
 from tests.unit.dynasties.dynasties_table import deal, events_of, place, place_cmd, tributes
@@ -72,3 +73,10 @@ def test_r27_there_is_no_pass_only_a_noble_from_the_hand():
     g.when(0, Command("Pass", {})).then_rejects("unknown command")
     g.when(0, place_cmd("denari-06")).then_rejects("you can only place a Noble from your hand")
     g.when(1, place_cmd("denari-06")).then_rejects("it is not your turn to place a Noble")
+
+
+def test_r19_r25_the_leader_holds_the_highest_value_no_other_seat_holds():
+    assert highest_untied([0, 1, 2], [5, 5, 3]) == 2
+    assert highest_untied([2, 0, 1], [1, 13, 13]) == 2
+    assert highest_untied([1, 2, 0], [7, 9, 8]) == 2
+    assert highest_untied([0, 1], [4, 4]) is None and highest_untied([], []) is None

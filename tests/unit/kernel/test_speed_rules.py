@@ -33,7 +33,7 @@ GENERATOR_BUILTINS = {"any", "all", "sum", "max", "min", "sorted", "tuple", "lis
 #: (module, rule): how many times it breaks the rule now. Only ever lowered.
 OWED: dict[tuple[str, str], int] = {
     ('domain/games/dynasties/__init__.py', 'closure-in-method'): 1,
-    ('domain/games/dynasties/rules.py', 'generator-builtin'): 9,
+    ('domain/games/dynasties/rules.py', 'generator-builtin'): 8,
     ('domain/games/pax_pamir/__init__.py', 'closure-in-method'): 1,
     ('domain/games/pax_pamir/data/board.py', 'enum-call'): 1,
     ('domain/games/pax_pamir/data/board.py', 'generator-builtin'): 1,
