@@ -111,8 +111,9 @@ class Verb:
     refusal: str | Callable[[Any, int], str] = "that is not something you can do now"
     #: the commands of this verb listed so far, by their argument's value (a string or an integer):
     #: ``Prompt.commands`` lists the same command again rather than make it anew (a command is never
-    #: changed, its ``args`` included; most lists offer values listed before, cards of one deck)
-    listed: dict[Any, Command] = field(default_factory=dict, compare=False, repr=False)
+    #: changed, its ``args`` included; most lists offer values listed before, cards of one deck);
+    #: a verb's own, never passed on (``dataclasses.replace`` makes a verb with none listed yet)
+    listed: dict[Any, Command] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def command(self, value: Any) -> Command:
         """The command of this verb with ``value`` as its argument (None: a verb without one), made

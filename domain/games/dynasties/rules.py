@@ -71,7 +71,7 @@ def clockwise(start: int, seats: int) -> list[int]:
 
 def highest_untied(seats: list[int], values: list[int]) -> int | None:
     """The seat holding the highest value that exactly one seat has, or None (R19, R25):
-    ``seats[i]`` holds ``values[i]``. (A value's seats are counted in the list of values itself: a
+    ``seats[i]`` holds ``values[i]``, a card's value (1 to 13). (A value's seats are counted in the list of values itself: a
     handful of seats, where a dict of counts cost several times as much.)"""
     best = 0
     leader: int | None = None

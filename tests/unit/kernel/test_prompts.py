@@ -4,6 +4,7 @@ gives, and the shape checks of ``Verb.parse`` that come before any prompt."""
 from __future__ import annotations
 
 import pickle
+from dataclasses import replace
 
 import pytest
 
@@ -149,6 +150,13 @@ def test_only_strings_and_integers_are_listed_again_and_true_is_never_taken_for_
     listed = Prompt(0, TEXT).subset_of(discard, ["a", "b"], 1, 1).commands((discard,))
     assert [c.args for c in listed] == [{"cards": ["a"]}, {"cards": ["b"]}]
     assert Prompt(0, TEXT).subset_of(discard, ["a", "b"], 1, 1).commands((discard,))[0] is not listed[0]
+
+
+def test_a_verb_made_from_another_by_replace_lists_commands_of_its_own_type():
+    take = Verb("TakeRupee", "take a rupee from a card", Arg("card", CARD))
+    assert take.command("a") == Command("TakeRupee", {"card": "a"})
+    renamed = replace(take, type="Grab")
+    assert renamed.command("a") == Command("Grab", {"card": "a"}) and renamed.listed is not take.listed
 
 
 def test_a_verb_keeps_a_bounded_number_of_commands_and_lists_every_value_past_the_bound():
