@@ -493,22 +493,51 @@ def end_turn(p: Play) -> None:
 
 # -- phase 4: Conclusion (R44-R50) -------------------------------------------------------
 
+def tallied_card(card: str, coronation_bonus: int, dynasty_bonus: int, dynasty: str | None) -> ev.TalliedCard:
+    """R44 for one Noble: its value, + ``coronation_bonus`` if it is a Coronation, +
+    ``dynasty_bonus`` if it is of the Current Dynasty."""
+    return {"card": card, "value": value_of(card),
+            "coronation_bonus": coronation_bonus if is_coronation(card) else 0,
+            "dynasty_bonus": dynasty_bonus if lineage_of(card) == dynasty else 0}
+
+
+#: ``tallied_card`` of every card, with its points, for each (coronation bonus, dynasty bonus,
+#: Current Dynasty) met: a game meets a few of them, and each Conclusion copies its rows from
+#: here (a dict copied costs less than one built key by key, and its three lookups are made once)
+_TALLIED: Final[dict[tuple[int, int, str | None], dict[str, tuple[ev.TalliedCard, int]]]] = {}
+#: more kinds of tally than this and the table starts again (options are bounded, but many games'
+#: options could still fill it)
+_TALLIED_KINDS: Final = 64
+
+
+def tallied_cards(coronation_bonus: int, dynasty_bonus: int,
+                  dynasty: str | None) -> dict[str, tuple[ev.TalliedCard, int]]:
+    """``{card: (tallied_card, its points)}`` for these bonuses and this Current Dynasty."""
+    kind = (coronation_bonus, dynasty_bonus, dynasty)
+    found = _TALLIED.get(kind)
+    if found is None:
+        if len(_TALLIED) >= _TALLIED_KINDS:
+            _TALLIED.clear()
+        found = {}
+        for card in DECK:
+            row = tallied_card(card, coronation_bonus, dynasty_bonus, dynasty)
+            found[card] = (row, row["value"] + row["coronation_bonus"] + row["dynasty_bonus"])
+        _TALLIED[kind] = found
+    return found
+
+
 def tally(s: DynastiesState) -> list[ev.TalliedFamily]:
-    """R44: value, + coronation_bonus for a Coronation, + dynasty_bonus for a Noble of the
-    Current Dynasty (at tally time). An empty Family totals 0."""
-    coronation_bonus, dynasty_bonus = s.options.coronation_bonus, s.options.dynasty_bonus
-    dynasty = s.current_dynasty
+    """R44: each Noble's ``tallied_card`` (the Current Dynasty at tally time), summed per Family.
+    An empty Family totals 0. (Each row is a copy of the table's: an event's rows are its own.)"""
+    table = tallied_cards(s.options.coronation_bonus, s.options.dynasty_bonus, s.current_dynasty)
     rows: list[ev.TalliedFamily] = []
     for seat, family in enumerate(s.families):
         cards: list[ev.TalliedCard] = []
         total = 0
         for card in family:
-            value = value_of(card)
-            coronation = coronation_bonus if is_coronation(card) else 0
-            in_dynasty = dynasty_bonus if lineage_of(card) == dynasty else 0
-            cards.append({"card": card, "value": value, "coronation_bonus": coronation,
-                          "dynasty_bonus": in_dynasty})
-            total += value + coronation + in_dynasty
+            row, points = table[card]
+            cards.append(row.copy())
+            total += points
         rows.append({"seat": seat, "cards": cards, "total": total})
     return rows
 

@@ -1,5 +1,11 @@
 """The Coronation: Kings, the Current Dynasty, enshrining (R29-R36, R58, R22, R44)."""
 
+import random
+
+from domain.games.dynasties.cards import DECK, LINEAGES, lineage_of, value_of
+from domain.games.dynasties.options import DynastiesOptions
+from domain.games.dynasties.rules import _TALLIED, _TALLIED_KINDS, tallied_cards, tally
+from domain.games.dynasties.state import new_state
 from tests.helpers.scenario import expect
 from tests.unit.dynasties.dynasties_table import deal, events_of, place, state_at, take_cmd, tributes
 
@@ -138,3 +144,47 @@ def test_r58_three_coronations_in_one_family_are_a_conclave_of_1s_worth_1_gold_a
     done.then(expect("DynastyChanged", crowned_card="spade-01"),
               expect("ConclaveFormed", seat=0, value=1, gold_taken=1, may_take=2))
     assert done.state.treasury[0] == 40 + 1 and done.state.pending.kind == "conclave_choice"
+
+
+def _r44_read_literally(families, coronation_bonus, dynasty_bonus, dynasty):
+    """R44 as the rulings say it: value, + the Coronation bonus, + the Dynasty bonus."""
+    rows = []
+    for seat, family in enumerate(families):
+        cards = [{"card": card, "value": value_of(card),
+                  "coronation_bonus": coronation_bonus if value_of(card) == 1 else 0,
+                  "dynasty_bonus": dynasty_bonus if lineage_of(card) == dynasty else 0} for card in family]
+        rows.append({"seat": seat, "cards": cards,
+                     "total": sum(c["value"] + c["coronation_bonus"] + c["dynasty_bonus"] for c in cards)})
+    return rows
+
+
+def test_r44_the_tally_matches_the_ruling_read_literally_for_any_families_bonuses_and_dynasty():
+    chooser = random.Random(44)
+    for _ in range(2_000):
+        seats = chooser.randint(2, 6)
+        cards = chooser.sample(DECK, chooser.randint(0, 30))
+        families = [cards[seat::seats] for seat in range(seats)]
+        coronation_bonus, dynasty_bonus = chooser.randint(0, 100), chooser.randint(0, 100)
+        dynasty = chooser.choice([None, *LINEAGES])
+        s = new_state(DynastiesOptions.check({"coronation_bonus": coronation_bonus, "dynasty_bonus": dynasty_bonus}),
+                      seats, 50, 0)
+        s.families = families
+        s.current_dynasty = dynasty
+        assert tally(s) == _r44_read_literally(families, coronation_bonus, dynasty_bonus, dynasty)
+
+
+def test_r44_each_tally_has_rows_of_its_own():
+    s = new_state(DynastiesOptions.check({}), 2, 50, 0)
+    s.families = [["coppe-01", "denari-05"], ["spade-13"]]
+    s.current_dynasty = "coppe"
+    first = tally(s)
+    first[0]["cards"][0]["value"] = 99  # a reader that changed an event's rows changes no other tally
+    assert tally(s)[0]["cards"][0] == {"card": "coppe-01", "value": 1, "coronation_bonus": 10, "dynasty_bonus": 3}
+
+
+def test_r44_the_table_of_tallied_cards_is_bounded():
+    for bonus in range(200):
+        assert tallied_cards(bonus, 3, None)["coppe-01"] == ({"card": "coppe-01", "value": 1,
+                                                             "coronation_bonus": bonus, "dynasty_bonus": 0},
+                                                            1 + bonus)
+    assert len(_TALLIED) <= _TALLIED_KINDS
