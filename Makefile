@@ -7,7 +7,7 @@ PORT   ?= 8000
 STORE  ?= sqlite:///./data/events.db
 TS     := clients/typescript
 
-.PHONY: serve test lint openapi bench clean worker drills repeat compile pure soak archive
+.PHONY: serve test lint openapi bench clean worker drills repeat compile pure soak archive FORCE
 
 # The contributor's venv: the dependencies and this checkout installed editable, as pure Python
 # (an editable install never compiles: the sources are what runs).
@@ -38,7 +38,13 @@ $(TS)/node_modules/.package-lock.json: $(TS)/package-lock.json
 # analysis).
 PACKAGE_SOURCES := $(shell find domain projections service -name '*.py')
 WHEELS := build/wheels
-$(WHEELS)/.built: pyproject.toml setup.py README.md $(PACKAGE_SOURCES) | $(VENV)/.installed
+# the build's switches as last given, rewritten only when one changes: switching one rebuilds
+SWITCHES := GAMES_USE_MYPYC=$(GAMES_USE_MYPYC) GAMES_PGO=$(GAMES_PGO)
+build/switches.txt: FORCE
+	@mkdir -p build
+	@echo '$(SWITCHES)' | cmp -s - $@ || echo '$(SWITCHES)' > $@
+FORCE:
+$(WHEELS)/.built: pyproject.toml setup.py README.md $(PACKAGE_SOURCES) build/switches.txt | $(VENV)/.installed
 	rm -rf $(WHEELS)
 	@echo "make: building the server's package; its rules engine is compiled with mypyc where a C compiler"
 	@echo "      is found: several minutes (with GCC it is compiled twice: instrumented, then with what"

@@ -168,6 +168,14 @@ print("trained on", sum(case[3] for case in CASES), "games")
 LAST_BUILD = ROOT / "build" / "engine-built.txt"
 
 
+def built_as(no_profile: str | None) -> str:
+    """What a finished build of the compiled engine says of itself, given why it has no profile
+    (None: it has one)."""
+    if no_profile is None:
+        return "the rules engine is compiled with mypyc, optimised with a profile of seeded games (GCC PGO)"
+    return f"the rules engine is compiled with mypyc, without a profile ({no_profile})"
+
+
 class ProfiledBuild(build_ext):
     """mypyc's extensions built with ``LOCAL_CALLS`` and, where ``why_no_profile`` allows, with a
     profile of ``TRAINING`` (GCC's ``-fprofile-generate``, then ``-fprofile-use``)."""
@@ -176,20 +184,22 @@ class ProfiledBuild(build_ext):
         if not self.extensions:
             super().run()
             return
-        switch("GAMES_PGO")  # (a wrong value is refused even where nothing needs compiling)
         self._compiler = self.compiler  # (``build_ext.run`` replaces it with the compiler it made)
         local_calls = LOCAL_CALLS if _probe(LOCAL_CALLS) is None else ()  # (a compiler that refuses them builds without)
         compile_args = {ext.name: [*ext.extra_compile_args, *local_calls] for ext in self.extensions}
         link_args = {ext.name: list(ext.extra_link_args) for ext in self.extensions}
-        if not self.force and LAST_BUILD.exists() and self._up_to_date():
-            say(f"{LAST_BUILD.read_text().strip()} (unchanged since it was built)")
+        reason = why_no_profile()
+        last = LAST_BUILD.read_text().strip() if LAST_BUILD.exists() else None
+        if not self.force and last == built_as(reason) and self._up_to_date():  # (the same choice of
+            say(f"{last} (unchanged since it was built)")  # profile as now: GAMES_PGO switched rebuilds)
             self._build(compile_args, link_args, [], [], force=False)  # (compiles nothing)
             return
         LAST_BUILD.unlink(missing_ok=True)
-        reason = why_no_profile()
         if reason is not None:
-            self._build(compile_args, link_args, [], [], force=False)
-            self._built(f"the rules engine is compiled with mypyc, without a profile ({reason})")
+            # (all of it compiled again unless the last build was this one: its objects may carry
+            # another build's flags, a profile's or an instrumented one's, with the C unchanged)
+            self._build(compile_args, link_args, [], [], force=last != built_as(reason))
+            self._built(built_as(reason))
             return
         with tempfile.TemporaryDirectory(prefix="games-pgo-") as counts:
             say("compiling the rules engine instrumented (1 of 2), to count what games do")
@@ -208,7 +218,7 @@ class ProfiledBuild(build_ext):
             self._build(compile_args, link_args,
                         ["-fprofile-use", f"-fprofile-dir={counts}", "-fprofile-correction", "-Wno-missing-profile"],
                         [])
-        self._built("the rules engine is compiled with mypyc, optimised with a profile of seeded games (GCC PGO)")
+        self._built(built_as(None))
 
     def _build(self, compile_args: dict[str, list[str]], link_args: dict[str, list[str]], more: list[str],
                more_link: list[str], force: bool = True) -> None:
