@@ -373,24 +373,17 @@ def crown(p: Play, card: str) -> None:
     p.emit(ev.dynasty_changed(lineage_of(card), card, "coronation"))
 
 
-def held_three_times(held: list[int]) -> list[int]:
-    """The numbers ``held`` holds at least three times (``COMBINATION_SIZE``), each once, lowest
-    first; ``held`` is sorted in place. (Sorted, a number is held three times where it equals the
-    one two places after it: one sort and one pass, cheaper than counting each possible number,
-    and this runs after every placement.)"""
-    held.sort()
-    found: list[int] = []
-    for place in range(len(held) - COMBINATION_SIZE + 1):
-        number = held[place]
-        if number == held[place + COMBINATION_SIZE - 1] and (not found or found[-1] != number):
-            found.append(number)
-    return found
-
-
 def conclave_values(s: DynastiesState, seat: int) -> list[int]:
     """R37: values held at least three times in the Family and not yet rewarded this round,
-    lowest first."""
-    found = held_three_times([value_of(card) for card in s.families[seat]])
+    lowest first. (This runs after every placement: the Family's values, sorted, hold three of a
+    kind where a value equals the one two places after it; a sort and one pass cost less than
+    counting each of the thirteen values.)"""
+    held = sorted([value_of(card) for card in s.families[seat]])
+    found: list[int] = []
+    for place in range(len(held) - COMBINATION_SIZE + 1):
+        value = held[place]
+        if value == held[place + COMBINATION_SIZE - 1] and (not found or found[-1] != value):
+            found.append(value)
     if not found:
         return found
     rewarded = s.rewarded[seat]
@@ -399,12 +392,20 @@ def conclave_values(s: DynastiesState, seat: int) -> list[int]:
 
 def pureblood_lineages(s: DynastiesState, seat: int) -> list[str]:
     """R41: lineages held at least three times in the Family and not yet rewarded this round,
-    in the lineages' order (their places in ``LINEAGES``)."""
-    found = held_three_times([lineage_place(card) for card in s.families[seat]])
+    in the lineages' order. (Found as ``conclave_values`` finds values: the places of the
+    Family's lineages in ``LINEAGES``, sorted.)"""
+    held = sorted([lineage_place(card) for card in s.families[seat]])
+    found: list[str] = []
+    for place in range(len(held) - COMBINATION_SIZE + 1):
+        index = held[place]
+        if index == held[place + COMBINATION_SIZE - 1]:
+            lineage = LINEAGES[index]
+            if not found or found[-1] != lineage:
+                found.append(lineage)
     if not found:
-        return []
+        return found
     rewarded = s.rewarded[seat]
-    return [LINEAGES[place] for place in found if f"pureblood:{LINEAGES[place]}" not in rewarded]
+    return [lineage for lineage in found if f"pureblood:{lineage}" not in rewarded]
 
 
 def resolve_combinations(p: Play, seat: int) -> None:
